@@ -1,0 +1,72 @@
+import { FsError, isAbortError, isFsError, type FsErrorCode, type FsVerb } from '@seamfs/core'
+
+interface ErrnoRow {
+  readonly code: FsErrorCode
+  readonly reason: string
+  readonly retryable?: boolean
+}
+
+/** The one translation table from Node errno codes to seamfs codes. */
+export const ERRNO_TABLE: Readonly<Record<string, ErrnoRow>> = {
+  ENOENT: { code: 'FS_NOT_FOUND', reason: 'not found' },
+  ENOTDIR: { code: 'FS_NOT_FOUND', reason: 'a parent path segment is not a directory' },
+  ELOOP: { code: 'FS_NOT_FOUND', reason: 'too many levels of symbolic links' },
+  EISDIR: { code: 'FS_NOT_REGULAR_FILE', reason: 'not a regular file' },
+  ENXIO: { code: 'FS_NOT_REGULAR_FILE', reason: 'not a regular file' },
+  EACCES: { code: 'FS_PERMISSION_DENIED', reason: 'permission denied' },
+  EPERM: { code: 'FS_PERMISSION_DENIED', reason: 'operation not permitted' },
+  EROFS: { code: 'FS_PERMISSION_DENIED', reason: 'read-only file system' },
+  EFBIG: { code: 'FS_TOO_LARGE', reason: 'file too large' },
+  ENAMETOOLONG: { code: 'FS_IO_ERROR', reason: 'file name too long' },
+  EEXIST: { code: 'FS_IO_ERROR', reason: 'already exists' },
+  ENOSPC: { code: 'FS_IO_ERROR', reason: 'no space left on device' },
+  EDQUOT: { code: 'FS_IO_ERROR', reason: 'disk quota exceeded' },
+  EIO: { code: 'FS_IO_ERROR', reason: 'input/output error', retryable: true },
+  EMFILE: { code: 'FS_IO_ERROR', reason: 'too many open files', retryable: true },
+  ENFILE: { code: 'FS_IO_ERROR', reason: 'too many open files in system', retryable: true },
+  EAGAIN: { code: 'FS_IO_ERROR', reason: 'resource temporarily unavailable', retryable: true },
+  EBUSY: { code: 'FS_IO_ERROR', reason: 'resource busy', retryable: true },
+  EINTR: { code: 'FS_IO_ERROR', reason: 'interrupted', retryable: true },
+  ETXTBSY: { code: 'FS_IO_ERROR', reason: 'text file busy', retryable: true },
+  EXDEV: { code: 'FS_IO_ERROR', reason: 'cross-device link' },
+  ENOTEMPTY: { code: 'FS_IO_ERROR', reason: 'directory not empty' },
+  ENOTSUP: { code: 'FS_IO_ERROR', reason: 'operation not supported' },
+  EOPNOTSUPP: { code: 'FS_IO_ERROR', reason: 'operation not supported' },
+  ERR_FS_FILE_TOO_LARGE: { code: 'FS_TOO_LARGE', reason: 'file too large to read at once' },
+  ERR_STRING_TOO_LONG: { code: 'FS_TOO_LARGE', reason: 'text too large to hold as one string' },
+  ERR_INVALID_ARG_VALUE: { code: 'FS_NOT_FOUND', reason: 'invalid path' },
+}
+
+/**
+ * Translates anything thrown by Node into an {@link FsError}, by errno code
+ * (never by message). An `FsError` passes through; an abort becomes `FS_ABORTED`.
+ */
+export function toFsError(err: unknown, verb: FsVerb, path: string): FsError {
+  if (isFsError(err)) return err
+  if (isAbortError(err)) return new FsError('FS_ABORTED', `${verb} aborted`, { cause: err })
+  const errno = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined
+  const row = typeof errno === 'string' ? ERRNO_TABLE[errno] : undefined
+  if (row !== undefined) {
+    return new FsError(row.code, `cannot ${verb} "${path}": ${row.reason}`, {
+      cause: err,
+      retryable: row.retryable ?? false,
+    })
+  }
+  const detail = err instanceof Error ? err.message : String(err)
+  return new FsError('FS_IO_ERROR', `cannot ${verb} "${path}": ${detail}`, { cause: err })
+}
+
+/** The errno code of a Node error, if any. */
+export function errnoOf(err: unknown): string | undefined {
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined
+  return typeof code === 'string' ? code : undefined
+}
+
+/** A failure whose cleanup failed too: `FS_IO_ERROR`, with both causes named. */
+export function doubleFault(verb: FsVerb, path: string, original: unknown, cleanup: unknown): FsError {
+  const first = toFsError(original, verb, path)
+  const second = cleanup instanceof Error ? cleanup.message : String(cleanup)
+  return new FsError('FS_IO_ERROR', `${first.message} (and cleanup failed: ${second})`, {
+    cause: new AggregateError([original, cleanup], 'write failed and cleanup failed'),
+  })
+}

@@ -1,0 +1,32 @@
+/** Options of {@link LocalFileSystem}. */
+export interface LocalFileSystemOptions {
+  /** Base of relative paths (default `process.cwd()`). A resolution default, not a sandbox. */
+  readonly cwd?: string | undefined
+  /**
+   * Largest previous content (bytes) read back as a write's `before` diff basis;
+   * larger files report `before: null`. Default 10 MiB.
+   */
+  readonly diffBasisMaxBytes?: number | undefined
+  /** Mode bits of newly created files (default `0o600`, owner-only). Existing files keep theirs. */
+  readonly newFileMode?: number | undefined
+  /**
+   * Test-only fault injection points of the publish procedure.
+   * @internal
+   */
+  readonly hooks?: LocalHooks | undefined
+}
+
+/**
+ * Fault-injection points inside one write, in order. A hook that throws makes
+ * the write fail at that point; tests use them to prove no residue is left.
+ * @internal
+ */
+export interface LocalHooks {
+  /** The staging directory exists, the temp file is not yet written. */
+  readonly afterStage?: ((stagingDir: string) => void | Promise<void>) | undefined
+  /** The temp file is written and fsynced; publication is next. */
+  readonly beforeCommit?: ((tempPath: string) => void | Promise<void>) | undefined
+}
+
+export const DEFAULT_DIFF_BASIS_MAX_BYTES = 10 * 1024 * 1024
+export const DEFAULT_NEW_FILE_MODE = 0o600

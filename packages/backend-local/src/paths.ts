@@ -1,0 +1,59 @@
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs'
+import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path'
+import { FsError } from '@seamfs/core'
+import { errnoOf, toFsError } from './errors.js'
+
+/** Linux's SYMLOOP_MAX: how many dangling links `canonicalPath` follows. */
+const MAX_LINK_HOPS = 40
+
+/** Rejects what can never name a file: blank paths and NUL bytes. */
+export function assertPathText(path: unknown, verb: 'resolve' | 'lstat'): asserts path is string {
+  if (typeof path !== 'string' || path.trim() === '') {
+    throw new FsError('FS_NOT_FOUND', 'file_path must be a non-empty string')
+  }
+  if (path.includes('\0')) {
+    throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path.replaceAll('\0', '\\0')}": path contains a NUL byte`)
+  }
+}
+
+/** The absolute, lexically normalized form of `path` against `cwd`. */
+export function absolutePath(path: string, cwd: string): string {
+  return resolvePath(cwd, path)
+}
+
+/**
+ * The canonical identity of `abs`: its realpath when it exists; for a missing
+ * path, the realpath of the nearest existing ancestor plus the missing suffix
+ * (stable before and after creation). A dangling symlink is followed to the
+ * path it names, so writing through it creates its target and keeps the link.
+ */
+export function canonicalPath(abs: string, hops = 0): string {
+  try {
+    return realpathSync.native(abs)
+  } catch (err) {
+    const errno = errnoOf(err)
+    if (errno === 'ENOTDIR') {
+      throw new FsError('FS_NOT_FOUND', `cannot resolve "${abs}": a parent path segment is not a directory`, {
+        cause: err,
+      })
+    }
+    if (errno !== 'ENOENT') throw toFsError(err, 'resolve', abs)
+  }
+  const link = lstatSync(abs, { throwIfNoEntry: false })
+  if (link?.isSymbolicLink() === true) {
+    if (hops >= MAX_LINK_HOPS) {
+      throw new FsError('FS_NOT_FOUND', `cannot resolve "${abs}": too many levels of symbolic links`)
+    }
+    return canonicalPath(resolvePath(dirname(abs), readlinkSync(abs)), hops + 1)
+  }
+  const parent = dirname(abs)
+  if (parent === abs) return abs
+  return join(canonicalPath(parent, hops), basename(abs))
+}
+
+/** True when `child` is `parent` or below it (keys are canonical absolute paths). */
+export function containsPath(parent: string, child: string): boolean {
+  const rel = relative(parent, child)
+  if (rel === '') return true
+  return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)
+}

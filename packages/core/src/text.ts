@@ -1,0 +1,166 @@
+import { FsError } from './errors.js'
+
+/** How many leading bytes are searched for a NUL to call a file binary. */
+export const BINARY_SAMPLE_BYTES = 8192
+
+/** The UTF-8 byte order mark. */
+export const UTF8_BOM: Uint8Array = Uint8Array.of(0xef, 0xbb, 0xbf)
+
+/** Verbs a text failure is reported under. */
+export type TextVerb = 'read' | 'edit' | 'write'
+
+/** True when `bytes` starts with a UTF-8 BOM. */
+export function hasUtf8Bom(bytes: Uint8Array): boolean {
+  return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
+}
+
+/** True when a NUL byte occurs in the first {@link BINARY_SAMPLE_BYTES} bytes. */
+export function hasNulInSample(bytes: Uint8Array): boolean {
+  const end = Math.min(bytes.length, BINARY_SAMPLE_BYTES)
+  return bytes.subarray(0, end).indexOf(0) !== -1
+}
+
+function binaryError(verb: TextVerb, path: string): FsError {
+  return new FsError('FS_NOT_TEXT', `cannot ${verb} "${path}": binary file`)
+}
+
+function invalidUtf8Error(verb: TextVerb, path: string, cause: unknown): FsError {
+  return new FsError('FS_NOT_TEXT', `cannot ${verb} "${path}": invalid UTF-8 text`, { cause })
+}
+
+/**
+ * Decodes a whole file strictly: a NUL in the sample or any invalid sequence is
+ * `FS_NOT_TEXT`; a leading BOM is dropped.
+ */
+export function decodeText(bytes: Uint8Array, path: string, verb: TextVerb = 'read'): string {
+  if (hasNulInSample(bytes)) throw binaryError(verb, path)
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch (err) {
+    throw invalidUtf8Error(verb, path, err)
+  }
+}
+
+/** Like {@link decodeText}, but `null` instead of an error (for diff bases). */
+export function decodeTextOrNull(bytes: Uint8Array): string | null {
+  if (hasNulInSample(bytes)) return null
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Incremental strict decoder for streamed reads: the NUL sample spans chunks,
+ * a character split across chunks is joined, and {@link end} rejects a
+ * truncated trailing sequence. A leading BOM (even split) is dropped.
+ */
+export class TextChunkDecoder {
+  readonly #decoder = new TextDecoder('utf-8', { fatal: true })
+  readonly #path: string
+  readonly #verb: TextVerb
+  #sampled = 0
+
+  constructor(path: string, verb: TextVerb = 'read') {
+    this.#path = path
+    this.#verb = verb
+  }
+
+  /** Decodes the next chunk; returns the complete characters it finished. */
+  push(chunk: Uint8Array): string {
+    if (this.#sampled < BINARY_SAMPLE_BYTES) {
+      const n = Math.min(chunk.length, BINARY_SAMPLE_BYTES - this.#sampled)
+      if (chunk.subarray(0, n).indexOf(0) !== -1) throw binaryError(this.#verb, this.#path)
+      this.#sampled += n
+    }
+    try {
+      return this.#decoder.decode(chunk, { stream: true })
+    } catch (err) {
+      throw invalidUtf8Error(this.#verb, this.#path, err)
+    }
+  }
+
+  /** Flushes; a dangling partial sequence is `FS_NOT_TEXT`. */
+  end(): string {
+    try {
+      return this.#decoder.decode()
+    } catch (err) {
+      throw invalidUtf8Error(this.#verb, this.#path, err)
+    }
+  }
+}
+
+/**
+ * Decodes a byte stream into text chunks with {@link TextChunkDecoder},
+ * checking `signal` between chunks. Empty chunks are not yielded.
+ */
+export async function* decodeTextStream(
+  chunks: AsyncIterable<Uint8Array>,
+  path: string,
+  signal?: AbortSignal,
+): AsyncGenerator<string, void, undefined> {
+  const decoder = new TextChunkDecoder(path)
+  for await (const chunk of chunks) {
+    if (signal?.aborted === true) throw new FsError('FS_ABORTED', 'read aborted', { cause: signal.reason })
+    const text = decoder.push(chunk)
+    if (text !== '') yield text
+  }
+  const tail = decoder.end()
+  if (tail !== '') yield tail
+}
+
+/** A line ending seamfs restores. A lone `\r` is never treated as one. */
+export type LineEnding = '\n' | '\r\n'
+
+/** Replaces every CRLF by LF; lone CRs stay. */
+export function normalizeLf(text: string): string {
+  return text.indexOf('\r\n') === -1 ? text : text.replaceAll('\r\n', '\n')
+}
+
+/** How many leading characters {@link detectLineEnding} looks at. */
+export const LINE_ENDING_SAMPLE_CHARS = 4096
+
+/** The dominant line ending of the first 4096 characters: CRLF only on a strict majority. */
+export function detectLineEnding(text: string): LineEnding {
+  const sample = text.length > LINE_ENDING_SAMPLE_CHARS ? text.slice(0, LINE_ENDING_SAMPLE_CHARS) : text
+  let crlf = 0
+  let lf = 0
+  for (let i = sample.indexOf('\n'); i !== -1; i = sample.indexOf('\n', i + 1)) {
+    if (i > 0 && sample.charCodeAt(i - 1) === 13) crlf++
+    else lf++
+  }
+  return crlf > lf ? '\r\n' : '\n'
+}
+
+/** Turns LF-normalized text into text with `eol` line endings. */
+export function applyLineEnding(lfText: string, eol: LineEnding): string {
+  return eol === '\n' ? lfText : lfText.replaceAll('\n', '\r\n')
+}
+
+const encoder = new TextEncoder()
+
+/** UTF-8 bytes of `text`, with a BOM in front when `bom` is set. */
+export function encodeText(text: string, bom = false): Uint8Array {
+  if (!bom) return encoder.encode(text)
+  const body = encoder.encode(text)
+  const out = new Uint8Array(body.length + 3)
+  out.set(UTF8_BOM, 0)
+  out.set(body, 3)
+  return out
+}
+
+/**
+ * Validates and encodes the content of a write: a non-string, or a string with
+ * a lone surrogate (which has no UTF-8 form), is `FS_NOT_TEXT`, so nothing is
+ * silently replaced by U+FFFD.
+ */
+export function encodeWriteContent(content: unknown, path: string): Uint8Array {
+  if (typeof content !== 'string') {
+    throw new FsError('FS_NOT_TEXT', `cannot write "${path}": content must be a string`)
+  }
+  if (!content.isWellFormed()) {
+    throw new FsError('FS_NOT_TEXT', `cannot write "${path}": content has a lone surrogate (not valid Unicode)`)
+  }
+  return encoder.encode(content)
+}

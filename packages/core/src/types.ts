@@ -1,0 +1,154 @@
+declare const brand: unique symbol
+
+/** A string a backend mints and consumers must treat as opaque. */
+export type Branded<Name extends string> = string & { readonly [brand]: Name }
+
+/**
+ * Opaque key for identity and guards. The local backend uses a realpath, a
+ * remote one might use an object key or URI. Consumers MUST NOT parse it.
+ */
+export type FsTargetKey = Branded<'FsTargetKey'>
+
+/**
+ * Opaque freshness token: it changes whenever the content changes, whoever
+ * changed it. Consumers compare it for equality only.
+ */
+export type FsVersion = Branded<'FsVersion'>
+
+/** Mints an {@link FsTargetKey}. For backends only; does no validation. */
+export function FsTargetKey(value: string): FsTargetKey {
+  return value as FsTargetKey
+}
+
+/** Mints an {@link FsVersion}. For backends only; does no validation. */
+export function FsVersion(value: string): FsVersion {
+  return value as FsVersion
+}
+
+/** A path resolved by a backend into a stable identity; every operation but `resolve`/`lstat` takes one. */
+export interface FsTarget {
+  /** Opaque identity: aliases of one file (symlinks, `..`) share it. */
+  readonly targetKey: FsTargetKey
+  /** The path to show a model or a person. */
+  readonly displayPath: string
+}
+
+/** What {@link FileSystem.stat} returns for an existing target (symlinks followed). */
+export interface FsInfo {
+  readonly version: FsVersion
+  readonly type: 'file' | 'directory' | 'other'
+  /** Byte size of a regular file, when the backend can report it. */
+  readonly size?: number
+}
+
+/** What {@link FileSystem.lstat} returns: like {@link FsInfo}, but the final symlink is not followed. */
+export interface FsPathInfo {
+  readonly version: FsVersion
+  readonly type: 'file' | 'directory' | 'symlink' | 'other'
+  readonly size?: number
+}
+
+/** One direct child from {@link FileSystem.listDir}: metadata only, never content. */
+export interface FsDirEntry {
+  /** Basename inside the listed directory. */
+  readonly name: string
+  /** Type after following a symlink; a broken link is `other`. */
+  readonly type: 'file' | 'directory' | 'other'
+  /** The resolved child, ready for follow-up operations. */
+  readonly target: FsTarget
+  /** Present when the backend learns it without extra round trips. */
+  readonly version?: FsVersion
+  /** Byte size of a regular file, when cheaply known. */
+  readonly size?: number
+}
+
+/**
+ * A write guard. `createIfAbsent` rejects an existing target with
+ * `FS_NOT_OBSERVED`; `replaceIfVersion` rejects absence or a different version
+ * with `FS_STALE_VERSION`. No guard (omitted) means create-or-overwrite.
+ */
+export type FsWriteIntent =
+  | { readonly kind: 'createIfAbsent' }
+  | { readonly kind: 'replaceIfVersion'; readonly version: FsVersion }
+
+/** Outcome of {@link FileSystem.writeText}. */
+export interface FsWriteOutcome {
+  readonly operation: 'create' | 'update'
+  /** Version of the file as this write left it (equals the next `stat` when nobody else wrote). */
+  readonly version: FsVersion
+  /**
+   * Content before the write, LF-normalized and without BOM (the diff basis); `null` for a
+   * create, a non-text previous content, or one above the backend's diff-basis cap.
+   */
+  readonly before: string | null
+  /** Content after the write, LF-normalized and without BOM. */
+  readonly after: string
+}
+
+/** A literal search/replace. */
+export interface FsEditRequest {
+  /** Literal, non-empty text to find (matched after CRLF → LF normalization). */
+  readonly oldString: string
+  /** Literal replacement (`$` is not special). Empty deletes the match. */
+  readonly newString: string
+  /** Replace every match instead of requiring exactly one. */
+  readonly replaceAll: boolean
+}
+
+/** Outcome of {@link FileSystem.editText}. */
+export interface FsEditOutcome {
+  readonly version: FsVersion
+  /** Content before the edit, LF-normalized, without BOM. */
+  readonly before: string
+  /** Content after the edit, LF-normalized, without BOM. */
+  readonly after: string
+}
+
+/** Options of operations that only take a signal. */
+export interface SignalOptions {
+  readonly signal?: AbortSignal | undefined
+}
+
+/** Options of path-shaped operations (`resolve`, `lstat`). */
+export interface ResolveOptions extends SignalOptions {
+  /** Base for a relative path; defaults to the backend's own cwd. */
+  readonly cwd?: string | undefined
+}
+
+/** Options of {@link FileSystem.writeText}. */
+export interface WriteOptions extends SignalOptions {
+  readonly expected?: FsWriteIntent | undefined
+}
+
+/** Options of {@link FileSystem.editText}. */
+export interface EditOptions extends SignalOptions {
+  readonly expected?: { readonly version: FsVersion } | undefined
+}
+
+/** How a guard is enforced: by the store itself (`atomic`), or only inside this process (`process`). */
+export type GuardStrength = 'atomic' | 'process'
+
+/**
+ * What a backend can do, declared once. The conformance kit gates its tests on
+ * these flags and the tools read them; nobody guesses.
+ */
+export interface FsCapabilities {
+  /** Symlinks exist in the store and are followed by `resolve`/`stat`; `lstat` reports them. */
+  readonly symlinks: boolean
+  /** Mode bits exist and are preserved across writes. */
+  readonly permissions: boolean
+  /** `processPath` returns a path a local process can open; otherwise it throws `FS_UNSUPPORTED`. */
+  readonly processPath: boolean
+  readonly createIfAbsent: GuardStrength
+  readonly replaceIfVersion: GuardStrength
+  /**
+   * What the version token is derived from: `stat` metadata (strong enough only
+   * where it has nanosecond times and a change time), a `content-hash`, a store
+   * `revision` (ETag, VersionId) or a `generation` counter kept by the backend.
+   */
+  readonly versionSource: 'stat' | 'content-hash' | 'revision' | 'generation'
+  /** A file name may contain a newline. */
+  readonly newlineInNames: boolean
+  /** Empty directories exist on their own (S3 prefixes do not). */
+  readonly emptyDirectories: boolean
+}
