@@ -1,4 +1,4 @@
-import { type BigIntStats, closeSync, constants, fstatSync, lstatSync, openSync, readSync, read, statSync } from 'node:fs'
+import { accessSync, type BigIntStats, closeSync, constants, fstatSync, lstatSync, openSync, readSync, read, statSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -197,6 +197,7 @@ export class LocalFileSystem extends FileSystem {
     try {
       const st = statSync(target.targetKey, { bigint: true })
       this.#assertRegular(st, 'read', target)
+      accessSync(target.targetKey, constants.R_OK)
     } catch (err) {
       throw toFsError(err, 'read', target.displayPath)
     }

@@ -68,13 +68,22 @@ function pidIsAlive(pid: number): boolean {
 }
 
 /**
+ * A directory's state as far as residue is concerned. The link count is in it
+ * because a staging directory changes it even when the coarse kernel clock
+ * leaves the mtime equal (two changes within one tick).
+ */
+function signature(st: BigIntStats): string {
+  return `${st.ino}:${st.nlink}:${st.mtimeNs}:${st.ctimeNs}`
+}
+
+/**
  * Publishes files atomically and durably, and clears the staging residue of
  * killed writers. One instance per filesystem; it remembers, per directory,
- * the directory's mtime as it last left it, so the residue sweep (a readdir)
+ * the directory's state as it last left it, so the residue sweep (a readdir)
  * runs only when someone else changed the directory since.
  */
 export class Publisher {
-  readonly #leftAt = new Map<string, bigint>()
+  readonly #leftAt = new Map<string, string>()
 
   /**
    * Staging dir (0700) + temp (`wx`, 0600) + write + fchmod + fsync, then
@@ -174,8 +183,7 @@ export class Publisher {
 
   /** Removes staging directories of dead writers (or this process's abandoned ones). */
   #sweep(dir: string): void {
-    const st = statSync(dir, { bigint: true })
-    if (this.#leftAt.get(dir) === st.mtimeNs) return
+    if (this.#leftAt.get(dir) === signature(statSync(dir, { bigint: true }))) return
     for (const name of readdirSync(dir)) {
       const match = STAGING_NAME.exec(name)
       if (match === null) continue
@@ -184,7 +192,7 @@ export class Publisher {
       const abandoned = pid === process.pid ? !inFlight.has(path) : !pidIsAlive(pid)
       if (abandoned) rmSync(path, { recursive: true, force: true })
     }
-    this.#remember(dir, statSync(dir, { bigint: true }).mtimeNs)
+    this.#remember(dir, signature(statSync(dir, { bigint: true })))
   }
 
   async #syncDirectory(dir: string): Promise<void> {
@@ -192,7 +200,7 @@ export class Publisher {
     try {
       fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY)
       await fsyncFd(fd)
-      this.#remember(dir, fstatSync(fd, { bigint: true }).mtimeNs)
+      this.#remember(dir, signature(fstatSync(fd, { bigint: true })))
     } catch {
       // The rename is visible; a directory that cannot be fsynced (some network
       // filesystems refuse) must not turn a completed write into a failure.
@@ -201,8 +209,8 @@ export class Publisher {
     }
   }
 
-  #remember(dir: string, mtimeNs: bigint): void {
+  #remember(dir: string, state: string): void {
     if (this.#leftAt.size >= 4096) this.#leftAt.clear()
-    this.#leftAt.set(dir, mtimeNs)
+    this.#leftAt.set(dir, state)
   }
 }
