@@ -8,7 +8,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        project: ['./tsconfig.test.json', './packages/*/tsconfig.json', './bench/tsconfig.json'],
+        project: ['./tsconfig.test.json', './packages/*/tsconfig.json', './conformance/tsconfig.json', './bench/tsconfig.json'],
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -47,7 +47,9 @@ export function applyLiteralEdit(stored: string, edit: FsEditRequest, path: stri
     )
   }
   const after = splice(before, matches, oldLf.length, newLf)
-  if (before === stored) return { before, after, stored: after }
+  // No CRLF on disk: the spliced text is what gets stored; `after` is still reported
+  // LF-normalized (a lone `\r` next to an inserted `\n` forms a CRLF).
+  if (before === stored) return { before, after: normalizeLf(after), stored: after }
 
   // The file has CRLFs: splice the raw text so untouched lines keep their bytes.
   const eol = detectLineEnding(stored)

@@ -1,0 +1,4 @@
+import { describeConformance } from '@seamfs/conformance'
+import mapConformance from './map-conformance.js'
+
+await describeConformance(mapConformance)

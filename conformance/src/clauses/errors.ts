@@ -1,0 +1,159 @@
+import { expect } from 'vitest'
+import { FsVersion, type FsErrorCode } from '@seamfs/core'
+import { codeOf, type Env, type Kit, type Needs } from '../kit.js'
+import { snapshot } from './write.js'
+
+/** One row of the error table: an arrangement, an operation, the code it must fail with. */
+interface ErrorRow {
+  readonly operation: string
+  readonly arrangement: string
+  readonly code: FsErrorCode
+  readonly needs?: Needs
+  readonly arrange?: (env: Env) => Promise<void>
+  readonly run: (env: Env) => Promise<unknown>
+}
+
+const edit = (oldString: string, newString = 'x') => ({ oldString, newString, replaceAll: false })
+const file = async (env: Env): Promise<void> => {
+  await env.write('f.txt', 'one two two')
+}
+const dir = async (env: Env): Promise<void> => {
+  await env.write('d/inner.txt', 'x')
+}
+
+export const ERROR_TABLE: readonly ErrorRow[] = [
+  { operation: 'resolve', arrangement: 'blank path', code: 'FS_NOT_FOUND', run: (env) => env.fs.resolve(' ') },
+  { operation: 'resolve', arrangement: 'path through a file', code: 'FS_NOT_FOUND', arrange: file, run: (env) => env.resolve('f.txt/x') },
+  { operation: 'lstat', arrangement: 'blank path', code: 'FS_NOT_FOUND', run: (env) => env.fs.lstat('') },
+  { operation: 'readText', arrangement: 'missing file', code: 'FS_NOT_FOUND', run: (env) => env.read('nope.txt') },
+  { operation: 'readText', arrangement: 'a directory', code: 'FS_NOT_REGULAR_FILE', arrange: dir, run: (env) => env.read('d') },
+  { operation: 'streamText', arrangement: 'missing file', code: 'FS_NOT_FOUND', run: (env) => env.stream('nope.txt') },
+  { operation: 'streamText', arrangement: 'a directory', code: 'FS_NOT_REGULAR_FILE', arrange: dir, run: (env) => env.stream('d') },
+  { operation: 'listDir', arrangement: 'missing directory', code: 'FS_NOT_FOUND', run: (env) => env.names('nope') },
+  { operation: 'listDir', arrangement: 'a file', code: 'FS_NOT_DIRECTORY', arrange: file, run: (env) => env.names('f.txt') },
+  { operation: 'writeText', arrangement: 'a directory', code: 'FS_NOT_REGULAR_FILE', arrange: dir, run: (env) => env.write('d', 'x') },
+  {
+    operation: 'writeText createIfAbsent',
+    arrangement: 'existing file',
+    code: 'FS_NOT_OBSERVED',
+    arrange: file,
+    run: async (env) => env.fs.writeText(await env.resolve('f.txt'), 'x', { expected: { kind: 'createIfAbsent' } }),
+  },
+  {
+    operation: 'writeText replaceIfVersion',
+    arrangement: 'missing file',
+    code: 'FS_STALE_VERSION',
+    run: async (env) =>
+      env.fs.writeText(await env.resolve('nope.txt'), 'x', { expected: { kind: 'replaceIfVersion', version: FsVersion('v') } }),
+  },
+  {
+    operation: 'writeText replaceIfVersion',
+    arrangement: 'other version',
+    code: 'FS_STALE_VERSION',
+    arrange: file,
+    run: async (env) =>
+      env.fs.writeText(await env.resolve('f.txt'), 'x', { expected: { kind: 'replaceIfVersion', version: FsVersion('v') } }),
+  },
+  { operation: 'writeText', arrangement: 'lone surrogate', code: 'FS_NOT_TEXT', run: (env) => env.write('s.txt', '\uD83D') },
+  {
+    operation: 'writeText',
+    arrangement: 'parent is a file',
+    code: 'FS_NOT_FOUND',
+    arrange: file,
+    run: (env) => env.write('f.txt/child.txt', 'x'),
+  },
+  {
+    operation: 'editText',
+    arrangement: 'missing file',
+    code: 'FS_STALE_VERSION',
+    run: async (env) => env.fs.editText(await env.resolve('nope.txt'), edit('a')),
+  },
+  {
+    operation: 'editText',
+    arrangement: 'a directory',
+    code: 'FS_NOT_REGULAR_FILE',
+    arrange: dir,
+    run: async (env) => env.fs.editText(await env.resolve('d'), edit('a')),
+  },
+  {
+    operation: 'editText',
+    arrangement: 'empty oldString',
+    code: 'FS_EDIT_NOT_FOUND',
+    arrange: file,
+    run: async (env) => env.fs.editText(await env.resolve('f.txt'), edit('')),
+  },
+  {
+    operation: 'editText',
+    arrangement: 'no match',
+    code: 'FS_EDIT_NOT_FOUND',
+    arrange: file,
+    run: async (env) => env.fs.editText(await env.resolve('f.txt'), edit('three')),
+  },
+  {
+    operation: 'editText',
+    arrangement: 'two matches',
+    code: 'FS_AMBIGUOUS_EDIT',
+    arrange: file,
+    run: async (env) => env.fs.editText(await env.resolve('f.txt'), edit('two')),
+  },
+  {
+    operation: 'editText guarded',
+    arrangement: 'other version',
+    code: 'FS_STALE_VERSION',
+    arrange: file,
+    run: async (env) => env.fs.editText(await env.resolve('f.txt'), edit('one'), { expected: { version: FsVersion('v') } }),
+  },
+  {
+    operation: 'readText',
+    arrangement: 'binary content',
+    code: 'FS_NOT_TEXT',
+    needs: { hooks: ['writeBytes'] },
+    arrange: (env) => env.writeBytes('b.bin', Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x00)),
+    run: (env) => env.read('b.bin'),
+  },
+  {
+    operation: 'editText',
+    arrangement: 'invalid UTF-8',
+    code: 'FS_NOT_TEXT',
+    needs: { hooks: ['writeBytes'] },
+    arrange: (env) => env.writeBytes('b.txt', Uint8Array.of(0x61, 0xc3)),
+    run: async (env) => env.fs.editText(await env.resolve('b.txt'), edit('a')),
+  },
+]
+
+/** Every operation, run with an already-aborted signal. */
+const ABORTABLE: ReadonlyArray<readonly [string, (env: Env, signal: AbortSignal) => Promise<unknown>]> = [
+  ['resolve', (env, signal) => env.fs.resolve('f.txt', { signal })],
+  ['stat', async (env, signal) => env.fs.stat(await env.resolve('f.txt'), { signal })],
+  ['lstat', (env, signal) => env.fs.lstat('f.txt', { signal })],
+  ['readText', async (env, signal) => env.fs.readText(await env.resolve('f.txt'), { signal })],
+  ['streamText', async (env, signal) => env.fs.streamText(await env.resolve('f.txt'), { signal })],
+  ['listDir', async (env, signal) => env.fs.listDir(await env.resolve('.'), { signal })],
+  ['writeText', async (env, signal) => env.fs.writeText(await env.resolve('f.txt'), 'changed', { signal })],
+  ['writeText (new file)', async (env, signal) => env.fs.writeText(await env.resolve('new/g.txt'), 'x', { signal })],
+  ['editText', async (env, signal) => env.fs.editText(await env.resolve('f.txt'), edit('one', 'ONE'), { signal })],
+]
+
+export function errorClauses(kit: Kit): void {
+  kit.group('errors', {}, () => {
+    for (const row of ERROR_TABLE) {
+      kit.testIf(`${row.operation} on ${row.arrangement} is ${row.code}, and the store is unchanged`, row.needs ?? {}, async (env) => {
+        await row.arrange?.(env)
+        const before = await snapshot(env)
+        expect(await codeOf(row.run(env))).toBe(row.code)
+        expect(await snapshot(env)).toEqual(before)
+      })
+    }
+  })
+
+  kit.group('abort', {}, () => {
+    for (const [name, run] of ABORTABLE) {
+      kit.test(`${name} with a pre-aborted signal is FS_ABORTED and changes nothing`, async (env) => {
+        await file(env)
+        const before = await snapshot(env)
+        expect(await codeOf(run(env, AbortSignal.abort()))).toBe('FS_ABORTED')
+        expect(await snapshot(env)).toEqual(before)
+      })
+    }
+  })
+}

@@ -1,0 +1,107 @@
+import { expect } from 'vitest'
+import { codeOf, type Kit } from '../kit.js'
+
+/** Orders by UTF-8 bytes: an algorithm independent of the one backends use, same order as code points. */
+export function byUtf8Bytes(a: string, b: string): number {
+  const x = new TextEncoder().encode(a)
+  const y = new TextEncoder().encode(b)
+  const n = Math.min(x.length, y.length)
+  for (let i = 0; i < n; i++) {
+    if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number)
+  }
+  return x.length - y.length
+}
+
+/** Names whose code-point order differs from locale order and from UTF-16 order. */
+export const ORDER_NAMES: readonly string[] = [
+  'b', 'B', 'a', 'A', '_x', '-x', '10', '9', '1', 'é', 'e', 'Z', '中', '🐂', 'ｚ', '\uFFFD', '~', '.hidden',
+]
+
+export const HOSTILE_NAMES: readonly string[] = ['🐂🍺中文.docx', "a  b !@#$%^&()_+-=;',.txt", '<x>&amp;"q".txt', ' lead and trail ']
+
+export function listClauses(kit: Kit): void {
+  kit.group('listing', {}, () => {
+    kit.test('entries are in Unicode code-point order (case, digits, punctuation, astral)', async (env) => {
+      for (const name of ORDER_NAMES) await env.write(`o/${name}`, name)
+      expect(await env.names('o')).toEqual([...ORDER_NAMES].sort(byUtf8Bytes))
+    })
+
+    kit.test('entries report file and directory types and resolved targets', async (env) => {
+      await env.write('l/file.txt', 'abc')
+      await env.write('l/sub/inner.txt', 'x')
+      const entries = await env.fs.listDir(await env.resolve('l'))
+      expect(entries.map((e) => [e.name, e.type])).toEqual([
+        ['file.txt', 'file'],
+        ['sub', 'directory'],
+      ])
+      const file = entries[0]
+      expect(file?.target.targetKey).toBe((await env.resolve('l/file.txt')).targetKey)
+      if (file !== undefined) expect(await env.fs.readText(file.target)).toBe('abc')
+      if (file?.size !== undefined) expect(file.size).toBe(3)
+      if (file?.version !== undefined) expect(file.version).toBe((await env.fs.stat(file.target))?.version)
+    })
+
+    kit.test('hostile names round-trip through write, list and read', async (env) => {
+      for (const name of HOSTILE_NAMES) await env.write(`h/${name}`, name)
+      await env.write('h/</x>', 'slash splits it')
+      expect(await env.names('h')).toEqual([...HOSTILE_NAMES, '<'].sort(byUtf8Bytes))
+      expect(await env.names('h/<')).toEqual(['x>'])
+      for (const name of HOSTILE_NAMES) expect(await env.read(`h/${name}`)).toBe(name)
+    })
+
+    kit.test('a missing directory is FS_NOT_FOUND; a file is FS_NOT_DIRECTORY', async (env) => {
+      await env.write('f.txt', 'x')
+      expect(await codeOf(env.names('nothing'))).toBe('FS_NOT_FOUND')
+      expect(await codeOf(env.names('f.txt'))).toBe('FS_NOT_DIRECTORY')
+    })
+
+    kit.test('a listing of 300 entries is complete', async (env) => {
+      const names = Array.from({ length: 300 }, (_, i) => `n${String(i).padStart(3, '0')}`)
+      await Promise.all(names.map((n) => env.write(`many/${n}`, n)))
+      expect(await env.names('many')).toEqual(names)
+    })
+  })
+
+  kit.group('listing: newline in names', { caps: ['newlineInNames'] }, () => {
+    kit.test('a name with a newline is listed as one entry', async (env) => {
+      await env.write('nl/new\nline.txt', 'x')
+      expect(await env.names('nl')).toEqual(['new\nline.txt'])
+    })
+  })
+
+  kit.group('listing: stored bytes', { hooks: ['writeBytes'] }, () => {
+    kit.test('works on a directory full of binary files (no content is read)', async (env) => {
+      const names: string[] = []
+      for (let i = 0; i < 20; i++) {
+        const bytes = Uint8Array.from({ length: 64 }, (_, j) => (i * 31 + j * 7) % 256)
+        bytes[0] = 0
+        names.push(`bin${i}.dat`)
+        await env.writeBytes(`bin/bin${i}.dat`, bytes)
+      }
+      const entries = await env.fs.listDir(await env.resolve('bin'))
+      expect(entries.map((e) => e.name)).toEqual([...names].sort(byUtf8Bytes))
+      expect(entries.every((e) => e.type === 'file')).toBe(true)
+    })
+  })
+
+  kit.group('listing: symlinks', { caps: ['symlinks'], hooks: ['symlink'] }, () => {
+    kit.test("a symlink has its target's type; a broken one is other", async (env) => {
+      await env.write('s/file.txt', 'x')
+      await env.write('s/dir/inner.txt', 'x')
+      await env.symlink('s/to-file', 'file.txt')
+      await env.symlink('s/to-dir', 'dir')
+      await env.symlink('s/broken', 'nowhere')
+      const entries = await env.fs.listDir(await env.resolve('s'))
+      expect(entries.map((e) => [e.name, e.type])).toEqual([
+        ['broken', 'other'],
+        ['dir', 'directory'],
+        ['file.txt', 'file'],
+        ['to-dir', 'directory'],
+        ['to-file', 'file'],
+      ])
+      const broken = entries.find((e) => e.name === 'broken')
+      expect(broken?.version).toBeUndefined()
+      expect(broken?.size).toBeUndefined()
+    })
+  })
+}

@@ -1,0 +1,123 @@
+import { expect } from 'vitest'
+import { isFsError, type FsVersion } from '@seamfs/core'
+import { codeOf, type Env, type Kit } from '../kit.js'
+
+async function versionOf(env: Env, path: string): Promise<FsVersion | undefined> {
+  return (await env.fs.stat(await env.resolve(path)))?.version
+}
+
+/** Settles every promise and tallies fulfilled results and error codes. */
+async function tally(promises: readonly Promise<unknown>[]): Promise<{ won: number[]; codes: string[] }> {
+  const settled = await Promise.allSettled(promises)
+  const won: number[] = []
+  const codes: string[] = []
+  settled.forEach((s, i) => {
+    if (s.status === 'fulfilled') won.push(i)
+    else codes.push(isFsError(s.reason) ? s.reason.code : `raw: ${String(s.reason)}`)
+  })
+  return { won, codes }
+}
+
+export function versionClauses(kit: Kit): void {
+  kit.group('versions', {}, () => {
+    kit.test('an unchanged file keeps its version across stats and reads', async (env) => {
+      const { version } = await env.write('v.txt', 'steady')
+      for (let i = 0; i < 3; i++) {
+        await env.read('v.txt')
+        expect(await versionOf(env, 'v.txt')).toBe(version)
+      }
+    })
+
+    kit.test('every content change makes a new version, also at the same size in quick succession', async (env) => {
+      const seen = new Set<string>()
+      for (let i = 0; i < 20; i++) {
+        const { version } = await env.write('v.txt', `content-${String(i).padStart(2, '0')}`)
+        expect(seen.has(version)).toBe(false)
+        seen.add(version)
+      }
+    })
+  })
+
+  kit.group('versions: external changes', { hooks: ['writeBytes'] }, () => {
+    kit.test('an external same-size rewrite changes the version and makes guards stale', async (env) => {
+      for (let i = 0; i < 10; i++) {
+        const { version } = await env.write('x.txt', `aaaa${i}`)
+        await env.writeBytes('x.txt', `bbbb${i}`)
+        expect(await versionOf(env, 'x.txt')).not.toBe(version)
+        const t = await env.resolve('x.txt')
+        expect(await codeOf(env.fs.writeText(t, 'mine', { expected: { kind: 'replaceIfVersion', version } }))).toBe(
+          'FS_STALE_VERSION',
+        )
+        const edit = { oldString: 'bbbb', newString: 'cccc', replaceAll: false }
+        expect(await codeOf(env.fs.editText(t, edit, { expected: { version } }))).toBe('FS_STALE_VERSION')
+        expect(await env.read('x.txt')).toBe(`bbbb${i}`)
+      }
+    })
+  })
+
+  kit.group('versions: external delete', { hooks: ['remove'] }, () => {
+    kit.test('after an external delete, stat is undefined and guarded writes are stale', async (env) => {
+      const { version } = await env.write('gone.txt', 'here')
+      await env.remove('gone.txt')
+      const t = await env.resolve('gone.txt')
+      expect(await env.fs.stat(t)).toBeUndefined()
+      expect(await codeOf(env.fs.writeText(t, 'x', { expected: { kind: 'replaceIfVersion', version } }))).toBe(
+        'FS_STALE_VERSION',
+      )
+      expect(await env.fs.stat(t)).toBeUndefined()
+    })
+  })
+
+  kit.group('CAS races', {}, () => {
+    kit.test('N concurrent replaceIfVersion writers from one version: exactly one wins', async (env) => {
+      const n = kit.tuning.raceWriters
+      const { version } = await env.write('race.txt', 'base')
+      const t = await env.resolve('race.txt')
+      const { won, codes } = await tally(
+        Array.from({ length: n }, (_, i) =>
+          env.fs.writeText(t, `writer ${i}`, { expected: { kind: 'replaceIfVersion', version } }),
+        ),
+      )
+      expect(won.length).toBe(1)
+      expect(codes).toEqual(Array(n - 1).fill('FS_STALE_VERSION'))
+      expect(await env.read('race.txt')).toBe(`writer ${won[0]}`)
+    })
+
+    kit.test('N concurrent createIfAbsent writers: exactly one creates', async (env) => {
+      const n = kit.tuning.raceWriters
+      const t = await env.resolve('create-race.txt')
+      const { won, codes } = await tally(
+        Array.from({ length: n }, (_, i) => env.fs.writeText(t, `creator ${i}`, { expected: { kind: 'createIfAbsent' } })),
+      )
+      expect(won.length).toBe(1)
+      expect(codes).toEqual(Array(n - 1).fill('FS_NOT_OBSERVED'))
+      expect(await env.read('create-race.txt')).toBe(`creator ${won[0]}`)
+    })
+
+    kit.test('N concurrent guarded edits from one version: exactly one wins, the rest are stale', async (env) => {
+      const n = kit.tuning.raceWriters
+      const { version } = await env.write('edit-race.txt', 'value: base')
+      const t = await env.resolve('edit-race.txt')
+      const { won, codes } = await tally(
+        Array.from({ length: n }, (_, i) =>
+          env.fs.editText(t, { oldString: 'base', newString: `edit ${i}`, replaceAll: false }, { expected: { version } }),
+        ),
+      )
+      expect(won.length).toBe(1)
+      expect(codes).toEqual(Array(n - 1).fill('FS_STALE_VERSION'))
+      expect(await env.read('edit-race.txt')).toBe(`value: edit ${won[0]}`)
+    })
+
+    kit.test('a guarded write racing a guarded edit from one version: one wins, one is stale', async (env) => {
+      const { version } = await env.write('mixed.txt', 'base')
+      const t = await env.resolve('mixed.txt')
+      const { won, codes } = await tally([
+        env.fs.writeText(t, 'written', { expected: { kind: 'replaceIfVersion', version } }),
+        env.fs.editText(t, { oldString: 'base', newString: 'edited', replaceAll: false }, { expected: { version } }),
+      ])
+      expect(won.length).toBe(1)
+      expect(codes).toEqual(['FS_STALE_VERSION'])
+      expect(await env.read('mixed.txt')).toBe(won[0] === 0 ? 'written' : 'edited')
+    })
+  })
+}

@@ -1,0 +1,58 @@
+import { describe } from 'vitest'
+import { Kit, type Tuning } from './kit.js'
+import type { ConformanceOptions } from './types.js'
+import { DEFAULT_MODEL_SEED } from './types.js'
+import { identityClauses } from './clauses/identity.js'
+import { readClauses } from './clauses/read.js'
+import { listClauses } from './clauses/list.js'
+import { writeClauses } from './clauses/write.js'
+import { editClauses } from './clauses/edit.js'
+import { versionClauses } from './clauses/versions.js'
+import { errorClauses } from './clauses/errors.js'
+import { modelClauses } from './clauses/model.js'
+import type { FileSystem } from '@seamfs/core'
+
+function tuningOf(options: ConformanceOptions['options']): Tuning {
+  return {
+    modelRuns: options?.modelRuns ?? 100,
+    modelSeed: options?.modelSeed ?? DEFAULT_MODEL_SEED,
+    largeFileBytes: options?.largeFileBytes ?? 20 * 1024 * 1024,
+    atomicityBytes: options?.atomicityBytes ?? 1024 * 1024,
+    atomicityWrites: options?.atomicityWrites ?? 100,
+    raceWriters: options?.raceWriters ?? 16,
+    timeoutMs: options?.timeoutMs ?? 60_000,
+  }
+}
+
+/**
+ * Registers the whole conformance suite for one backend: one `describe` per
+ * contract clause, each test named after the rule it checks, gated on the
+ * backend's `capabilities` and on the external hooks given.
+ *
+ * Await it at the top level of a test file: it creates one probe filesystem to
+ * read the capabilities, then registers the tests.
+ *
+ * ```ts
+ * await describeConformance({ name: 'my backend', create: async () => ({ fs: new MyFs(), dispose }) })
+ * ```
+ */
+export async function describeConformance<F extends FileSystem>(options: ConformanceOptions<F>): Promise<void> {
+  const probe = await options.create()
+  const caps = probe.fs.capabilities
+  try {
+    await probe.dispose?.()
+  } finally {
+    await probe.fs.close()
+  }
+  const kit = new Kit(options as unknown as ConformanceOptions, caps, tuningOf(options.options))
+  describe(`conformance: ${options.name}`, () => {
+    identityClauses(kit)
+    readClauses(kit)
+    listClauses(kit)
+    writeClauses(kit)
+    editClauses(kit)
+    versionClauses(kit)
+    errorClauses(kit)
+    modelClauses(kit, options.external?.writeBytes !== undefined)
+  })
+}

@@ -1,0 +1,56 @@
+import type { FileSystem } from '@seamfs/core'
+
+/** One fresh, empty filesystem under test, and how to dispose of it. */
+export interface ConformanceSubject<F extends FileSystem = FileSystem> {
+  /** The filesystem; its default cwd is an empty directory the tests own. */
+  readonly fs: F
+  /** Releases the store (deletes the temp dir, the bucket prefix…) and closes `fs`. */
+  readonly dispose?: (() => Promise<void> | void) | undefined
+}
+
+/**
+ * Hooks that change the store behind the filesystem's back. Each unlocks the
+ * tests that need it (invalid bytes on disk, external same-size rewrites,
+ * symlinks); without it those tests are skipped, and their title says so.
+ * Paths are relative to the filesystem's default cwd, with `/` separators.
+ */
+export interface ExternalHooks<F extends FileSystem = FileSystem> {
+  /** Writes raw bytes at `path`, in place where the store allows it (creating parents). */
+  readonly writeBytes?: ((subject: ConformanceSubject<F>, path: string, bytes: Uint8Array) => Promise<void> | void) | undefined
+  /** Reads the raw stored bytes at `path` (to check a BOM survived, say). */
+  readonly readBytes?: ((subject: ConformanceSubject<F>, path: string) => Promise<Uint8Array> | Uint8Array) | undefined
+  /** Deletes the file at `path`. */
+  readonly remove?: ((subject: ConformanceSubject<F>, path: string) => Promise<void> | void) | undefined
+  /** Makes `path` a symlink whose text is `target` (relative to the link's directory). */
+  readonly symlink?: ((subject: ConformanceSubject<F>, path: string, target: string) => Promise<void> | void) | undefined
+}
+
+/** Tuning of the kit; every field has a default. */
+export interface ConformanceTuning {
+  /** Runs of the model-based test (default 100; cheap backends take more, remote ones fewer). */
+  readonly modelRuns?: number | undefined
+  /** Seed of the model-based test (default {@link DEFAULT_MODEL_SEED}); fixed so CI is repeatable. */
+  readonly modelSeed?: number | undefined
+  /** Size of the streamed large file (default 20 MiB). */
+  readonly largeFileBytes?: number | undefined
+  /** Size of each of the two contents of the atomicity test (default 1 MiB). */
+  readonly atomicityBytes?: number | undefined
+  /** Writes of the atomicity test (default 100). */
+  readonly atomicityWrites?: number | undefined
+  /** Concurrent guarded writers of the CAS races (default 16). */
+  readonly raceWriters?: number | undefined
+  /** Per-test timeout in ms (default 60 s). */
+  readonly timeoutMs?: number | undefined
+}
+
+/** What {@link describeConformance} takes. */
+export interface ConformanceOptions<F extends FileSystem = FileSystem> {
+  /** Shown in the suite title. */
+  readonly name: string
+  /** Returns a fresh, empty filesystem. Called once per test (and per model run). */
+  readonly create: () => Promise<ConformanceSubject<F>> | ConformanceSubject<F>
+  readonly external?: ExternalHooks<F> | undefined
+  readonly options?: ConformanceTuning | undefined
+}
+
+export const DEFAULT_MODEL_SEED = 20261130

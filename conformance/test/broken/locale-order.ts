@@ -1,0 +1,12 @@
+import type { FsDirEntry, FsTarget, SignalOptions } from '@seamfs/core'
+import { MapFileSystem } from '../../examples/map-file-system.js'
+import { brokenConformance } from './base.js'
+
+/** Broken: lists in localeCompare order, which depends on the host's locale. */
+class LocaleOrder extends MapFileSystem {
+  override async listDir(target: FsTarget, opts: SignalOptions = {}): Promise<FsDirEntry[]> {
+    return (await super.listDir(target, opts)).sort((a, b) => a.name.localeCompare(b.name))
+  }
+}
+
+export default brokenConformance('lists in localeCompare order', () => new LocaleOrder())
