@@ -31,6 +31,7 @@ export abstract class FileSystem {
    * Resolves a path into a stable target.
    * - a blank path is `FS_NOT_FOUND`;
    * - a relative path resolves against `opts.cwd`, else the backend's cwd; an absolute path ignores both;
+   * - a relative `opts.cwd` is itself resolved against the backend's cwd;
    * - aliases of one file (`..`, `.`, symlinks where supported) yield one `targetKey`;
    * - a missing path resolves (it may be created), with the same key before and after creation;
    * - a path through a regular file is `FS_NOT_FOUND`.
@@ -108,6 +109,7 @@ export abstract class FileSystem {
 
   /**
    * Atomically replaces literal text inside one critical section: check, read, match, write.
+   * - a malformed request (an empty `oldString`, wrong types) is `FS_EDIT_NOT_FOUND` before any I/O;
    * - a missing target is `FS_STALE_VERSION`, guarded or not; a non-file is `FS_NOT_REGULAR_FILE`;
    * - `expected.version` is checked BEFORE matching: stale content is `FS_STALE_VERSION`, never a match error;
    * - non-text content is `FS_NOT_TEXT`;
