@@ -121,9 +121,11 @@ export class Publisher {
       try {
         await handle?.close()
         rmSync(stage, { recursive: true, force: true })
-        inFlight.delete(stage)
       } catch (cleanupErr) {
         throw doubleFault(req.verb, req.displayPath, err, cleanupErr)
+      } finally {
+        // No longer ours: whatever is left is residue for the next sweep.
+        inFlight.delete(stage)
       }
       throw toFsError(err, req.verb, req.displayPath)
     }
@@ -131,9 +133,10 @@ export class Publisher {
     try {
       if (req.mode === 'link') unlinkSync(temp)
       rmdirSync(stage)
-      inFlight.delete(stage)
     } catch {
       // Left for the next sweep: the name is private and never listed.
+    } finally {
+      inFlight.delete(stage)
     }
     await this.#syncDirectory(dir)
     const published = fstatSync(handle.fd, { bigint: true })

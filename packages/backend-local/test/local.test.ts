@@ -267,6 +267,38 @@ describe('staging residue', () => {
     })
   }
 
+  it.skipIf(process.getuid?.() !== 0)('a fault whose cleanup fails too is FS_IO_ERROR naming both, and the old content stays (needs root for chattr)', async () => {
+    let pinned: string | undefined
+    const faulty = new LocalFileSystem({
+      cwd: root,
+      hooks: {
+        afterStage: (stage) => {
+          pinned = join(stage, 'pinned')
+          writeFileSync(pinned, '')
+          execFileSync('chattr', ['+i', pinned]) // immutable: even root cannot remove it
+          throw Object.assign(new Error('injected'), { code: 'ENOSPC' })
+        },
+      },
+    })
+    const t = await faulty.resolve('f.txt')
+    writeFileSync(t.targetKey, 'old')
+    try {
+      const err = await faulty.writeText(t, 'new').then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      expect(isFsError(err, 'FS_IO_ERROR')).toBe(true)
+      expect((err as Error).message).toMatch(/no space left on device \(and cleanup failed: /)
+      expect(readFileSync(t.targetKey, 'utf8')).toBe('old')
+      expect((await faulty.listDir(await faulty.resolve('.'))).map((e) => e.name)).toEqual(['f.txt'])
+    } finally {
+      if (pinned !== undefined) execFileSync('chattr', ['-i', pinned])
+    }
+    // Once removable, the abandoned staging directory goes with the next write.
+    await fs.writeText(t, 'next')
+    expect(readdirSync(root)).toEqual(['f.txt'])
+  })
+
   it('an abort that lands just before commit leaves the old content and no residue', async () => {
     const controller = new AbortController()
     const aborting = new LocalFileSystem({ cwd: root, hooks: { beforeCommit: () => controller.abort() } })
