@@ -1,0 +1,389 @@
+import { posix } from 'node:path'
+import { Volume } from 'memfs'
+import type { Dirent, Stats as MemStats } from '@jsonjoy.com/fs-node'
+import { Superblock, type IProcess, type Node as MemNode } from '@jsonjoy.com/fs-core'
+import {
+  assertEditRequest,
+  compareNames,
+  decodeText,
+  decodeTextOrNull,
+  editTextBytes,
+  encodeWriteContent,
+  FileSystem,
+  FsError,
+  FsTargetKey,
+  FsVersion,
+  normalizeLf,
+  TextChunkDecoder,
+  throwIfAborted,
+  type EditOptions,
+  type FsCapabilities,
+  type FsDirEntry,
+  type FsEditOutcome,
+  type FsEditRequest,
+  type FsInfo,
+  type FsPathInfo,
+  type FsTarget,
+  type FsWriteOutcome,
+  type ResolveOptions,
+  type SignalOptions,
+  type WriteOptions,
+} from '@seamfs/core'
+import { codeOf, toFsError } from './errors.js'
+import { DEFAULT_NEW_FILE_MODE, type MemoryEntry, type MemoryFileSystemOptions } from './options.js'
+import { seedTree, snapshotTree } from './tree.js'
+
+type Stats = MemStats<number>
+
+const MEMORY_CAPABILITIES: FsCapabilities = Object.freeze({
+  symlinks: true,
+  permissions: true,
+  processPath: false,
+  // Every check and publication runs synchronously: nothing interleaves inside the process.
+  createIfAbsent: 'atomic',
+  replaceIfVersion: 'atomic',
+  versionSource: 'generation',
+  newlineInNames: true,
+  emptyDirectories: true,
+})
+
+const STREAM_CHUNK = 64 * 1024
+const EMPTY = new Uint8Array(0)
+/** An absolute path `posix.resolve` would return unchanged: no empty, `.` or `..` segment, no trailing `/`. */
+const NORMALIZED_ABSOLUTE = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$|^\/$/
+
+/** A view (no copy) of a file node's used bytes. */
+function bytesOf(node: MemNode): Uint8Array {
+  const buf = node.buf as Uint8Array | undefined
+  return buf === undefined ? EMPTY : buf.subarray(0, node.getSize())
+}
+const DIFF_BASIS_MAX_BYTES = 10 * 1024 * 1024
+const MAX_LINK_HOPS = 40
+/** open(2) flags for memfs's lower layer. */
+const O_WRONLY = 0o1
+const O_CREAT = 0o100
+const O_EXCL = 0o200
+const O_TRUNC = 0o1000
+/** memfs's FsEventType (a const enum we cannot import under isolatedModules). */
+const EVENT_CREATE = 0
+const EVENT_MODIFY = 2
+
+/**
+ * The process memfs consults: POSIX paths whatever the host, and a uid/gid
+ * read once. memfs asks for them on every path step; asking the kernel each
+ * time (a syscall) was half the cost of a small write.
+ */
+function volumeProcess(owner: MemoryFileSystemOptions['owner']): IProcess {
+  const uid = owner?.uid ?? process.getuid?.() ?? 0
+  const gid = owner?.gid ?? process.getgid?.() ?? 0
+  return {
+    getuid: () => uid,
+    getgid: () => gid,
+    cwd: () => '/',
+    platform: 'linux',
+    emitWarning: (message, type) => process.emitWarning(message, type),
+    env: {},
+  }
+}
+
+/**
+ * A whole filesystem in memory: one memfs `Volume` per instance, never the
+ * global one, and no disk I/O. Built for agent tests: seed it from a plain
+ * object, run the agent, assert on `toJSON()`.
+ *
+ * Versions are generations: every content change of a node, made through this
+ * class or straight on `volume`, bumps a counter (memfs reports each change
+ * synchronously), so even two same-size writes in one millisecond differ.
+ *
+ * Hot paths go through memfs's lower layer (the `Superblock` behind the
+ * `Volume`): it skips the Node-style argument handling, Stats objects and
+ * defensive copies that cost more than the work itself at agent-test sizes.
+ */
+export class MemoryFileSystem extends FileSystem {
+  override readonly capabilities: FsCapabilities = MEMORY_CAPABILITIES
+  /** The volume behind this filesystem; tests may change it directly (versions follow). */
+  readonly volume: Volume
+  readonly cwd: string
+  readonly #clock: () => number
+  readonly #newFileMode: number
+  readonly #generations = new Map<number, number>()
+  readonly #unsubscribe: () => void
+  #generation = 0
+
+  constructor(options: Readonly<MemoryFileSystemOptions> = {}) {
+    super()
+    this.volume = new Volume(new Superblock({ process: volumeProcess(options.owner) }))
+    this.#unsubscribe = this.volume._core.changes.listen((event) => {
+      const type: number = event.type
+      if (type === EVENT_CREATE || type === EVENT_MODIFY) {
+        this.#generations.set(event.node.ino, ++this.#generation)
+      }
+    })
+    this.cwd = posix.resolve('/', options.cwd ?? '/')
+    this.#clock = options.clock ?? Date.now
+    this.#newFileMode = options.newFileMode ?? DEFAULT_NEW_FILE_MODE
+    this.volume.mkdirSync(this.cwd, { recursive: true })
+    if (options.files !== undefined) seedTree(this.volume, this.cwd, options.files, this.#newFileMode)
+  }
+
+  /** Everything under `cwd`, in the shape `files` takes: `{ 'src/a.ts': 'text', 'empty/': null }`. */
+  toJSON(): Record<string, MemoryEntry> {
+    return snapshotTree(this.volume, this.cwd, this.#newFileMode)
+  }
+
+  override async close(): Promise<void> {
+    this.#unsubscribe()
+  }
+
+  override async resolve(path: string, opts: ResolveOptions = {}): Promise<FsTarget> {
+    throwIfAborted(opts.signal, 'resolve')
+    const abs = this.#absolute(path, opts.cwd, 'resolve')
+    return { targetKey: FsTargetKey(this.#canonical(abs, 0)), displayPath: abs }
+  }
+
+  override processPath(): string {
+    throw new FsError('FS_UNSUPPORTED', 'an in-memory volume has no path a process can open')
+  }
+
+  override fileUrl(target: FsTarget): string {
+    return `memfs://${target.targetKey.split('/').map(encodeURIComponent).join('/')}`
+  }
+
+  override contains(parent: FsTarget, child: FsTarget): boolean {
+    const rel = posix.relative(parent.targetKey, child.targetKey)
+    return rel === '' || (rel !== '..' && !rel.startsWith('../') && !posix.isAbsolute(rel))
+  }
+
+  override async stat(target: FsTarget, opts: SignalOptions = {}): Promise<FsInfo | undefined> {
+    throwIfAborted(opts.signal, 'stat')
+    const node = this.#node(target.targetKey)
+    if (node === undefined) return undefined
+    if (node.isFile()) return { type: 'file', version: this.#nodeVersion(node), size: node.getSize() }
+    return { type: node.isDirectory() ? 'directory' : 'other', version: this.#nodeVersion(node) }
+  }
+
+  override async lstat(path: string, opts: ResolveOptions = {}): Promise<FsPathInfo | undefined> {
+    throwIfAborted(opts.signal, 'lstat')
+    const abs = this.#absolute(path, opts.cwd, 'lstat')
+    const st = this.#statOrUndefined(abs, 'lstat', abs, false)
+    if (st === undefined) return undefined
+    return st.isSymbolicLink() ? { type: 'symlink', version: this.#version(st) } : this.#info(st)
+  }
+
+  override async readText(target: FsTarget, opts: SignalOptions = {}): Promise<string> {
+    throwIfAborted(opts.signal, 'read')
+    return decodeText(this.#readFile(target, 'read'), target.displayPath)
+  }
+
+  override async streamText(target: FsTarget, opts: SignalOptions = {}): Promise<AsyncIterable<string>> {
+    throwIfAborted(opts.signal, 'read')
+    // A copy taken now: the stream shows the content as it was when it was opened.
+    const bytes = this.#readFile(target, 'read').slice()
+    const { signal } = opts
+    const decoder = new TextChunkDecoder(target.displayPath)
+    return (async function* () {
+      for (let at = 0; at < bytes.length; at += STREAM_CHUNK) {
+        throwIfAborted(signal, 'read')
+        const text = decoder.push(bytes.subarray(at, at + STREAM_CHUNK))
+        if (text !== '') yield text
+      }
+      const tail = decoder.end()
+      if (tail !== '') yield tail
+    })()
+  }
+
+  override async listDir(target: FsTarget, opts: SignalOptions = {}): Promise<FsDirEntry[]> {
+    throwIfAborted(opts.signal, 'list')
+    const st = this.#statOrUndefined(target.targetKey, 'list', target.displayPath, true)
+    if (st === undefined) throw new FsError('FS_NOT_FOUND', `cannot list "${target.displayPath}": not found`)
+    if (!st.isDirectory()) throw new FsError('FS_NOT_DIRECTORY', `cannot list "${target.displayPath}": not a directory`)
+    try {
+      const entries: FsDirEntry[] = []
+      for (const dirent of this.volume.readdirSync(target.targetKey, { withFileTypes: true }) as Dirent[]) {
+        const name = String(dirent.name)
+        const key = posix.join(target.targetKey, name)
+        const displayPath = posix.join(target.displayPath, name)
+        if (dirent.isSymbolicLink()) {
+          const followed = this.#statOrUndefined(key, 'list', displayPath, true)
+          const linkTarget = { targetKey: FsTargetKey(this.#canonical(key, 0)), displayPath }
+          entries.push(followed === undefined ? { name, type: 'other', target: linkTarget } : { name, target: linkTarget, ...this.#info(followed) })
+        } else {
+          const type = dirent.isFile() ? 'file' : dirent.isDirectory() ? 'directory' : 'other'
+          entries.push({ name, type, target: { targetKey: FsTargetKey(key), displayPath } })
+        }
+      }
+      return entries.sort((a, b) => compareNames(a.name, b.name))
+    } catch (err) {
+      throw toFsError(err, 'list', target.displayPath)
+    }
+  }
+
+  override async writeText(target: FsTarget, content: string, opts: WriteOptions = {}): Promise<FsWriteOutcome> {
+    const { expected, signal } = opts
+    throwIfAborted(signal, 'write')
+    const encoded = encodeWriteContent(content, target.displayPath)
+    const bytes = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength)
+    const key = target.targetKey
+    const node = this.#node(key)
+    if (node !== undefined && !node.isFile()) {
+      throw new FsError('FS_NOT_REGULAR_FILE', `cannot write "${target.displayPath}": not a regular file`)
+    }
+    if (expected?.kind === 'createIfAbsent' && node !== undefined) {
+      throw new FsError('FS_NOT_OBSERVED', `cannot overwrite existing "${target.displayPath}" without reading it first`)
+    }
+    if (expected?.kind === 'replaceIfVersion') {
+      if (node === undefined) throw new FsError('FS_STALE_VERSION', `cannot write "${target.displayPath}": file no longer exists`)
+      if (this.#nodeVersion(node) !== expected.version) {
+        throw new FsError('FS_STALE_VERSION', `cannot write "${target.displayPath}": file changed since it was read`)
+      }
+    }
+    try {
+      let before: string | null = null
+      if (node !== undefined && node.getSize() <= DIFF_BASIS_MAX_BYTES) {
+        const text = decodeTextOrNull(bytesOf(node))
+        before = text === null ? null : normalizeLf(text)
+      }
+      // One synchronous call: no other code of this process can observe a partial file.
+      const core = this.volume._core
+      if (node === undefined) {
+        try {
+          core.writeFile(key, bytes, O_WRONLY | O_CREAT | O_EXCL, this.#newFileMode)
+        } catch (err) {
+          if (codeOf(err) !== 'ENOENT') throw err
+          core.mkdirp(posix.dirname(key), 0o777)
+          core.writeFile(key, bytes, O_WRONLY | O_CREAT | O_EXCL, this.#newFileMode)
+        }
+      } else {
+        core.writeFile(key, bytes, O_WRONLY | O_TRUNC, 0)
+      }
+      return {
+        operation: node === undefined ? 'create' : 'update',
+        version: this.#stamp(node ?? this.#node(key), key),
+        before,
+        after: normalizeLf(content),
+      }
+    } catch (err) {
+      throw toFsError(err, 'write', target.displayPath)
+    }
+  }
+
+  override async editText(target: FsTarget, edit: FsEditRequest, opts: EditOptions = {}): Promise<FsEditOutcome> {
+    throwIfAborted(opts.signal, 'edit')
+    assertEditRequest(edit)
+    const key = target.targetKey
+    const node = this.#node(key)
+    if (node === undefined) throw new FsError('FS_STALE_VERSION', `cannot edit "${target.displayPath}": file no longer exists`)
+    if (!node.isFile()) throw new FsError('FS_NOT_REGULAR_FILE', `cannot edit "${target.displayPath}": not a regular file`)
+    if (opts.expected !== undefined && this.#nodeVersion(node) !== opts.expected.version) {
+      throw new FsError('FS_STALE_VERSION', `cannot edit "${target.displayPath}": file changed since it was read`)
+    }
+    try {
+      const result = editTextBytes(bytesOf(node), edit, target.displayPath)
+      const bytes = Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength)
+      this.volume._core.writeFile(key, bytes, O_WRONLY | O_TRUNC, 0)
+      return { version: this.#stamp(node, key), before: result.before, after: result.after }
+    } catch (err) {
+      throw toFsError(err, 'edit', target.displayPath)
+    }
+  }
+
+  #absolute(path: string, cwd: string | undefined, verb: 'resolve' | 'lstat'): string {
+    if (typeof path !== 'string' || path.trim() === '') throw new FsError('FS_NOT_FOUND', 'file_path must be a non-empty string')
+    if (path.includes('\0')) throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path.replaceAll('\0', '\\0')}": path contains a NUL byte`)
+    if (cwd === undefined && NORMALIZED_ABSOLUTE.test(path)) return path
+    return posix.resolve(cwd === undefined ? this.cwd : posix.resolve(this.cwd, cwd), path)
+  }
+
+  /**
+   * Realpath; a missing path keeps its realpathed ancestor plus the missing
+   * suffix; a dangling link is followed to the path it names. Lookups go
+   * through the Superblock, which answers "absent" without throwing.
+   */
+  #canonical(abs: string, hops: number): string {
+    const found = this.#resolvedLink(abs)
+    if (found !== null) return found.getPath() || '/'
+    const parent = posix.dirname(abs)
+    if (parent === abs) return abs
+    const name = posix.basename(abs)
+    const parentLink = this.#resolvedLink(parent)
+    if (parentLink === null) return posix.join(this.#canonical(parent, hops), name)
+    const parentKey = parentLink.getPath() || '/'
+    if (!parentLink.getNode().isDirectory()) {
+      throw new FsError('FS_NOT_FOUND', `cannot resolve "${abs}": a parent path segment is not a directory`)
+    }
+    const own = parentLink.getChild(name)?.getNode()
+    if (own?.isSymlink() === true) {
+      if (hops >= MAX_LINK_HOPS) throw new FsError('FS_NOT_FOUND', `cannot resolve "${abs}": too many levels of symbolic links`)
+      return this.#canonical(posix.resolve(parentKey, own.symlink), hops + 1)
+    }
+    return posix.join(parentKey, name)
+  }
+
+  #resolvedLink(abs: string): ReturnType<Volume['_core']['getResolvedLink']> {
+    try {
+      return this.volume._core.getResolvedLink(abs)
+    } catch (err) {
+      throw toFsError(err, 'resolve', abs)
+    }
+  }
+
+  /** stat/lstat; absent (also through a file or a link loop) is undefined. */
+  #statOrUndefined(path: string, verb: 'stat' | 'lstat' | 'resolve' | 'list' | 'write' | 'edit', display: string, follow: boolean): Stats | undefined {
+    try {
+      return follow ? this.volume.statSync(path) : this.volume.lstatSync(path)
+    } catch (err) {
+      const code = codeOf(err)
+      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP') return undefined
+      throw toFsError(err, verb, display)
+    }
+  }
+
+  /** The content of a regular file: a view of the node's bytes, valid until the next write to it. */
+  #readFile(target: FsTarget, verb: 'read'): Uint8Array {
+    const node = this.#node(target.targetKey)
+    if (node === undefined) throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${target.displayPath}": not found`)
+    if (!node.isFile()) throw new FsError('FS_NOT_REGULAR_FILE', `cannot ${verb} "${target.displayPath}": not a regular file`)
+    return bytesOf(node)
+  }
+
+  /** The node at a canonical key (symlinks followed), or undefined when absent or a link loop. */
+  #node(key: string): MemNode | undefined {
+    try {
+      return this.volume._core.getResolvedLink(key)?.getNode() ?? undefined
+    } catch (err) {
+      if (codeOf(err) === 'ELOOP' || codeOf(err) === 'ENOTDIR') return undefined
+      throw toFsError(err, 'stat', key)
+    }
+  }
+
+  #info(st: Stats): FsInfo {
+    if (st.isFile()) return { type: 'file', version: this.#version(st), size: Number(st.size) }
+    return { type: st.isDirectory() ? 'directory' : 'other', version: this.#version(st) }
+  }
+
+  #version(st: Stats): FsVersion {
+    return this.#inoVersion(Number(st.ino))
+  }
+
+  #nodeVersion(node: MemNode): FsVersion {
+    return this.#inoVersion(node.ino)
+  }
+
+  #inoVersion(ino: number): FsVersion {
+    let generation = this.#generations.get(ino)
+    if (generation === undefined) {
+      generation = ++this.#generation
+      this.#generations.set(ino, generation)
+    }
+    return FsVersion(`${ino}:${generation}`)
+  }
+
+  /** Stamps the clock's time on a file just written and returns its version. */
+  #stamp(node: MemNode | undefined, key: string): FsVersion {
+    if (node === undefined) throw new FsError('FS_IO_ERROR', `cannot write "${key}": the file vanished after its write`)
+    const now = new Date(this.#clock())
+    node.mtime = now
+    node.atime = now
+    return this.#nodeVersion(node)
+  }
+}
