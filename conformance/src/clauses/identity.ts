@@ -26,6 +26,14 @@ export function identityClauses(kit: Kit): void {
       expect(await env.fs.readText(after)).toBe('created')
     })
 
+    kit.test('resolving a displayPath again yields the same targetKey', async (env) => {
+      await env.write('d/x.txt', 'x')
+      for (const path of ['d/x.txt', 'd', 'd/missing/y.txt', '.']) {
+        const first = await env.resolve(path)
+        expect((await env.fs.resolve(first.displayPath)).targetKey).toBe(first.targetKey)
+      }
+    })
+
     kit.test('a blank path is FS_NOT_FOUND', async (env) => {
       expect(await codeOf(env.fs.resolve(''))).toBe('FS_NOT_FOUND')
       expect(await codeOf(env.fs.resolve('  \t'))).toBe('FS_NOT_FOUND')

@@ -34,7 +34,8 @@ export abstract class FileSystem {
    * - a relative `opts.cwd` is itself resolved against the backend's cwd;
    * - aliases of one file (`..`, `.`, symlinks where supported) yield one `targetKey`;
    * - a missing path resolves (it may be created), with the same key before and after creation;
-   * - a path through a regular file is `FS_NOT_FOUND`.
+   * - a path through a regular file is `FS_NOT_FOUND`;
+   * - `resolve(target.displayPath)` yields the same `targetKey` while nothing changed (the sandbox re-resolves by it).
    */
   abstract resolve(path: string, opts?: ResolveOptions): Promise<FsTarget>
 

@@ -50,3 +50,10 @@ export {
 export { applyLiteralEdit, assertEditRequest, editTextBytes, findLiteral, type ByteEditResult, type LiteralEditResult } from './edit.js'
 export { KeyedMutex } from './mutex.js'
 export { compareNames } from './order.js'
+export {
+  ObservationPolicy,
+  type Observation,
+  type ObservationSnapshot,
+  type PolicyOwner,
+} from './policy.js'
+export { SANDBOX_MODES, SandboxedFileSystem, type SandboxMode, type SandboxOptions } from './sandbox.js'
