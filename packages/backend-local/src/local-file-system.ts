@@ -1,6 +1,7 @@
+import { constants as bufferConstants } from 'node:buffer'
 import { accessSync, type BigIntStats, closeSync, constants, fstatSync, lstatSync, openSync, readSync, read, statSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
-import { join } from 'node:path'
+import { join, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import {
   assertEditRequest,
@@ -39,13 +40,15 @@ import {
   type LocalHooks,
 } from './options.js'
 import { absolutePath, assertPathText, canonicalPath, containsPath } from './paths.js'
-import { isStagingName, Publisher } from './publish.js'
+import { isStagingName, processWide, Publisher } from './publish.js'
 
 /** Reads of at most this many bytes are done synchronously (microseconds from the page cache). */
 const SYNC_READ_MAX = 64 * 1024
 const STREAM_CHUNK = 64 * 1024
 /** Opening a FIFO must not block: the type check comes from fstat after open. */
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK
+/** Errnos of a path that can never be followed: for `stat` it is absent, in a listing a broken link. */
+const UNFOLLOWABLE = new Set(['ELOOP', 'ENOTDIR', 'ENAMETOOLONG'])
 
 const LOCAL_CAPABILITIES: FsCapabilities = Object.freeze({
   symlinks: true,
@@ -81,6 +84,10 @@ function readChunk(fd: number, buffer: Buffer, offset: number, length: number): 
 
 /** Reads an open descriptor to its end (the file may have grown since fstat). */
 async function readAll(fd: number, sizeHint: number, verb: FsVerb, signal: AbortSignal | undefined): Promise<Buffer> {
+  if (sizeHint >= bufferConstants.MAX_LENGTH) {
+    // Node's own code for this (readFile's), mapped with the path by the caller's toFsError.
+    throw Object.assign(new RangeError(`${sizeHint} bytes exceed the largest buffer`), { code: 'ERR_FS_FILE_TOO_LARGE' })
+  }
   let buffer = Buffer.allocUnsafe(sizeHint + 1)
   let length = 0
   for (;;) {
@@ -115,7 +122,8 @@ export class LocalFileSystem extends FileSystem {
   readonly #diffBasisMaxBytes: number
   readonly #newFileMode: number
   readonly #hooks: LocalHooks | undefined
-  readonly #locks = new KeyedMutex()
+  /** Per-target locks, shared by every instance in the process: `replaceIfVersion` is `'process'`. */
+  readonly #locks: KeyedMutex = processWide('locks', () => new KeyedMutex())
   readonly #publisher = new Publisher()
 
   constructor(options: Readonly<LocalFileSystemOptions> = {}) {
@@ -134,7 +142,14 @@ export class LocalFileSystem extends FileSystem {
     throwIfAborted(opts.signal, 'resolve')
     assertPathText(path, 'resolve')
     const abs = this.#absolute(path, opts.cwd)
-    const target = { targetKey: FsTargetKey(canonicalPath(abs)), displayPath: abs }
+    let key: string
+    try {
+      key = canonicalPath(abs)
+    } catch (err) {
+      // canonicalPath maps what it expects; a link changed under it (lstat, readlink) must not escape raw.
+      throw toFsError(err, 'resolve', abs)
+    }
+    const target = { targetKey: FsTargetKey(key), displayPath: abs }
     throwIfAborted(opts.signal, 'resolve')
     return target
   }
@@ -157,7 +172,7 @@ export class LocalFileSystem extends FileSystem {
       const st = statSync(target.targetKey, { bigint: true, throwIfNoEntry: false })
       return st === undefined ? undefined : infoOf(st)
     } catch (err) {
-      if (errnoOf(err) === 'ELOOP') return undefined
+      if (UNFOLLOWABLE.has(errnoOf(err) ?? '')) return undefined
       throw toFsError(err, 'stat', target.displayPath)
     }
   }
@@ -218,7 +233,7 @@ export class LocalFileSystem extends FileSystem {
       throwIfAborted(signal, 'list')
       const entries: FsDirEntry[] = []
       for (const dirent of dirents) {
-        if (isStagingName(dirent.name)) continue
+        if (dirent.isDirectory() && isStagingName(dirent.name)) continue
         const childKey = join(target.targetKey, dirent.name)
         const displayPath = join(target.displayPath, dirent.name)
         if (dirent.isFile() || dirent.isDirectory()) {
@@ -240,9 +255,21 @@ export class LocalFileSystem extends FileSystem {
     const { expected, signal } = opts
     throwIfAborted(signal, 'write')
     const bytes = encodeWriteContent(content, target.displayPath)
+    if (expected !== undefined && expected.kind !== 'createIfAbsent' && expected.kind !== 'replaceIfVersion') {
+      const kind = JSON.stringify((expected as { kind?: unknown }).kind)
+      throw new FsError('FS_UNSUPPORTED', `cannot write "${target.displayPath}": unknown guard ${kind}`)
+    }
     return this.#locks.run(target.targetKey, async () => {
       try {
         throwIfAborted(signal, 'write')
+        // The sweep removes (and listings hide) such names: a file or directory made under one would be lost.
+        const reserved = target.targetKey.split(sep).find(isStagingName)
+        if (reserved !== undefined) {
+          throw new FsError(
+            'FS_UNSUPPORTED',
+            `cannot write "${target.displayPath}": the name "${reserved}" is reserved for staging directories`,
+          )
+        }
         const current = statSync(target.targetKey, { bigint: true, throwIfNoEntry: false })
         if (current !== undefined) this.#assertRegular(current, 'write', target)
         if (expected?.kind === 'createIfAbsent' && current !== undefined) {
@@ -329,6 +356,9 @@ export class LocalFileSystem extends FileSystem {
   }
 
   #absolute(path: string, cwd: string | undefined): string {
+    if (cwd !== undefined && (typeof cwd !== 'string' || !cwd.isWellFormed())) {
+      throw new FsError('FS_NOT_FOUND', 'cwd must be a string of well-formed Unicode')
+    }
     return absolutePath(path, cwd === undefined ? this.cwd : absolutePath(cwd, this.cwd))
   }
 
@@ -342,7 +372,7 @@ export class LocalFileSystem extends FileSystem {
     try {
       st = statSync(childKey, { bigint: true, throwIfNoEntry: false })
     } catch (err) {
-      if (errnoOf(err) !== 'ELOOP') throw err
+      if (!UNFOLLOWABLE.has(errnoOf(err) ?? '')) throw err
     }
     if (st === undefined) {
       return { name, type: 'other', target: { targetKey: FsTargetKey(childKey), displayPath } }

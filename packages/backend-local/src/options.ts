@@ -26,6 +26,8 @@ export interface LocalHooks {
   readonly afterStage?: ((stagingDir: string) => void | Promise<void>) | undefined
   /** The temp file is written and fsynced; publication is next. */
   readonly beforeCommit?: ((tempPath: string) => void | Promise<void>) | undefined
+  /** The file is published (renamed or linked into place); the directory fsync is next. A throw is ignored. */
+  readonly afterCommit?: ((path: string) => void | Promise<void>) | undefined
 }
 
 export const DEFAULT_DIFF_BASIS_MAX_BYTES = 10 * 1024 * 1024

@@ -14,6 +14,11 @@ export function assertPathText(path: unknown, verb: 'resolve' | 'lstat'): assert
   if (path.includes('\0')) {
     throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path.replaceAll('\0', '\\0')}": path contains a NUL byte`)
   }
+  // A lone surrogate has no UTF-8 form: the kernel would get U+FFFD, so two different
+  // paths would name one file under two keys (and a missing one change key on creation).
+  if (!path.isWellFormed()) {
+    throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path.toWellFormed()}": path is not well-formed Unicode`)
+  }
 }
 
 /** The absolute, lexically normalized form of `path` against `cwd`. */
@@ -39,16 +44,20 @@ export function canonicalPath(abs: string, hops = 0): string {
     }
     if (errno !== 'ENOENT') throw toFsError(err, 'resolve', abs)
   }
-  const link = lstatSync(abs, { throwIfNoEntry: false })
+  const parent = dirname(abs)
+  if (parent === abs) return abs
+  // The link text is relative to the directory the link really is in, as the kernel reads it,
+  // not to the path it was reached through (which may run through a symlinked directory).
+  const dir = canonicalPath(parent, hops)
+  const here = join(dir, basename(abs))
+  const link = lstatSync(here, { throwIfNoEntry: false })
   if (link?.isSymbolicLink() === true) {
     if (hops >= MAX_LINK_HOPS) {
       throw new FsError('FS_NOT_FOUND', `cannot resolve "${abs}": too many levels of symbolic links`)
     }
-    return canonicalPath(resolvePath(dirname(abs), readlinkSync(abs)), hops + 1)
+    return canonicalPath(resolvePath(dir, readlinkSync(here)), hops + 1)
   }
-  const parent = dirname(abs)
-  if (parent === abs) return abs
-  return join(canonicalPath(parent, hops), basename(abs))
+  return here
 }
 
 /** True when `child` is `parent` or below it (keys are canonical absolute paths). */

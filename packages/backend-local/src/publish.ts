@@ -18,16 +18,33 @@ import {
 import { open } from 'node:fs/promises'
 import { fsync as fsyncCallback, openSync, closeSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { threadId } from 'node:worker_threads'
 import { FsError, throwIfAborted, type FsVerb } from '@seamfs/core'
 import { doubleFault, errnoOf, toFsError } from './errors.js'
 import type { LocalHooks } from './options.js'
+import { containsPath } from './paths.js'
 
-/** Staging directories are named `.seamfs-stage-<pid>-XXXXXX` (the suffix is mkdtemp's). */
+/**
+ * Staging directories are named `.seamfs-stage-<pid>-XXXXXX`, or `.seamfs-stage-<pid>.<threadId>-XXXXXX`
+ * from a worker thread (the suffix is mkdtemp's): threads share the pid but not the in-flight set.
+ */
 const STAGING_PREFIX = '.seamfs-stage-'
-const STAGING_NAME = /^\.seamfs-stage-(\d+)-[A-Za-z0-9]{6}$/
+const STAGING_NAME = /^\.seamfs-stage-(\d+)(?:\.(\d+))?-[A-Za-z0-9]{6}$/
+const STAGING_OWNER = threadId === 0 ? `${process.pid}` : `${process.pid}.${threadId}`
 
-/** Staging directories this process is using right now (shared by every instance). */
-const inFlight = new Set<string>()
+/**
+ * Staging directories this process is using right now, shared by every instance and by
+ * every copy of this package loaded in the process (they share one pid, so one copy's
+ * sweep must see the other's in-flight directories).
+ */
+const inFlight: Set<string> = processWide('inFlight', () => new Set<string>())
+
+/** One value per process under `name`, whichever copy of this package asks first. */
+export function processWide<T>(name: string, create: () => T): T {
+  const registry = globalThis as unknown as Record<symbol, T | undefined>
+  const key = Symbol.for(`@seamfs/backend-local:${name}`)
+  return (registry[key] ??= create())
+}
 
 /** True for the name of a staging directory; listings never show these. */
 export function isStagingName(name: string): boolean {
@@ -56,6 +73,23 @@ function fsyncFd(fd: number): Promise<void> {
   return new Promise((resolve, reject) => {
     fsyncCallback(fd, (err) => (err === null ? resolve() : reject(err)))
   })
+}
+
+/**
+ * Undoes `mkdir -p` of a failed write: removes `dir` and its ancestors up to `made`
+ * (the first directory the write made), deepest first, while they are empty. A
+ * directory someone else has put something in meanwhile stays.
+ */
+function removeMadeDirectories(dir: string, made: string | undefined): void {
+  if (made === undefined || !containsPath(made, dir)) return
+  for (let d = dir; ; d = dirname(d)) {
+    try {
+      rmdirSync(d)
+    } catch {
+      return
+    }
+    if (d === made) return
+  }
 }
 
 function pidIsAlive(pid: number): boolean {
@@ -89,17 +123,26 @@ export class Publisher {
    * Staging dir (0700) + temp (`wx`, 0600) + write + fchmod + fsync, then
    * rename (or hard link, which never replaces), then fsync of the parent
    * directory. Returns the published inode's stat, taken through the still
-   * open descriptor so no later writer can be mistaken for this one.
+   * open descriptor so no later writer can be mistaken for this one (and, when
+   * the inode was written in place after the commit, the stat as this write
+   * left it, whose version no later stat equals).
    */
   async publish(req: PublishRequest): Promise<BigIntStats> {
     const dir = dirname(req.key)
-    this.#ensureDirectory(dir, req)
-    this.#sweep(dir)
-    throwIfAborted(req.signal, req.verb)
-    const stage = mkdtempSync(join(dir, `${STAGING_PREFIX}${process.pid}-`))
+    const made = this.#ensureDirectory(dir, req)
+    let stage: string
+    try {
+      this.#sweep(dir)
+      throwIfAborted(req.signal, req.verb)
+      stage = mkdtempSync(join(dir, `${STAGING_PREFIX}${STAGING_OWNER}-`))
+    } catch (err) {
+      removeMadeDirectories(dir, made)
+      throw err
+    }
     inFlight.add(stage)
     const temp = join(stage, 'content')
     let handle: Awaited<ReturnType<typeof open>> | undefined
+    let written: BigIntStats | undefined
     try {
       await req.hooks?.afterStage?.(stage)
       handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600)
@@ -113,6 +156,7 @@ export class Publisher {
       }
       if (req.permissions !== 0o600) fchmodSync(handle.fd, req.permissions)
       await handle.sync()
+      written = fstatSync(handle.fd, { bigint: true })
       await req.hooks?.beforeCommit?.(temp)
       throwIfAborted(req.signal, req.verb)
       if (req.mode === 'link') this.#link(temp, req)
@@ -121,6 +165,7 @@ export class Publisher {
       try {
         await handle?.close()
         rmSync(stage, { recursive: true, force: true })
+        removeMadeDirectories(dir, made)
       } catch (cleanupErr) {
         throw doubleFault(req.verb, req.displayPath, err, cleanupErr)
       } finally {
@@ -138,9 +183,21 @@ export class Publisher {
     } finally {
       inFlight.delete(stage)
     }
+    try {
+      await req.hooks?.afterCommit?.(req.key)
+    } catch {
+      // A test hook cannot undo a commit.
+    }
     await this.#syncDirectory(dir)
     const published = fstatSync(handle.fd, { bigint: true })
     await handle.close().catch(() => undefined)
+    // Publishing moves only the ctime (rename, link). A moved size or mtime means someone wrote
+    // this inode in place since the commit: its stat is theirs, not ours, and a version made from
+    // it would let a guard built on this outcome overwrite their change. The stat as written is
+    // returned instead; its version equals no later stat, so such a guard is stale.
+    if (written !== undefined && (published.size !== written.size || published.mtimeNs !== written.mtimeNs)) {
+      return written
+    }
     return published
   }
 
@@ -163,14 +220,15 @@ export class Publisher {
     }
   }
 
-  #ensureDirectory(dir: string, req: PublishRequest): void {
+  /** Makes `dir` when missing; returns the first directory it made (the top of what it made), if any. */
+  #ensureDirectory(dir: string, req: PublishRequest): string | undefined {
     const st = statSync(dir, { throwIfNoEntry: false })
-    if (st?.isDirectory() === true) return
+    if (st?.isDirectory() === true) return undefined
     if (st !== undefined) {
       throw new FsError('FS_NOT_FOUND', `cannot ${req.verb} "${req.displayPath}": a parent path segment is not a directory`)
     }
     try {
-      mkdirSync(dir, { recursive: true })
+      return mkdirSync(dir, { recursive: true })
     } catch (err) {
       const errno = errnoOf(err)
       if (errno === 'EEXIST' || errno === 'ENOTDIR') {
@@ -187,13 +245,21 @@ export class Publisher {
   /** Removes staging directories of dead writers (or this process's abandoned ones). */
   #sweep(dir: string): void {
     if (this.#leftAt.get(dir) === signature(statSync(dir, { bigint: true }))) return
-    for (const name of readdirSync(dir)) {
-      const match = STAGING_NAME.exec(name)
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      // Staging directories are directories: a file that merely has such a name is someone's data.
+      const match = entry.isDirectory() ? STAGING_NAME.exec(entry.name) : null
       if (match === null) continue
       const pid = Number(match[1])
-      const path = join(dir, name)
-      const abandoned = pid === process.pid ? !inFlight.has(path) : !pidIsAlive(pid)
-      if (abandoned) rmSync(path, { recursive: true, force: true })
+      const thread = Number(match[2] ?? 0)
+      const path = join(dir, entry.name)
+      // Another thread of this process keeps its own in-flight set: its directories are left alone.
+      const abandoned =
+        pid !== process.pid ? !pidIsAlive(pid) : thread === threadId ? !inFlight.has(path) : false
+      try {
+        if (abandoned) rmSync(path, { recursive: true, force: true })
+      } catch {
+        // Best effort: someone else's residue that cannot be removed must not fail this write.
+      }
     }
     this.#remember(dir, signature(statSync(dir, { bigint: true })))
   }

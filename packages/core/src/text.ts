@@ -37,6 +37,10 @@ export function decodeText(bytes: Uint8Array, path: string, verb: TextVerb = 're
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch (err) {
+    // Valid text that is merely too long for one string is not "not text".
+    if ((err as { code?: unknown } | null)?.code === 'ERR_STRING_TOO_LONG') {
+      throw new FsError('FS_TOO_LARGE', `cannot ${verb} "${path}": text too large to hold as one string`, { cause: err })
+    }
     throw invalidUtf8Error(verb, path, err)
   }
 }
