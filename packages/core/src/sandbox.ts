@@ -150,15 +150,29 @@ export class SandboxedFileSystem extends FileSystem {
     denied: (why: string, cause?: unknown) => FsError,
   ): Promise<FsTarget> {
     try {
-      return await this.inner.resolve(target.displayPath, { signal })
+      return await this.inner.resolve(target.displayPath, { signal, cwd: this.#workspaceRoot })
     } catch (err) {
       if (isFsError(err, 'FS_ABORTED')) throw err
       throw denied(' (it no longer resolves)', err)
     }
   }
 
-  /** The roots, resolved afresh for every check: a root that is a symlink is followed as it is now. */
-  #resolvedRoots(signal: AbortSignal | undefined): Promise<FsTarget[]> {
-    return Promise.all(this.#roots.map((root) => this.inner.resolve(root, { signal, cwd: this.#workspaceRoot })))
+  /**
+   * The roots, resolved afresh for every check: a root that is a symlink is followed as it is now.
+   * The workspace root resolves against the backend's cwd (as `resolve` does), the others against
+   * the workspace root; a root that cannot be resolved matches nothing.
+   */
+  async #resolvedRoots(signal: AbortSignal | undefined): Promise<FsTarget[]> {
+    const roots = await Promise.all(
+      this.#roots.map(async (root, i) => {
+        try {
+          return await this.inner.resolve(root, { signal, cwd: i === 0 ? undefined : this.#workspaceRoot })
+        } catch (err) {
+          if (isFsError(err, 'FS_ABORTED')) throw err
+          return undefined
+        }
+      }),
+    )
+    return roots.filter((root): root is FsTarget => root !== undefined)
   }
 }
