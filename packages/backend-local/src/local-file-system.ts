@@ -1,7 +1,7 @@
 import { constants as bufferConstants } from 'node:buffer'
 import { accessSync, type BigIntStats, closeSync, constants, fstatSync, lstatSync, openSync, readSync, read, statSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
-import { join, sep } from 'node:path'
+import { sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import {
   assertEditRequest,
@@ -60,6 +60,10 @@ const LOCAL_CAPABILITIES: FsCapabilities = Object.freeze({
   newlineInNames: true,
   emptyDirectories: true,
 })
+
+function childPath(parent: string, name: string): string {
+  return parent.endsWith(sep) ? parent + name : parent + sep + name
+}
 
 /** `dev:ino:size:mtimeNs:ctimeNs`: ctime catches a same-size rewrite even when mtime was restored. */
 function versionOf(st: BigIntStats): FsVersion {
@@ -136,6 +140,11 @@ export class LocalFileSystem extends FileSystem {
     this.#diffBasisMaxBytes = cap
     this.#newFileMode = mode
     this.#hooks = options.hooks
+  }
+
+  /** Removes this filesystem's idle staging directories now (they otherwise go after a second of quiet). */
+  override async close(): Promise<void> {
+    this.#publisher.flush()
   }
 
   override async resolve(path: string, opts: ResolveOptions = {}): Promise<FsTarget> {
@@ -234,8 +243,9 @@ export class LocalFileSystem extends FileSystem {
       const entries: FsDirEntry[] = []
       for (const dirent of dirents) {
         if (dirent.isDirectory() && isStagingName(dirent.name)) continue
-        const childKey = join(target.targetKey, dirent.name)
-        const displayPath = join(target.displayPath, dirent.name)
+        // Both parents are normalized absolute paths: concatenation is what join would return, minus its cost.
+        const childKey = childPath(target.targetKey, dirent.name)
+        const displayPath = childPath(target.displayPath, dirent.name)
         if (dirent.isFile() || dirent.isDirectory()) {
           const type = dirent.isFile() ? 'file' : 'directory'
           entries.push({ name: dirent.name, type, target: { targetKey: FsTargetKey(childKey), displayPath } })

@@ -69,6 +69,11 @@ export interface PublishRequest {
   readonly hooks?: LocalHooks | undefined
 }
 
+/** The temp file: exclusive (never an existing file or a planted link), owner-only until published. */
+function openTemp(temp: string): ReturnType<typeof open> {
+  return open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600)
+}
+
 function fsyncFd(fd: number): Promise<void> {
   return new Promise((resolve, reject) => {
     fsyncCallback(fd, (err) => (err === null ? resolve() : reject(err)))
@@ -110,6 +115,88 @@ function signature(st: BigIntStats): string {
   return `${st.ino}:${st.nlink}:${st.mtimeNs}:${st.ctimeNs}`
 }
 
+/** How long an idle staging directory is kept for the next write in its directory. */
+const STAGE_IDLE_MS = 1000
+
+interface Stage {
+  readonly path: string
+  users: number
+  timer: ReturnType<typeof setTimeout> | undefined
+}
+
+/** Every Stages of the process, so the exit handler can remove their idle directories. */
+const allStages: Set<Stages> = processWide('stages', () => {
+  const set = new Set<Stages>()
+  process.once('exit', () => {
+    for (const stages of set) stages.flush()
+  })
+  return set
+})
+
+/**
+ * Staging directories, one per parent directory, kept while writes keep coming
+ * and removed after a second of quiet (or by `flush`, or at exit). Making and
+ * removing a directory for every write cost more than the rest of a small
+ * durable write: a burst of writes into one directory now shares one.
+ */
+export class Stages {
+  readonly #open = new Map<string, Stage>()
+  #counter = 0
+
+  constructor() {
+    allStages.add(this)
+  }
+
+  /** A staging directory in `dir`, held until `release`, and a fresh temp path inside it. */
+  acquire(dir: string): { readonly stage: string; readonly temp: string } {
+    let stage = this.#open.get(dir)
+    if (stage === undefined) {
+      stage = { path: mkdtempSync(join(dir, `${STAGING_PREFIX}${STAGING_OWNER}-`)), users: 0, timer: undefined }
+      inFlight.add(stage.path)
+      this.#open.set(dir, stage)
+    }
+    clearTimeout(stage.timer)
+    stage.timer = undefined
+    stage.users++
+    return { stage: stage.path, temp: join(stage.path, `${++this.#counter}.tmp`) }
+  }
+
+  /** Lets go of `dir`'s stage; an unused one is removed `now`, or after the idle delay. */
+  release(dir: string, now: boolean): void {
+    const stage = this.#open.get(dir)
+    if (stage === undefined || --stage.users > 0) return
+    if (now) this.#remove(dir, stage)
+    else stage.timer = setTimeout(() => this.#remove(dir, stage), STAGE_IDLE_MS).unref()
+  }
+
+  /** Forgets a stage that vanished (someone removed it); the next acquire makes a new one. */
+  discard(dir: string): void {
+    const stage = this.#open.get(dir)
+    if (stage === undefined) return
+    clearTimeout(stage.timer)
+    this.#open.delete(dir)
+    inFlight.delete(stage.path)
+  }
+
+  /** Removes every idle staging directory now. */
+  flush(): void {
+    for (const [dir, stage] of this.#open) if (stage.users === 0) this.#remove(dir, stage)
+  }
+
+  #remove(dir: string, stage: Stage): void {
+    if (stage.users > 0 || this.#open.get(dir) !== stage) return
+    clearTimeout(stage.timer)
+    this.#open.delete(dir)
+    try {
+      rmdirSync(stage.path)
+    } catch {
+      // Not empty or gone: what is left is residue for the next sweep.
+    } finally {
+      inFlight.delete(stage.path)
+    }
+  }
+}
+
 /**
  * Publishes files atomically and durably, and clears the staging residue of
  * killed writers. One instance per filesystem; it remembers, per directory,
@@ -118,6 +205,12 @@ function signature(st: BigIntStats): string {
  */
 export class Publisher {
   readonly #leftAt = new Map<string, string>()
+  readonly #stages = new Stages()
+
+  /** Removes this publisher's idle staging directories now. */
+  flush(): void {
+    this.#stages.flush()
+  }
 
   /**
    * Staging dir (0700) + temp (`wx`, 0600) + write + fchmod + fsync, then
@@ -130,22 +223,29 @@ export class Publisher {
   async publish(req: PublishRequest): Promise<BigIntStats> {
     const dir = dirname(req.key)
     const made = this.#ensureDirectory(dir, req)
-    let stage: string
+    let lease: { readonly stage: string; readonly temp: string }
     try {
       this.#sweep(dir)
       throwIfAborted(req.signal, req.verb)
-      stage = mkdtempSync(join(dir, `${STAGING_PREFIX}${STAGING_OWNER}-`))
+      lease = this.#stages.acquire(dir)
     } catch (err) {
       removeMadeDirectories(dir, made)
       throw err
     }
-    inFlight.add(stage)
-    const temp = join(stage, 'content')
+    let temp = lease.temp
     let handle: Awaited<ReturnType<typeof open>> | undefined
     let written: BigIntStats | undefined
     try {
-      await req.hooks?.afterStage?.(stage)
-      handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600)
+      await req.hooks?.afterStage?.(lease.stage)
+      handle = await openTemp(temp).catch(async (err: unknown) => {
+        if (errnoOf(err) !== 'ENOENT') throw err
+        // The kept stage was removed behind our back: make a new one, once.
+        this.#stages.release(dir, true)
+        this.#stages.discard(dir)
+        lease = this.#stages.acquire(dir)
+        temp = lease.temp
+        return openTemp(temp)
+      })
       if (req.bytes.length > 0) await handle.writeFile(req.bytes, req.signal === undefined ? {} : { signal: req.signal })
       if (req.owner !== undefined) {
         try {
@@ -164,25 +264,23 @@ export class Publisher {
     } catch (err) {
       try {
         await handle?.close()
-        rmSync(stage, { recursive: true, force: true })
-        removeMadeDirectories(dir, made)
+        rmSync(temp, { force: true })
       } catch (cleanupErr) {
+        this.#stages.release(dir, true)
         throw doubleFault(req.verb, req.displayPath, err, cleanupErr)
-      } finally {
-        // No longer ours: whatever is left is residue for the next sweep.
-        inFlight.delete(stage)
       }
+      // A failed write leaves nothing: its stage goes now when no other write holds it.
+      this.#stages.release(dir, true)
+      removeMadeDirectories(dir, made)
       throw toFsError(err, req.verb, req.displayPath)
     }
     // Committed: from here on the write has happened; nothing below may report failure.
     try {
       if (req.mode === 'link') unlinkSync(temp)
-      rmdirSync(stage)
     } catch {
-      // Left for the next sweep: the name is private and never listed.
-    } finally {
-      inFlight.delete(stage)
+      // Left in the stage; the stage goes when it is idle, its residue with the next sweep.
     }
+    this.#stages.release(dir, false)
     try {
       await req.hooks?.afterCommit?.(req.key)
     } catch {

@@ -81,6 +81,7 @@ describe.skipIf(!existsSync(DIST))('crash safety (SIGKILL of a writer; needs the
       if (!whole) throw new Error(`round ${round} (delay ${delay} ms): torn file of ${content.length} chars`)
       if (readdirSync(dir).length > 1) killedMidWrite++
       await survivor.writeText(target, round % 2 === 0 ? CONTENT_A : CONTENT_B)
+      await survivor.close() // its own idle staging directory goes now, not after a second
       const left = readdirSync(dir)
       if (left.length !== 1) throw new Error(`round ${round}: residue left after the next write: ${left.join(', ')}`)
     }

@@ -243,6 +243,8 @@ describe('staging residue', () => {
     const residue = join(root, `.seamfs-stage-${deadPid}-zzzzzz`)
     mkdirSync(residue)
     await fs.writeText(t, '2')
+    expect(existsSync(residue)).toBe(false)
+    await fs.close() // this instance's own idle staging directory goes now, not after a second
     expect(readdirSync(root)).toEqual(['a.txt'])
   })
 
@@ -272,10 +274,9 @@ describe('staging residue', () => {
     const faulty = new LocalFileSystem({
       cwd: root,
       hooks: {
-        afterStage: (stage) => {
-          pinned = join(stage, 'pinned')
-          writeFileSync(pinned, '')
-          execFileSync('chattr', ['+i', pinned]) // immutable: even root cannot remove it
+        beforeCommit: (temp) => {
+          pinned = temp
+          execFileSync('chattr', ['+i', temp]) // immutable: even root cannot remove it
           throw Object.assign(new Error('injected'), { code: 'ENOSPC' })
         },
       },
@@ -296,6 +297,7 @@ describe('staging residue', () => {
     }
     // Once removable, the abandoned staging directory goes with the next write.
     await fs.writeText(t, 'next')
+    await fs.close()
     expect(readdirSync(root)).toEqual(['f.txt'])
   })
 

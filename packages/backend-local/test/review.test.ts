@@ -151,6 +151,7 @@ describe('review: the residue sweep is best effort', () => {
     // Once removable, it goes with the next sweep (a fresh instance has no cached directory state).
     const fresh = new LocalFileSystem({ cwd: root })
     await fresh.writeText(await fresh.resolve('b.txt'), 'b')
+    await Promise.all([fs.close(), fresh.close()]) // idle staging directories go now, not after a second
     expect(readdirSync(root).sort()).toEqual(['a.txt', 'b.txt'])
   })
 })
@@ -189,6 +190,7 @@ describe('review: bad input', () => {
     await fs.editText(t, { oldString: 'two', newString: 'three', replaceAll: false })
     expect(await fs.readText(t)).toBe('three')
     expect((await fs.listDir(await fs.resolve('d'))).map((e) => e.name)).toEqual([name])
+    await fs.close()
     expect(readdirSync(join(root, 'd'))).toEqual([name])
     expect(await codeOf(async () => fs.writeText(await fs.resolve(`d/${name}y`), 'x'))).toBe('FS_IO_ERROR')
   })
@@ -240,6 +242,7 @@ describe.skipIf(!existsSync(DIST))('review: two copies of the package in one pro
     const outcome = await writer.writeText(await writer.resolve('mine.txt'), 'mine')
     expect(outcome.operation).toBe('create')
     expect(readFileSync(join(root, 'mine.txt'), 'utf8')).toBe('mine')
+    await Promise.all([sweeper.close(), writer.close()])
     expect(readdirSync(root).sort()).toEqual(['mine.txt', 'other.txt'])
   })
 
@@ -249,7 +252,8 @@ describe.skipIf(!existsSync(DIST))('review: two copies of the package in one pro
       const { parentPort, workerData } = require('node:worker_threads')
       import(workerData.dist).then(({ LocalFileSystem }) => {
         const fs = new LocalFileSystem({ cwd: workerData.root })
-        parentPort.on('message', async () => {
+        parentPort.on('message', async (what) => {
+          if (what === 'close') return fs.close().then(() => parentPort.postMessage('closed'))
           try {
             await fs.writeText(await fs.resolve('other.txt'), 'other')
             parentPort.postMessage('ok')
@@ -264,15 +268,17 @@ describe.skipIf(!existsSync(DIST))('review: two copies of the package in one pro
     )
     try {
       await new Promise((ready) => worker.once('message', ready))
-      const inWorker = (): Promise<unknown> =>
+      const inWorker = (what = 'write'): Promise<unknown> =>
         new Promise((done) => {
           worker.once('message', done)
-          worker.postMessage('write')
+          worker.postMessage(what)
         })
       // While this write is staged, the worker publishes in the same directory (and sweeps it).
       const writer = new LocalFileSystem({ cwd: root, hooks: { afterStage: async () => void (await inWorker()) } })
       const outcome = await writer.writeText(await writer.resolve('mine.txt'), 'mine')
       expect(outcome.operation).toBe('create')
+      await writer.close()
+      await inWorker('close')
       expect(readdirSync(root).sort()).toEqual(['mine.txt', 'other.txt'])
     } finally {
       await worker.terminate()
