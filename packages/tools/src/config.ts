@@ -1,0 +1,29 @@
+import type { ToolsConfig } from './types.js'
+
+/** The shipped defaults: the seeds' caps, plus the search tools'. */
+export const DEFAULT_CONFIG: ToolsConfig = Object.freeze({
+  listMaxEntries: 200,
+  readLimit: 2000,
+  readMaxLineLength: 2000,
+  readMaxBytes: 51200,
+  readStreamMinSize: 10 * 1024 * 1024,
+  globMaxResults: 100,
+  grepMaxMatches: 250,
+  grepMaxLineBytes: 2000,
+  searchTimeoutMs: 30_000,
+})
+
+/** Defaults overlaid with `config`; every value must be a positive safe integer. */
+export function resolveConfig(config: Partial<ToolsConfig> | undefined): ToolsConfig {
+  const merged: Record<string, unknown> = { ...DEFAULT_CONFIG }
+  for (const [key, value] of Object.entries(config ?? {})) {
+    if (!(key in DEFAULT_CONFIG)) throw new TypeError(`tools: unknown config key "${key}"`)
+    if (value !== undefined) merged[key] = value
+  }
+  for (const [key, value] of Object.entries(merged)) {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+      throw new RangeError(`tools: ${key} must be a positive integer`)
+    }
+  }
+  return Object.freeze(merged) as unknown as ToolsConfig
+}

@@ -1,0 +1,188 @@
+import { FsError, type FsTarget } from '@seamfs/core'
+import { argsObject, optionalBoolean, positiveInteger, requiredPath, requiredString } from './args.js'
+import { messagePath, quotePath } from './quote.js'
+import { LineWindow, readFooter, type ReadLine } from './read-window.js'
+import { failure, ok, ToolInputError, withRemedy } from './results.js'
+import type { FileTool, ToolContext, ToolDeps, ToolResult } from './types.js'
+
+/** Canonical value of `read`. */
+export interface ReadValue {
+  readonly path: string
+  readonly offset: number
+  readonly lines: ReadLine[]
+  readonly totalLines: number
+}
+
+/** Canonical value of `write`. */
+export interface WriteValue {
+  readonly path: string
+  readonly operation: 'create' | 'update'
+  readonly before: string | null
+  readonly after: string
+}
+
+/** Canonical value of `edit`. */
+export interface EditValue {
+  readonly path: string
+  readonly before: string
+  readonly after: string
+}
+
+export function resolveIn(deps: ToolDeps, path: string, context: ToolContext): Promise<FsTarget> {
+  return deps.fs.resolve(path, { cwd: context.cwd ?? deps.cwd, signal: context.signal })
+}
+
+/** Runs a tool body; every failure, whatever it is, becomes an `isError` result. */
+export async function run<V>(body: () => Promise<ToolResult<V>>): Promise<ToolResult<V>> {
+  try {
+    return await body()
+  } catch (err) {
+    return failure(err)
+  }
+}
+
+const mutating = { readOnlyHint: false, openWorldHint: false } as const
+
+export function readTool(deps: ToolDeps): FileTool<ReadValue> {
+  const { config } = deps
+  return {
+    name: 'read',
+    description: 'Read a UTF-8 text file and return line-numbered content.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        file_path: { type: 'string', description: 'Path to read, resolved by the filesystem backend.' },
+        offset: { type: 'integer', minimum: 1, description: '1-based first line to return. Defaults to 1.' },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: config.readLimit,
+          description: `Maximum number of lines to return. Defaults to ${config.readLimit}.`,
+        },
+      },
+      required: ['file_path'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Read file', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    prompt:
+      'Use the read tool — not shell commands like cat — to inspect text files. Results include line numbers. Use offset and limit to continue reading large files.',
+    execute: (args, context = {}) =>
+      run(async () => {
+        const a = argsObject(args)
+        const filePath = requiredPath(a, 'file_path')
+        const offset = positiveInteger(a, 'offset', 1)
+        const limit = positiveInteger(a, 'limit', config.readLimit, config.readLimit)
+        const target = await resolveIn(deps, filePath, context)
+        const shown = quotePath(target.displayPath)
+        const named = messagePath(target.displayPath)
+        const info = await deps.fs.stat(target, { signal: context.signal })
+        if (info === undefined) {
+          deps.policy?.recordAbsent(context.session, target)
+          throw new FsError('FS_NOT_FOUND', `cannot read ${named}: not found`)
+        }
+        if (info.type !== 'file') throw new FsError('FS_NOT_REGULAR_FILE', `cannot read ${named}: not a regular file`)
+        const window = new LineWindow({ offset, limit, maxLineLength: config.readMaxLineLength, maxBytes: config.readMaxBytes })
+        if (info.size === undefined || info.size >= config.readStreamMinSize) {
+          for await (const chunk of await deps.fs.streamText(target, { signal: context.signal })) window.push(chunk)
+        } else {
+          window.push(await deps.fs.readText(target, { signal: context.signal }))
+        }
+        const result = window.end()
+        const emptyFileStart = offset === 1 && result.totalLines === 0
+        if (offset > result.totalLines && !emptyFileStart && !result.truncatedByBytes) {
+          throw new FsError('FS_NOT_FOUND', `offset ${offset} is out of range for ${named} (${result.totalLines} lines)`)
+        }
+        deps.policy?.recordPresent(context.session, target, info.version)
+        const body = result.lines.map((line) => `${line.number}: ${line.text}`)
+        const footer = readFooter(offset, result)
+        const content = body.length === 0 ? footer : `${body.join('\n')}\n\n${footer}`
+        const text = `<path>${shown}</path>\n<type>file</type>\n<content>\n${content}\n</content>`
+        return ok(text, { path: target.displayPath, offset, lines: result.lines, totalLines: result.totalLines })
+      }),
+  }
+}
+
+export function writeTool(deps: ToolDeps): FileTool<WriteValue> {
+  return {
+    name: 'write',
+    description: 'Create or fully replace a UTF-8 text file.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        file_path: { type: 'string', description: 'Path to write, resolved by the filesystem backend.' },
+        content: { type: 'string', description: 'Full UTF-8 text content to write.' },
+      },
+      required: ['file_path', 'content'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Write file', destructiveHint: true, idempotentHint: true, ...mutating },
+    prompt:
+      'Use the write tool to create files or completely replace file contents. Existing files are overwritten, so read an existing file first (the default read-before-write policy requires it) and prefer edit for targeted changes.',
+    execute: (args, context = {}) =>
+      run(async () => {
+        const a = argsObject(args)
+        const filePath = requiredPath(a, 'file_path')
+        const content = requiredString(a, 'content')
+        const target = await resolveIn(deps, filePath, context)
+        const expected = deps.policy?.writeIntent(context.session, target)
+        const outcome = await deps.fs
+          .writeText(target, content, { expected, signal: context.signal })
+          .catch((err: unknown) => Promise.reject(withRemedy(err)))
+        deps.policy?.recordPresent(context.session, target, outcome.version)
+        const shown = quotePath(target.displayPath)
+        const verb = outcome.operation === 'create' ? 'Created file' : 'Updated file'
+        return ok(`<path>${shown}</path>\n<type>file</type>\n<content>\n${verb}\n</content>`, {
+          path: target.displayPath,
+          operation: outcome.operation,
+          before: outcome.before,
+          after: outcome.after,
+        })
+      }),
+  }
+}
+
+export function editTool(deps: ToolDeps): FileTool<EditValue> {
+  return {
+    name: 'edit',
+    description: 'Replace literal text in an existing UTF-8 text file.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        file_path: { type: 'string', description: 'Path to edit, resolved by the filesystem backend.' },
+        old_string: { type: 'string', description: 'Literal text to replace. Must match exactly.' },
+        new_string: { type: 'string', description: 'Literal replacement text. Use an empty string to delete the match.' },
+        replace_all: {
+          type: 'boolean',
+          description: 'Replace all matches. Defaults to false; when false, old_string must appear exactly once.',
+        },
+      },
+      required: ['file_path', 'old_string', 'new_string'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Edit file', destructiveHint: true, idempotentHint: false, ...mutating },
+    prompt:
+      'Use the edit tool for targeted changes to existing UTF-8 text files. It replaces literal old_string with new_string; by default old_string must appear exactly once. If old_string appears multiple times, provide a more specific old_string or set replace_all to true. Read the file first (the default read-before-write policy requires it), unless you just created or edited it in this session.',
+    execute: (args, context = {}) =>
+      run(async () => {
+        const a = argsObject(args)
+        const filePath = requiredPath(a, 'file_path')
+        const oldString = a['old_string']
+        if (typeof oldString !== 'string' || oldString === '') throw new ToolInputError('old_string must be a non-empty string')
+        const newString = requiredString(a, 'new_string')
+        if (oldString === newString) throw new ToolInputError('old_string and new_string must differ')
+        const replaceAll = optionalBoolean(a, 'replace_all')
+        const target = await resolveIn(deps, filePath, context)
+        const outcome = await (async () => {
+          const expected = deps.policy?.editIntent(context.session, target)
+          return deps.fs.editText(target, { oldString, newString, replaceAll }, { expected, signal: context.signal })
+        })().catch((err: unknown) => Promise.reject(withRemedy(err)))
+        deps.policy?.recordPresent(context.session, target, outcome.version)
+        const shown = quotePath(target.displayPath)
+        const text = replaceAll
+          ? `The file ${shown} has been updated. All occurrences were successfully replaced.`
+          : `The file ${shown} has been updated successfully.`
+        return ok(text, { path: target.displayPath, before: outcome.before, after: outcome.after })
+      }),
+  }
+}
+

@@ -1,0 +1,35 @@
+import { ObservationPolicy, type FileSystem } from '@seamfs/core'
+import { resolveConfig } from './config.js'
+import { editTool, readTool, writeTool } from './file-tools.js'
+import { listTool } from './list-tool.js'
+import type { FileTool, ToolsConfig } from './types.js'
+
+export { DEFAULT_CONFIG, resolveConfig } from './config.js'
+export { LineWindow, readFooter, type ReadLine, type ReadWindow, type WindowLimits } from './read-window.js'
+export { messagePath, quoteName, quotePath } from './quote.js'
+export type { EditValue, ReadValue, WriteValue } from './file-tools.js'
+export type { ListValue } from './list-tool.js'
+export type { FileTool, JsonSchema, ToolAnnotations, ToolContext, ToolResult, ToolsConfig } from './types.js'
+
+/** Options of {@link createFileTools}. */
+export interface FileToolsOptions {
+  readonly fs: FileSystem
+  /** The read-before-write policy; omit to run against the bare backend (unconditional writes and edits). */
+  readonly policy?: ObservationPolicy | undefined
+  /** Base of relative paths (a call's `context.cwd` overrides it); default the backend's own cwd. */
+  readonly cwd?: string | undefined
+  readonly config?: Partial<ToolsConfig> | undefined
+}
+
+/**
+ * The model-facing tools over any backend: plain objects (name, description,
+ * JSON Schema, annotations, `execute`) any agent framework can host.
+ * `execute(args, { session, signal, cwd })` never throws: failures are
+ * `{ isError: true, text: 'Error: …', code }`.
+ */
+export function createFileTools(options: FileToolsOptions): FileTool[] {
+  const deps = { fs: options.fs, policy: options.policy, cwd: options.cwd, config: resolveConfig(options.config) }
+  return [listTool(deps), readTool(deps), writeTool(deps), editTool(deps)] as FileTool[]
+}
+
+export { ObservationPolicy }

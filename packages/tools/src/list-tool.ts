@@ -1,0 +1,83 @@
+import { compareNames, FsError, type FsDirEntry } from '@seamfs/core'
+import { argsObject, optionalPath, positiveInteger } from './args.js'
+import { resolveIn, run } from './file-tools.js'
+import { messagePath, quoteName, quotePath } from './quote.js'
+import { ok } from './results.js'
+import type { FileTool, ToolDeps } from './types.js'
+
+/** Canonical value of `list`: one page, with totals of the whole directory. */
+export interface ListValue {
+  readonly path: string
+  readonly offset: number
+  readonly entries: ReadonlyArray<{ readonly name: string; readonly type: FsDirEntry['type'] }>
+  readonly totalEntries: number
+  readonly counts: { readonly directories: number; readonly files: number; readonly other: number }
+}
+
+const RANK: Record<FsDirEntry['type'], number> = { directory: 0, file: 1, other: 2 }
+const MARK: Record<FsDirEntry['type'], string> = { directory: '/', file: '', other: '@' }
+
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`
+
+function composition(counts: ListValue['counts']): string {
+  const parts = [plural(counts.directories, 'directory', 'directories'), plural(counts.files, 'file', 'files')]
+  if (counts.other > 0) parts.push(`${counts.other} other`)
+  return parts.join(', ')
+}
+
+export function listFooter(value: ListValue): string {
+  const { totalEntries: total, offset, entries } = value
+  if (total === 0) return '(Empty directory)'
+  if (offset === 1 && entries.length === total) return `(${plural(total, 'entry', 'entries')}: ${composition(value.counts)})`
+  const end = offset + entries.length - 1
+  const more = end < total ? ` Use offset=${end + 1} to continue.` : ''
+  return `(Showing entries ${offset}-${end} of ${total}: ${composition(value.counts)}.${more})`
+}
+
+export function listTool(deps: ToolDeps): FileTool<ListValue> {
+  const max = deps.config.listMaxEntries
+  return {
+    name: 'list',
+    description: 'List the direct children of a directory: directories first, then files, then other entries.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: 'Directory to list. Defaults to the workspace.' },
+        offset: { type: 'integer', minimum: 1, description: '1-based first entry to return. Defaults to 1.' },
+      },
+      additionalProperties: false,
+    },
+    annotations: { title: 'List directory', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    prompt:
+      'Use the list tool — not shell ls — to see what a directory contains. It returns the direct children of one directory, files and subdirectories alike, and defaults to the session workspace, so it is the first step for orienting in an unfamiliar project. When a result is capped, continue with the offset named in its footer.',
+    execute: (args, context = {}) =>
+      run(async () => {
+        const a = argsObject(args ?? {})
+        const path = optionalPath(a, 'path') ?? '.'
+        const offset = positiveInteger(a, 'offset', 1)
+        const target = await resolveIn(deps, path, context)
+        const all = (await deps.fs.listDir(target, { signal: context.signal }))
+          .map((e) => ({ name: e.name, type: e.type }))
+          .sort((x, y) => RANK[x.type] - RANK[y.type] || compareNames(x.name, y.name))
+        if (offset > all.length && !(offset === 1 && all.length === 0)) {
+          throw new FsError('FS_NOT_FOUND', `offset ${offset} is out of range for ${messagePath(target.displayPath)} (${all.length} entries)`)
+        }
+        const counts = {
+          directories: all.filter((e) => e.type === 'directory').length,
+          files: all.filter((e) => e.type === 'file').length,
+          other: all.filter((e) => e.type === 'other').length,
+        }
+        const value: ListValue = {
+          path: target.displayPath,
+          offset,
+          entries: all.slice(offset - 1, offset - 1 + max),
+          totalEntries: all.length,
+          counts,
+        }
+        const lines = value.entries.map((e) => `${quoteName(e.name)}${MARK[e.type]}`)
+        const footer = listFooter(value)
+        const content = lines.length === 0 ? footer : `${lines.join('\n')}\n\n${footer}`
+        return ok(`<path>${quotePath(target.displayPath)}</path>\n<type>directory</type>\n<content>\n${content}\n</content>`, value)
+      }),
+  }
+}

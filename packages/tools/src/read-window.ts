@@ -1,0 +1,110 @@
+/** One numbered line of a read window. */
+export interface ReadLine {
+  readonly number: number
+  readonly text: string
+}
+
+/** What {@link LineWindow} produces. */
+export interface ReadWindow {
+  readonly lines: ReadLine[]
+  /** Exact line count of the whole file. */
+  readonly totalLines: number
+  /** Selection stopped because the next line would pass the byte cap. */
+  readonly truncatedByBytes: boolean
+}
+
+export interface WindowLimits {
+  /** 1-based first line. */
+  readonly offset: number
+  readonly limit: number
+  readonly maxLineLength: number
+  readonly maxBytes: number
+}
+
+const encoder = new TextEncoder()
+
+/**
+ * Cuts a line window out of text pushed in chunks, in bounded memory: it keeps
+ * the selected lines (each at most `maxLineLength` characters plus a suffix)
+ * and at most `maxLineLength + 1` characters of the line in progress, and only
+ * counts the rest, so a huge file or a newline-free giant line costs no more
+ * than the window. Lines end at `\n`; one trailing `\r` is dropped; a final
+ * segment is a line only when non-empty.
+ */
+export class LineWindow {
+  readonly #limits: WindowLimits
+  readonly #lines: ReadLine[] = []
+  /** Number of the line in progress (1-based). */
+  #number = 1
+  /** Kept prefix of the line in progress (only while it may be selected). */
+  #head = ''
+  /** Full length of the line in progress, in UTF-16 units. */
+  #length = 0
+  #lastChar = ''
+  #bytes = 0
+  #truncatedByBytes = false
+
+  constructor(limits: WindowLimits) {
+    this.#limits = limits
+  }
+
+  push(chunk: string): void {
+    let from = 0
+    for (;;) {
+      const newline = chunk.indexOf('\n', from)
+      const end = newline === -1 ? chunk.length : newline
+      if (end > from) this.#append(chunk, from, end)
+      if (newline === -1) return
+      this.#finishLine()
+      from = newline + 1
+    }
+  }
+
+  end(): ReadWindow {
+    if (this.#length > 0) this.#finishLine()
+    return { lines: this.#lines, totalLines: this.#number - 1, truncatedByBytes: this.#truncatedByBytes }
+  }
+
+  #selecting(): boolean {
+    return this.#number >= this.#limits.offset && this.#lines.length < this.#limits.limit && !this.#truncatedByBytes
+  }
+
+  #append(chunk: string, from: number, end: number): void {
+    if (this.#selecting()) {
+      const room = this.#limits.maxLineLength + 2 - this.#head.length
+      if (room > 0) this.#head += chunk.slice(from, Math.min(end, from + room))
+    }
+    this.#length += end - from
+    this.#lastChar = chunk.charAt(end - 1)
+  }
+
+  #finishLine(): void {
+    if (this.#selecting()) {
+      const length = this.#lastChar === '\r' ? this.#length - 1 : this.#length
+      const max = this.#limits.maxLineLength
+      const text =
+        length > max ? `${this.#head.slice(0, max)}... (line truncated to ${max} chars)` : this.#head.slice(0, length)
+      const cost = encoder.encode(text).length + (this.#lines.length > 0 ? 1 : 0)
+      if (this.#bytes + cost > this.#limits.maxBytes) this.#truncatedByBytes = true
+      else {
+        this.#bytes += cost
+        this.#lines.push({ number: this.#number, text })
+      }
+    }
+    this.#number++
+    this.#head = ''
+    this.#length = 0
+    this.#lastChar = ''
+  }
+}
+
+/** The read footer: capped, more to read, or end of file. */
+export function readFooter(offset: number, window: ReadWindow): string {
+  const last = window.lines.at(-1)
+  const end = last === undefined ? offset - 1 : last.number
+  if (window.truncatedByBytes) return `(Output capped. Showing lines ${offset}-${end}. Use offset=${end + 1} to continue.)`
+  if (end < window.totalLines) {
+    return `(Showing lines ${offset}-${end} of ${window.totalLines}. Use offset=${end + 1} to continue.)`
+  }
+  return `(End of file - total ${window.totalLines} lines)`
+}

@@ -1,0 +1,65 @@
+import type { FileSystem, FsErrorCode, ObservationPolicy, PolicyOwner } from '@seamfs/core'
+
+/** A JSON Schema object, as a tool host expects it. */
+export type JsonSchema = Readonly<Record<string, unknown>>
+
+/** Hints for hosts (MCP annotations). */
+export interface ToolAnnotations {
+  readonly title: string
+  readonly readOnlyHint: boolean
+  readonly destructiveHint: boolean
+  readonly idempotentHint: boolean
+  readonly openWorldHint: boolean
+}
+
+/** Per call: whose observations count, and the host's cancellation. */
+export interface ToolContext {
+  /** The session (object or id) the policy keys observations by. */
+  readonly session?: PolicyOwner | undefined
+  readonly signal?: AbortSignal | undefined
+  /** Base of relative paths for this call (a session's cwd); default the tools' cwd. */
+  readonly cwd?: string | undefined
+}
+
+/** What a tool call returns: the model-facing text, and the canonical value on success. */
+export interface ToolResult<V = unknown> {
+  readonly text: string
+  readonly isError: boolean
+  /** The `FsError` code of a failure that had one. */
+  readonly code?: FsErrorCode | undefined
+  /** The canonical value of a success (see each tool). */
+  readonly value?: V | undefined
+}
+
+/** A plain tool object any agent framework can host. `execute` never throws. */
+export interface FileTool<V = unknown> {
+  readonly name: string
+  readonly description: string
+  readonly inputSchema: JsonSchema
+  readonly annotations: ToolAnnotations
+  /** Guidance for the system prompt. */
+  readonly prompt: string
+  execute(args: unknown, context?: ToolContext): Promise<ToolResult<V>>
+}
+
+/** Caps and defaults; every value a positive integer. */
+export interface ToolsConfig {
+  readonly listMaxEntries: number
+  readonly readLimit: number
+  readonly readMaxLineLength: number
+  readonly readMaxBytes: number
+  readonly readStreamMinSize: number
+  readonly globMaxResults: number
+  readonly grepMaxMatches: number
+  readonly grepMaxLineBytes: number
+  /** Wall-clock budget of one glob or grep, in ms. */
+  readonly searchTimeoutMs: number
+}
+
+/** What every tool implementation gets. */
+export interface ToolDeps {
+  readonly fs: FileSystem
+  readonly policy: ObservationPolicy | undefined
+  readonly cwd: string | undefined
+  readonly config: ToolsConfig
+}
