@@ -41,6 +41,15 @@ export async function run<V>(body: () => Promise<ToolResult<V>>): Promise<ToolRe
   }
 }
 
+/** Runs a mutation; a stale or unobserved refusal (from the policy too) gets its remedy. */
+async function remedied<T>(mutation: () => Promise<T>): Promise<T> {
+  try {
+    return await mutation()
+  } catch (err) {
+    throw withRemedy(err)
+  }
+}
+
 const mutating = { readOnlyHint: false, openWorldHint: false } as const
 
 export function readTool(deps: ToolDeps): FileTool<ReadValue> {
@@ -125,9 +134,7 @@ export function writeTool(deps: ToolDeps): FileTool<WriteValue> {
         const content = requiredString(a, 'content')
         const target = await resolveIn(deps, filePath, context)
         const expected = deps.policy?.writeIntent(context.session, target)
-        const outcome = await deps.fs
-          .writeText(target, content, { expected, signal: context.signal })
-          .catch((err: unknown) => Promise.reject(withRemedy(err)))
+        const outcome = await remedied(() => deps.fs.writeText(target, content, { expected, signal: context.signal }))
         deps.policy?.recordPresent(context.session, target, outcome.version)
         const shown = quotePath(target.displayPath)
         const verb = outcome.operation === 'create' ? 'Created file' : 'Updated file'
@@ -172,10 +179,10 @@ export function editTool(deps: ToolDeps): FileTool<EditValue> {
         if (oldString === newString) throw new ToolInputError('old_string and new_string must differ')
         const replaceAll = optionalBoolean(a, 'replace_all')
         const target = await resolveIn(deps, filePath, context)
-        const outcome = await (async () => {
+        const outcome = await remedied(() => {
           const expected = deps.policy?.editIntent(context.session, target)
           return deps.fs.editText(target, { oldString, newString, replaceAll }, { expected, signal: context.signal })
-        })().catch((err: unknown) => Promise.reject(withRemedy(err)))
+        })
         deps.policy?.recordPresent(context.session, target, outcome.version)
         const shown = quotePath(target.displayPath)
         const text = replaceAll

@@ -2,6 +2,7 @@
  * Characters that could make an envelope say something untrue: C0/C1 controls
  * (newlines among them), line and paragraph separators, bidirectional overrides.
  */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
 
 /** Escapes for what JSON.stringify leaves raw but a reader could be fooled by. */
