@@ -5,6 +5,7 @@ export default defineConfig({
   resolve: { conditions: ['source'] },
   ssr: { resolve: { conditions: ['source'] } },
   test: {
+    globalSetup: ['test-servers/global-setup.ts'],
     include: ['packages/*/test/**/*.test.ts', 'conformance/test/**/*.test.ts', 'conformance/examples/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
