@@ -1,0 +1,36 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import type { ConformanceOptions, ConformanceSubject, ConformanceTuning } from '@seamfs/conformance'
+import { LocalFileSystem } from './local-file-system.js'
+
+const hostPath = (subject: ConformanceSubject<LocalFileSystem>, path: string): string => join(subject.fs.cwd, path)
+
+/**
+ * Conformance options for LocalFileSystem: a fresh temporary directory per
+ * test, and hooks that change files in place, as an editor or another process would.
+ */
+export function localConformance(tuning: ConformanceTuning = {}, parent = tmpdir()): ConformanceOptions<LocalFileSystem> {
+  return {
+    name: 'LocalFileSystem',
+    create: () => {
+      const root = mkdtempSync(join(parent, 'seamfs-conformance-'))
+      return { fs: new LocalFileSystem({ cwd: root }), dispose: () => rmSync(root, { recursive: true, force: true }) }
+    },
+    external: {
+      writeBytes: (subject, path, bytes) => {
+        mkdirSync(dirname(hostPath(subject, path)), { recursive: true })
+        writeFileSync(hostPath(subject, path), bytes)
+      },
+      readBytes: (subject, path) => readFileSync(hostPath(subject, path)),
+      remove: (subject, path) => rmSync(hostPath(subject, path)),
+      symlink: (subject, path, target) => {
+        mkdirSync(dirname(hostPath(subject, path)), { recursive: true })
+        symlinkSync(target, hostPath(subject, path))
+      },
+    },
+    options: tuning,
+  }
+}
+
+export default localConformance({ modelRuns: 100 })
