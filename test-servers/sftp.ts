@@ -1,3 +1,9 @@
+import { execFile } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { randomBytes } from 'node:crypto'
 import type { Started } from './s3.js'
 
 /** Coordinates of the SFTP server the tests use. */
@@ -12,7 +18,70 @@ export interface SftpServerInfo {
   readonly root: string
 }
 
-/** Boots OpenSSH sshd (not yet implemented: the SFTP backend issue does it). */
+/** The boot script; also used by bench/src/ssh.ts. */
+export const SFTP_SCRIPT = fileURLToPath(new URL('./sftp-server.sh', import.meta.url))
+const SSHD = '/usr/sbin/sshd'
+
+function run(args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('bash', [SFTP_SCRIPT, ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
+      if (err !== null) reject(new Error(`${SFTP_SCRIPT} ${args[0]} failed: ${stderr.trim() || err.message}`))
+      else resolve(stdout)
+    })
+  })
+}
+
+function missing(): string | undefined {
+  if (!existsSync(SSHD)) return `${SSHD} is not installed (apt-get install openssh-server openssh-sftp-server)`
+  if (process.getuid?.() !== 0) return 'booting sshd for the SFTP tests needs root (it switches to a test user)'
+  return undefined
+}
+
+/**
+ * Boots OpenSSH's sshd on 127.0.0.1 (a free port, its own config, throwaway
+ * keys, the unprivileged user seamfs-sftp) with test-servers/sftp-server.sh,
+ * and stops it by PID. Without the binaries it reports why, so the SFTP suites
+ * skip and say so, except under CI=true, where that (or a failed boot) throws.
+ */
 export async function startSftp(): Promise<Started<SftpServerInfo>> {
-  return { why: 'the SFTP test server is not set up yet' }
+  const ci = process.env['CI'] === 'true'
+  const why = missing()
+  if (why !== undefined) {
+    if (ci) throw new Error(`CI must run the SFTP suite, but ${why}`)
+    return { why }
+  }
+  const dir = join(tmpdir(), `seamfs-sftp-${randomBytes(6).toString('hex')}`)
+  let out: string
+  try {
+    out = await run(['start', dir, String(process.pid)])
+  } catch (err) {
+    if (ci) throw err
+    return { why: err instanceof Error ? err.message : String(err) }
+  }
+  const env = new Map(
+    out
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const at = line.indexOf('=')
+        return [line.slice(0, at), line.slice(at + 1)] as const
+      }),
+  )
+  const get = (name: string): string => {
+    const value = env.get(name)
+    if (value === undefined) throw new Error(`${SFTP_SCRIPT} did not print ${name}`)
+    return value
+  }
+  const info: SftpServerInfo = {
+    host: get('SFTP_HOST'),
+    port: Number(get('SFTP_PORT')),
+    username: get('SFTP_USER'),
+    privateKey: readFileSync(get('SFTP_KEY'), 'utf8'),
+    hostKeySha256: get('SFTP_HOSTKEY_SHA256'),
+    root: get('SFTP_ROOT'),
+  }
+  return {
+    server: { info, stop: async () => void (await run(["stop", dir])) },
+    why: '',
+  }
 }
