@@ -1,0 +1,384 @@
+import { createHash } from 'node:crypto'
+import { Client, type ConnectConfig, type FileEntryWithStats, type InputAttributes, type SFTPWrapper, type Stats } from 'ssh2'
+import { FsError, abortedError, type FsVerb } from '@seamfs/core'
+import { UnsupportedRequest } from './errors.js'
+
+/** Bytes per READ / WRITE request: well under OpenSSH's 255 KiB limit and ssh2's default. */
+const CHUNK = 64 * 1024
+/** Requests kept in flight by one transfer (ssh2's channel window is 2 MiB). */
+const READ_CONCURRENCY = 32
+const WRITE_CONCURRENCY = 16
+/** Content up to this size is sent by `writeAll` before it returns: requests sent after it queue behind the writes. */
+export const WRITE_AT_ONCE_BYTES = CHUNK * WRITE_CONCURRENCY
+
+type Callback<T> = (err?: Error | null, value?: T) => void
+
+/** The attrs of an SFTP reply that seamfs uses (SFTP v3: whole-second times, no inode, no ctime). */
+export type Attrs = Stats
+
+/** Open flags as SFTP takes them (ssh2 maps the string forms). */
+export type OpenFlags = 'r' | 'wx'
+
+/**
+ * One SFTP session: the requests seamfs sends, as promises, plus pipelined
+ * whole-file transfers. Requests are answered in order by OpenSSH, so callers
+ * may send several before awaiting the first (one round trip for all).
+ */
+export class Session {
+  readonly sftp: SFTPWrapper
+  /** Increments with every new connection; a publisher uses it to sweep what a dropped one left. */
+  readonly generation: number
+  /** Set when the connection dropped: requests then fail at once instead of waiting for an answer that never comes. */
+  dead = false
+
+  constructor(sftp: SFTPWrapper, generation: number) {
+    this.sftp = sftp
+    this.generation = generation
+  }
+
+  /**
+   * Runs one ssh2 SFTP request as a promise. ssh2 throws synchronously when the
+   * server lacks an extension; that becomes an {@link UnsupportedRequest}.
+   */
+  #request<T>(send: (cb: Callback<T>) => void): Promise<T> {
+    if (this.dead) return Promise.reject(new Error('the SFTP connection was lost'))
+    return new Promise<T>((resolve, reject) => {
+      try {
+        send((err, value) => (err ? reject(err) : resolve(value as T)))
+      } catch (err) {
+        reject(new UnsupportedRequest(err instanceof Error ? err.message : String(err), { cause: err }))
+      }
+    })
+  }
+
+  stat(path: string): Promise<Attrs> {
+    return this.#request((cb) => this.sftp.stat(path, cb))
+  }
+
+  lstat(path: string): Promise<Attrs> {
+    return this.#request((cb) => this.sftp.lstat(path, cb))
+  }
+
+  realpath(path: string): Promise<string> {
+    return this.#request((cb) => this.sftp.realpath(path, cb))
+  }
+
+  readlink(path: string): Promise<string> {
+    return this.#request((cb) => this.sftp.readlink(path, cb))
+  }
+
+  readdir(path: string): Promise<FileEntryWithStats[]> {
+    return this.#request((cb) => this.sftp.readdir(path, cb))
+  }
+
+  open(path: string, flags: OpenFlags, attrs: InputAttributes = {}): Promise<Buffer> {
+    return this.#request((cb) => this.sftp.open(path, flags, attrs, cb))
+  }
+
+  close(handle: Buffer): Promise<void> {
+    return this.#request<undefined>((cb) => this.sftp.close(handle, cb)).then(() => undefined)
+  }
+
+  fstat(handle: Buffer): Promise<Attrs> {
+    return this.#request((cb) => this.sftp.fstat(handle, cb))
+  }
+
+  fsetstat(handle: Buffer, attrs: InputAttributes): Promise<void> {
+    return this.#request<undefined>((cb) => this.sftp.fsetstat(handle, attrs, cb)).then(() => undefined)
+  }
+
+  /** `fsync@openssh.com`. */
+  fsync(handle: Buffer): Promise<void> {
+    return this.#request<unknown>((cb) => this.sftp.ext_openssh_fsync(handle, cb)).then(() => undefined)
+  }
+
+  /** `posix-rename@openssh.com`: replaces `to` atomically (plain SFTP rename never overwrites on OpenSSH). */
+  rename(from: string, to: string): Promise<void> {
+    return this.#request<undefined>((cb) => this.sftp.ext_openssh_rename(from, to, cb)).then(() => undefined)
+  }
+
+  /** `hardlink@openssh.com`: fails when `link` exists, whoever made it: an atomic create-if-absent. */
+  hardlink(existing: string, link: string): Promise<void> {
+    return this.#request<undefined>((cb) => this.sftp.ext_openssh_hardlink(existing, link, cb)).then(() => undefined)
+  }
+
+  unlink(path: string): Promise<void> {
+    return this.#request<undefined>((cb) => this.sftp.unlink(path, cb)).then(() => undefined)
+  }
+
+  rmdir(path: string): Promise<void> {
+    return this.#request<undefined>((cb) => this.sftp.rmdir(path, cb)).then(() => undefined)
+  }
+
+  mkdir(path: string): Promise<void> {
+    return this.#request<undefined>((cb) => this.sftp.mkdir(path, cb)).then(() => undefined)
+  }
+
+  /**
+   * Reads an open file to its end with up to 32 requests in flight. `sizeHint`
+   * (from a stat) plans the requests; a file that grew or shrank since is
+   * still read exactly to the end the server reports.
+   */
+  readAll(handle: Buffer, sizeHint: number, verb: FsVerb, signal?: AbortSignal): Promise<Buffer> {
+    const planned = Math.max(0, sizeHint)
+    const main = Buffer.allocUnsafe(planned)
+    const extra = new Map<number, Buffer>()
+    const queue: [number, number][] = []
+    for (let o = 0; o < planned; o += CHUNK) queue.push([o, Math.min(CHUNK, planned - o)])
+    queue.push([planned, CHUNK])
+    let planEnd = planned + CHUNK
+    let eof = Number.POSITIVE_INFINITY
+    let inflight = 0
+    let failed = false
+    return new Promise<Buffer>((resolve, reject) => {
+      const fail = (err: Error): void => {
+        failed = true
+        reject(err)
+      }
+      const finish = (): void => {
+        if (eof === planned && extra.size === 0) return resolve(main)
+        const out = Buffer.allocUnsafe(eof)
+        main.copy(out, 0, 0, Math.min(planned, eof))
+        for (const [offset, bytes] of extra) if (offset < eof) bytes.copy(out, offset, 0, Math.min(bytes.length, eof - offset))
+        resolve(out)
+      }
+      const pump = (): void => {
+        if (signal?.aborted === true) return fail(abortedError(verb, signal.reason))
+        while (!failed && inflight < READ_CONCURRENCY && queue.length > 0) {
+          const [offset, length] = queue.shift() as [number, number]
+          if (offset >= eof) continue
+          const inMain = offset + length <= planned
+          const target = inMain ? main : Buffer.allocUnsafe(length)
+          if (!inMain) extra.set(offset, target)
+          inflight++
+          try {
+            this.sftp.read(handle, target, inMain ? offset : 0, length, offset, (err, n) => {
+              inflight--
+              if (failed) return
+              if (err) return fail(err)
+              if (n === 0) eof = Math.min(eof, offset)
+              else if (n < length) queue.unshift([offset + n, length - n])
+              else if (offset + length >= planEnd) {
+                // The file grew past the plan: keep reading until the server says EOF.
+                queue.push([planEnd, CHUNK])
+                planEnd += CHUNK
+              }
+              if (n > 0 && n < length && !inMain) {
+                // A short read into a separate buffer: the rest goes to its own buffer.
+                extra.set(offset, target.subarray(0, n))
+              }
+              if (inflight === 0 && queue.every(([o]) => o >= eof)) finish()
+              else pump()
+            })
+          } catch (err) {
+            inflight--
+            return fail(err instanceof Error ? err : new Error(String(err)))
+          }
+        }
+      }
+      pump()
+    })
+  }
+
+  /** One READ at `position`: the bytes the server returned (empty at end of file). */
+  readAt(handle: Buffer, position: number, length = CHUNK): Promise<Buffer> {
+    const buffer = Buffer.allocUnsafe(length)
+    return this.#request<number>((cb) => this.sftp.read(handle, buffer, 0, length, position, cb)).then((n) => buffer.subarray(0, n))
+  }
+
+  /** Writes `bytes` at offset 0 with up to 16 requests in flight. */
+  writeAll(handle: Buffer, bytes: Uint8Array): Promise<void> {
+    const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    let next = 0
+    let inflight = 0
+    let failed = false
+    return new Promise<void>((resolve, reject) => {
+      const pump = (): void => {
+        while (!failed && inflight < WRITE_CONCURRENCY && next < data.length) {
+          const offset = next
+          const length = Math.min(CHUNK, data.length - offset)
+          next += length
+          inflight++
+          this.sftp.write(handle, data, offset, length, offset, (err) => {
+            inflight--
+            if (failed) return
+            if (err) {
+              failed = true
+              return reject(err)
+            }
+            if (inflight === 0 && next >= data.length) resolve()
+            else pump()
+          })
+        }
+      }
+      if (data.length === 0) resolve()
+      else pump()
+    })
+  }
+
+  /** Ends the SFTP channel (not the client). */
+  end(): void {
+    this.sftp.end()
+  }
+}
+
+/** How to reach the server again after a drop. */
+export interface ConnectOptions {
+  readonly host?: string | undefined
+  readonly port: number
+  readonly username?: string | undefined
+  readonly privateKey?: string | Buffer | undefined
+  readonly passphrase?: string | undefined
+  readonly password?: string | undefined
+  readonly hostKeySha256?: string | undefined
+  readonly hostVerifier?: ((key: Buffer) => boolean) | undefined
+  readonly readyTimeoutMs: number
+  readonly client?: Client | undefined
+}
+
+/** `SHA256:<base64, unpadded>` of a host key blob, as `ssh-keygen -l -E sha256` prints it. */
+export function sha256Fingerprint(key: Buffer): string {
+  return `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`
+}
+
+/**
+ * One SSH connection and one SFTP session on it, opened on first use and
+ * reopened on the next use after it dropped (requests in flight at the drop
+ * fail; nothing is retried behind the caller's back).
+ */
+export class Connection {
+  readonly #options: ConnectOptions
+  #injected: Client | undefined
+  #current: Promise<Session> | undefined
+  #generation = 0
+  #closed = false
+  readonly #cleanups = new Set<() => void>()
+
+  constructor(options: ConnectOptions) {
+    this.#options = options
+    this.#injected = options.client
+  }
+
+  /** The live session, connecting first when there is none. */
+  session(): Promise<Session> {
+    if (this.#closed) return Promise.reject(new FsError('FS_IO_ERROR', 'the SFTP filesystem is closed'))
+    const current = (this.#current ??= this.#open())
+    current.catch(() => {
+      if (this.#current === current) this.#current = undefined
+    })
+    return current
+  }
+
+  /** Ends the session, and the client when seamfs made it. Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true
+    const current = this.#current
+    this.#current = undefined
+    const session = await current?.catch(() => undefined)
+    session?.end()
+    for (const cleanup of this.#cleanups) cleanup()
+    this.#cleanups.clear()
+  }
+
+  async #open(): Promise<Session> {
+    let client: Client
+    let owned: boolean
+    if (this.#injected !== undefined) {
+      client = this.#injected
+      this.#injected = undefined
+      owned = false
+    } else if (this.#options.host !== undefined && this.#options.username !== undefined) {
+      client = await this.#connect()
+      owned = true
+    } else {
+      throw new FsError('FS_IO_ERROR', 'the injected ssh2 client is gone and no host/username were given to reconnect', {
+        retryable: true,
+      })
+    }
+    let sftp: SFTPWrapper
+    try {
+      sftp = await new Promise<SFTPWrapper>((resolve, reject) => {
+        client.sftp((err, s) => (err ? reject(err) : resolve(s)))
+      })
+    } catch (err) {
+      if (owned) client.end()
+      throw err
+    }
+    const session = new Session(sftp, ++this.#generation)
+    const mine = this.#current
+    const drop = (): void => {
+      session.dead = true
+      if (this.#current === mine) this.#current = undefined
+      cleanup()
+      if (owned) client.end()
+    }
+    const ignore = (): void => undefined
+    const cleanup = (): void => {
+      client.removeListener('close', drop)
+      sftp.removeListener('close', drop)
+      sftp.removeListener('error', ignore)
+      this.#cleanups.delete(cleanup)
+      if (owned) client.end()
+    }
+    client.once('close', drop)
+    sftp.once('close', drop)
+    // Errors surface as failed requests and a close; an unhandled 'error' event would crash the process.
+    sftp.on('error', ignore)
+    this.#cleanups.add(cleanup)
+    if (this.#closed) {
+      cleanup()
+      session.end()
+      throw new FsError('FS_IO_ERROR', 'the SFTP filesystem is closed')
+    }
+    return session
+  }
+
+  #connect(): Promise<Client> {
+    const o = this.#options
+    let hostRejected = false
+    const verify = (key: Buffer): boolean => {
+      const ok =
+        (o.hostKeySha256 === undefined || sha256Fingerprint(key) === o.hostKeySha256) &&
+        (o.hostVerifier === undefined || o.hostVerifier(key))
+      hostRejected = !ok
+      return ok
+    }
+    const config: ConnectConfig = {
+      host: o.host as string,
+      port: o.port,
+      username: o.username as string,
+      readyTimeout: o.readyTimeoutMs,
+      keepaliveInterval: 15_000,
+      keepaliveCountMax: 3,
+      ...(o.privateKey === undefined ? {} : { privateKey: o.privateKey }),
+      ...(o.passphrase === undefined ? {} : { passphrase: o.passphrase }),
+      ...(o.password === undefined ? {} : { password: o.password }),
+      ...(o.hostKeySha256 === undefined && o.hostVerifier === undefined ? {} : { hostVerifier: verify }),
+    }
+    return new Promise<Client>((resolve, reject) => {
+      const client = new Client()
+      const onError = (err: Error): void => {
+        client.removeListener('ready', onReady)
+        client.end()
+        if (hostRejected) {
+          reject(new FsError('FS_PERMISSION_DENIED', `host key of ${o.host}:${o.port} does not match the pinned one`, { cause: err }))
+        } else reject(err)
+      }
+      const onReady = (): void => {
+        client.removeListener('error', onError)
+        client.on('error', () => undefined)
+        client.setNoDelay(true)
+        resolve(client)
+      }
+      client.once('error', onError)
+      client.once('ready', onReady)
+      try {
+        client.connect(config)
+      } catch (err) {
+        // ssh2 validates options (an unparsable key, say) synchronously: a setup error, not a network one.
+        const detail = err instanceof Error ? err.message : String(err)
+        reject(new FsError('FS_IO_ERROR', `invalid SFTP connection options: ${detail}`, { cause: err }))
+      }
+    })
+  }
+}

@@ -1,0 +1,62 @@
+import type { Client } from 'ssh2'
+
+/** Options of {@link SftpFileSystem}. */
+export interface SftpFileSystemOptions {
+  /** Server host name or address (needed unless `client` is given; used again to reconnect). */
+  readonly host?: string | undefined
+  /** Server port (default 22). */
+  readonly port?: number | undefined
+  /** Login name (needed unless `client` is given). */
+  readonly username?: string | undefined
+  /** An OpenSSH-format private key, for public-key authentication. */
+  readonly privateKey?: string | Buffer | undefined
+  /** The passphrase of an encrypted `privateKey`. */
+  readonly passphrase?: string | undefined
+  /** A password, for password authentication. */
+  readonly password?: string | undefined
+  /**
+   * Remote directory that scopes the filesystem: nothing outside it can be
+   * resolved, read or written, also through symlinks (checked with the
+   * server's `realpath`). Relative to the login directory; default the login
+   * directory itself. It must exist.
+   */
+  readonly root?: string | undefined
+  /** Base of relative paths (default `root`); a relative `cwd` is relative to `root`. */
+  readonly cwd?: string | undefined
+  /**
+   * An ssh2 `Client` that is already connected (`ready`). seamfs opens its SFTP
+   * session on it and never ends the client: the caller owns it. After that
+   * connection drops, seamfs reconnects with a client of its own when `host`
+   * and `username` are given; otherwise calls fail with a retryable `FS_IO_ERROR`.
+   */
+  readonly client?: Client | undefined
+  /**
+   * The server's host key fingerprint as `ssh-keygen -l -E sha256` prints it
+   * (`SHA256:…`). A server presenting another key is refused. Without this or
+   * `hostVerifier`, any host key is accepted (ssh2's default): pin it in production.
+   */
+  readonly hostKeySha256?: string | undefined
+  /** Custom host key check on the raw key blob; runs after `hostKeySha256` when both are given. */
+  readonly hostVerifier?: ((key: Buffer) => boolean) | undefined
+  /** Connect timeout in ms (default 20 000). */
+  readonly readyTimeoutMs?: number | undefined
+  /**
+   * Largest previous content (bytes) read back as a write's `before` diff basis;
+   * larger files report `before: null`. Default 10 MiB.
+   */
+  readonly diffBasisMaxBytes?: number | undefined
+  /** Mode bits of newly created files (default `0o600`). Existing files keep theirs. */
+  readonly newFileMode?: number | undefined
+  /**
+   * Keep content hashes of files whose mtime is safely in the past, so `stat`
+   * of an unchanged, settled file is one round trip instead of a full read
+   * (default true). False hashes on every `stat`: it then also detects a writer
+   * that restores the mtime and keeps the size.
+   */
+  readonly hashCache?: boolean | undefined
+}
+
+export const DEFAULT_PORT = 22
+export const DEFAULT_READY_TIMEOUT_MS = 20_000
+export const DEFAULT_DIFF_BASIS_MAX_BYTES = 10 * 1024 * 1024
+export const DEFAULT_NEW_FILE_MODE = 0o600

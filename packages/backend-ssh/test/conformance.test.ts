@@ -1,0 +1,31 @@
+import { afterAll, describe, inject, it } from 'vitest'
+import { describeConformance } from '@seamfs/conformance'
+import { SftpFileSystem } from '@seamfs/backend-ssh'
+import { RawSftp } from './raw.js'
+
+const server = inject('sftp')
+if (server === null) {
+  describe.skip(`conformance: SftpFileSystem (skipped: ${inject('sftpWhy')})`, () => it('needs sshd', () => undefined))
+} else {
+  // The hooks write through a second, raw SFTP connection: in place, as another client would.
+  const raw = await RawSftp.connect(server)
+  afterAll(() => raw.close())
+  const roots = new WeakMap<SftpFileSystem, string>()
+  const at = (fs: SftpFileSystem, path: string): string => `${roots.get(fs)}/${path}`
+  await describeConformance<SftpFileSystem>({
+    name: 'SftpFileSystem (OpenSSH sshd)',
+    create: async () => {
+      const root = await raw.freshDir(server.root)
+      const fs = new SftpFileSystem({ ...server, root })
+      roots.set(fs, root)
+      return { fs, dispose: () => raw.rmrf(root) }
+    },
+    external: {
+      writeBytes: ({ fs }, path, bytes) => raw.writeInPlace(at(fs, path), bytes),
+      readBytes: ({ fs }, path) => raw.read(at(fs, path)),
+      remove: ({ fs }, path) => raw.unlink(at(fs, path)),
+      symlink: ({ fs }, path, target) => raw.symlink(at(fs, path), target),
+    },
+    options: { modelRuns: 30 },
+  })
+}

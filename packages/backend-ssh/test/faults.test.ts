@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { isFsError } from '@seamfs/core'
+import { SftpFileSystem } from '@seamfs/backend-ssh'
+import { CuttingProxy } from './proxy.js'
+import { RawSftp } from './raw.js'
+
+const server = inject('sftp')
+const MiB = 1024 * 1024
+
+async function failure(operation: Promise<unknown>): Promise<unknown> {
+  try {
+    await operation
+  } catch (err) {
+    return err
+  }
+  throw new Error('the operation succeeded')
+}
+
+describe.skipIf(server === null)(`fault injection: a TCP proxy cuts the connection${server === null ? ` (skipped: ${inject('sftpWhy')})` : ''}`, () => {
+  let proxy: CuttingProxy
+  let raw: RawSftp
+  let root: string
+  let fs: SftpFileSystem
+
+  beforeAll(async () => {
+    if (server === null) return
+    proxy = await CuttingProxy.start(server.port)
+    raw = await RawSftp.connect(server)
+    root = await raw.freshDir(server.root, 'faults-')
+    fs = new SftpFileSystem({ ...server, port: proxy.port, root })
+  })
+  afterAll(async () => {
+    await fs?.close()
+    await raw?.rmrf(root)
+    raw?.close()
+    await proxy?.close()
+  })
+
+  it('mid-write: FS_IO_ERROR (retryable), the old file intact, no temp file, the next call reconnects', async () => {
+    const target = await fs.resolve('big.txt')
+    await fs.writeText(target, 'old content\n')
+    const before = proxy.connections
+    proxy.cutAfter('up', 2 * MiB)
+    const err = await failure(fs.writeText(target, 'x'.repeat(16 * MiB)))
+    expect(isFsError(err, 'FS_IO_ERROR') && err.retryable).toBe(true)
+    expect(proxy.cuts).toBe(1)
+    expect((await raw.read(`${root}/big.txt`)).toString()).toBe('old content\n')
+    expect((await fs.listDir(await fs.resolve('.'))).map((e) => e.name)).toEqual(['big.txt'])
+    expect(await fs.readText(target)).toBe('old content\n')
+    expect(proxy.connections).toBe(before + 1)
+    // The interrupted write's temp file was removed over the new connection.
+    expect(await raw.names(root)).toEqual(['big.txt'])
+  })
+
+  it('mid-read: FS_IO_ERROR (retryable), then the next read succeeds over a new connection', async () => {
+    const text = 'y'.repeat(12 * MiB)
+    await raw.writeInPlace(`${root}/read.txt`, Buffer.from(text))
+    const target = await fs.resolve('read.txt')
+    const before = proxy.connections
+    proxy.cutAfter('down', 3 * MiB)
+    const err = await failure(fs.readText(target))
+    expect(isFsError(err, 'FS_IO_ERROR') && err.retryable).toBe(true)
+    const again = await fs.readText(target)
+    expect(again.length).toBe(text.length)
+    expect(again === text).toBe(true)
+    expect(proxy.connections).toBe(before + 1)
+  })
+
+  it('mid-stream: the iterator throws FS_IO_ERROR (retryable); a new stream succeeds', async () => {
+    await raw.writeInPlace(`${root}/stream.txt`, Buffer.alloc(6 * MiB, 0x7a))
+    const target = await fs.resolve('stream.txt')
+    const stream = await fs.streamText(target)
+    proxy.cutAfter('down', 1 * MiB)
+    const err = await failure(
+      (async () => {
+        for await (const chunk of stream) void chunk
+      })(),
+    )
+    expect(isFsError(err, 'FS_IO_ERROR') && err.retryable).toBe(true)
+    let length = 0
+    for await (const chunk of await fs.streamText(target)) length += chunk.length
+    expect(length).toBe(6 * MiB)
+  })
+
+  it('mid-edit: the old file intact, no temp file, then the edit succeeds', async () => {
+    const body = 'z'.repeat(8 * MiB)
+    const target = await fs.resolve('edit.txt')
+    const { version } = await fs.writeText(target, `MARK\n${body}`)
+    proxy.cutAfter('up', 1 * MiB)
+    const err = await failure(fs.editText(target, { oldString: 'MARK', newString: 'DONE', replaceAll: false }, { expected: { version } }))
+    expect(isFsError(err, 'FS_IO_ERROR') && err.retryable).toBe(true)
+    expect((await fs.stat(target))?.version).toBe(version)
+    const outcome = await fs.editText(target, { oldString: 'MARK', newString: 'DONE', replaceAll: false }, { expected: { version } })
+    expect(outcome.after.startsWith('DONE\n')).toBe(true)
+    expect((await raw.names(root)).filter((n) => n.startsWith('.seamfs-tmp-'))).toEqual([])
+  })
+})

@@ -1,0 +1,73 @@
+import { createServer, connect, type Server, type Socket } from 'node:net'
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of the SFTP server that can cut every
+ * connection after a number of bytes in one direction: the network failing
+ * in the middle of a transfer.
+ */
+export class CuttingProxy {
+  readonly #server: Server
+  readonly #sockets = new Set<Socket>()
+  #budget: { direction: 'up' | 'down'; bytes: number } | undefined
+  /** Connections cut so far. */
+  cuts = 0
+  /** Connections accepted so far. */
+  connections = 0
+
+  private constructor(server: Server) {
+    this.#server = server
+  }
+
+  static async start(targetPort: number): Promise<CuttingProxy> {
+    const holder: { proxy?: CuttingProxy } = {}
+    const server = createServer((client) => holder.proxy?.accept(client, targetPort))
+    const proxy = (holder.proxy = new CuttingProxy(server))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    return proxy
+  }
+
+  get port(): number {
+    const address = this.#server.address()
+    if (address === null || typeof address === 'string') throw new Error('proxy is not listening')
+    return address.port
+  }
+
+  /** Cuts the connection once `bytes` more bytes went up (client → server) or down. */
+  cutAfter(direction: 'up' | 'down', bytes: number): void {
+    this.#budget = { direction, bytes }
+  }
+
+  accept(client: Socket, targetPort: number): void {
+    this.connections++
+    const upstream = connect(targetPort, '127.0.0.1')
+    for (const s of [client, upstream]) {
+      this.#sockets.add(s)
+      s.on('close', () => this.#sockets.delete(s))
+      s.on('error', () => undefined)
+    }
+    const relay = (from: Socket, to: Socket, direction: 'up' | 'down'): void => {
+      from.on('data', (chunk: Buffer) => {
+        const budget = this.#budget
+        if (budget !== undefined && budget.direction === direction) {
+          budget.bytes -= chunk.length
+          if (budget.bytes <= 0) {
+            this.#budget = undefined
+            this.cuts++
+            client.destroy()
+            upstream.destroy()
+            return
+          }
+        }
+        to.write(chunk)
+      })
+      from.on('end', () => to.end())
+    }
+    relay(client, upstream, 'up')
+    relay(upstream, client, 'down')
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.#sockets) s.destroy()
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()))
+  }
+}
