@@ -1,6 +1,8 @@
 import { ObservationPolicy, type FileSystem } from '@seamfs/core'
 import { resolveConfig } from './config.js'
 import { editTool, readTool, writeTool } from './file-tools.js'
+import { globTool } from './glob-tool.js'
+import { grepTool } from './grep-tool.js'
 import { listTool } from './list-tool.js'
 import type { FileTool, ToolsConfig } from './types.js'
 
@@ -9,6 +11,8 @@ export { LineWindow, readFooter, type ReadLine, type ReadWindow, type WindowLimi
 export { messagePath, quoteName, quotePath } from './quote.js'
 export type { EditValue, ReadValue, WriteValue } from './file-tools.js'
 export type { ListValue } from './list-tool.js'
+export type { GlobValue } from './glob-tool.js'
+export type { GrepMatch, GrepValue } from './grep-tool.js'
 export type { FileTool, JsonSchema, ToolAnnotations, ToolContext, ToolResult, ToolsConfig } from './types.js'
 
 /** Options of {@link createFileTools}. */
@@ -29,7 +33,7 @@ export interface FileToolsOptions {
  */
 export function createFileTools(options: FileToolsOptions): FileTool[] {
   const deps = { fs: options.fs, policy: options.policy, cwd: options.cwd, config: resolveConfig(options.config) }
-  return [listTool(deps), readTool(deps), writeTool(deps), editTool(deps)] as FileTool[]
+  return [listTool(deps), readTool(deps), writeTool(deps), editTool(deps), globTool(deps), grepTool(deps)] as FileTool[]
 }
 
 export { ObservationPolicy }

@@ -50,7 +50,11 @@ export class LineWindow {
 
   push(chunk: string): void {
     let from = 0
-    for (;;) {
+    while (from < chunk.length) {
+      if (!this.#selecting()) {
+        from = this.#skip(chunk, from)
+        continue
+      }
       const newline = chunk.indexOf('\n', from)
       const end = newline === -1 ? chunk.length : newline
       if (end > from) this.#append(chunk, from, end)
@@ -63,6 +67,35 @@ export class LineWindow {
   end(): ReadWindow {
     if (this.#length > 0) this.#finishLine()
     return { lines: this.#lines, totalLines: this.#number - 1, truncatedByBytes: this.#truncatedByBytes }
+  }
+
+  /**
+   * The fast path for lines that are not selected (before the offset, or after
+   * the window closed): only counts them, keeping nothing. Whether a line is
+   * selected never changes while it is in progress, so a line is handled by
+   * this path or the other one, never both. Returns where it stopped: the
+   * start of the first line that may be selected, or the end of the chunk.
+   */
+  #skip(chunk: string, from: number): number {
+    const closed = this.#lines.length >= this.#limits.limit || this.#truncatedByBytes
+    const stop = closed ? Number.POSITIVE_INFINITY : this.#limits.offset
+    let number = this.#number
+    let length = this.#length
+    let at = from
+    while (number < stop) {
+      const newline = chunk.indexOf('\n', at)
+      if (newline === -1) {
+        length += chunk.length - at
+        at = chunk.length
+        break
+      }
+      number++
+      length = 0
+      at = newline + 1
+    }
+    this.#number = number
+    this.#length = length
+    return at
   }
 
   #selecting(): boolean {

@@ -1,0 +1,66 @@
+import { writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { formatReport, runConformance, type ConformanceReport, type TestReport } from '@seamfs/conformance/runner'
+import type { Io } from './cli.js'
+
+export interface ConformanceRun {
+  readonly io: Io
+  /** Where per-test progress goes (stderr); undefined for none. */
+  readonly progress?: ((text: string) => void) | undefined
+  readonly json?: string | undefined
+}
+
+function progressPrinter(label: string, progress: ConformanceRun['progress']): (test: TestReport) => void {
+  let done = 0
+  return (test) => {
+    done++
+    const mark = test.state === 'passed' ? '✓' : test.state === 'failed' ? '✗' : '-'
+    progress?.(`[${label} ${String(done).padStart(3)}] ${mark} ${test.clause} › ${test.name}\n`)
+  }
+}
+
+function finish(run: ConformanceRun, reports: readonly ConformanceReport[]): boolean {
+  if (run.json !== undefined) {
+    writeFileSync(run.json, `${JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2)}\n`)
+  }
+  return reports.some((r) => r.failed > 0 || r.errors.length > 0 || r.passed === 0)
+}
+
+/** The kit on a module exporting conformance options; true when anything failed. */
+export async function runModuleConformance(run: ConformanceRun & { readonly module: string }): Promise<boolean> {
+  const report = await runConformance({ module: run.module, root: run.io.cwd, onTest: progressPrinter('kit', run.progress) })
+  run.io.stdout(`${formatReport(report)}\n`)
+  return finish(run, [report])
+}
+
+/** The built-in backends' conformance modules (shipped by the backend packages themselves). */
+const BUILTIN: ReadonlyArray<readonly [label: string, specifier: string]> = [
+  ['memory', '@seamfs/backend-memory/conformance'],
+  ['local', '@seamfs/backend-local/conformance'],
+]
+
+/**
+ * The kit against the embedded backends: memory, and local in a temporary
+ * directory. No server, no configuration. True when anything failed.
+ */
+export async function runBuiltinConformance(run: ConformanceRun & { readonly fs?: string | undefined }): Promise<boolean> {
+  if (run.fs !== undefined) {
+    throw new Error('seamfs conformance --fs: give a module exporting conformance options instead, or --builtin')
+  }
+  const require = createRequire(import.meta.url)
+  const reports: ConformanceReport[] = []
+  for (const [label, specifier] of BUILTIN) {
+    run.io.stdout(`\n== conformance: ${label} ==\n`)
+    const report = await runConformance({
+      module: require.resolve(specifier),
+      root: run.io.cwd,
+      onTest: progressPrinter(label, run.progress),
+    })
+    run.io.stdout(`${formatReport(report)}\n`)
+    reports.push(report)
+  }
+  const failed = finish(run, reports)
+  const total = reports.reduce((n, r) => n + r.passed, 0)
+  run.io.stdout(`\n${failed ? 'FAILED' : 'OK'}: ${reports.length} backends, ${total} tests passed\n`)
+  return failed
+}

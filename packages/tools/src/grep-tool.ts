@@ -1,0 +1,220 @@
+import { FsError, isFsError } from '@seamfs/core'
+import { argsObject, optionalPath } from './args.js'
+import { run } from './file-tools.js'
+import { RegexWorker, type WorkerMatch } from './grep-worker.js'
+import { messagePath, quotePath } from './quote.js'
+import { ok, ToolInputError } from './results.js'
+import type { FileTool, ToolDeps } from './types.js'
+import {
+  isSkippable,
+  pathMatcher,
+  SearchControl,
+  SearchTimeout,
+  searchRoot,
+  timeoutResult,
+  walkFiles,
+  type PathMatcher,
+  type WalkedFile,
+} from './walk.js'
+
+/** One matching line: `text` is the preview exactly as shown after `Line <n>: `. */
+export interface GrepMatch {
+  /** Relative to the search root (`/`-separated); the root's display path when the root is a file. */
+  readonly path: string
+  /** 1-based line number. */
+  readonly line: number
+  readonly text: string
+}
+
+/** Canonical value of `grep`: the shown matches (path order, then line), the total, and the binary files skipped. */
+export interface GrepValue {
+  /** Display path of the search root. */
+  readonly root: string
+  readonly pattern: string
+  readonly matches: GrepMatch[]
+  readonly totalMatches: number
+  /** Files skipped as binary or not valid UTF-8 (`FS_NOT_TEXT`). */
+  readonly skippedFiles: number
+}
+
+export const LINE_TRUNCATED = ' (line truncated)'
+
+/**
+ * The flags the pattern compiles with: Unicode mode (`u`) when the pattern is
+ * valid there, else none; invalid in both is an input error.
+ */
+export function regexFlags(pattern: string): string {
+  try {
+    new RegExp(pattern, 'u')
+    return 'u'
+  } catch {
+    // Not valid in Unicode mode; try the legacy grammar.
+  }
+  try {
+    new RegExp(pattern)
+    return ''
+  } catch (err) {
+    const detail = (err instanceof Error ? err.message : String(err)).replace(/^Invalid regular expression: /, '')
+    throw new ToolInputError(`invalid regular expression: ${detail}`)
+  }
+}
+
+function utf8Length(codePoint: number): number {
+  return codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4
+}
+
+/** `text` cut to at most `maxBytes` UTF-8 bytes on a character boundary, marked when anything was cut (`cut`: the line was already longer). */
+export function previewLine(text: string, cut: boolean, maxBytes: number): string {
+  let bytes = 0
+  let end = 0
+  for (const ch of text) {
+    bytes += utf8Length(ch.codePointAt(0) ?? 0)
+    if (bytes > maxBytes) return text.slice(0, end) + LINE_TRUNCATED
+    end += ch.length
+  }
+  return cut ? text + LINE_TRUNCATED : text
+}
+
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`
+
+export function grepText(value: GrepValue): string {
+  const shown = value.matches.length
+  const total = value.totalMatches
+  const footers: string[] = []
+  if (shown < total) footers.push(`(Showing ${shown} of ${total} matches. Narrow the pattern, path or include to see the rest.)`)
+  if (value.skippedFiles > 0) footers.push(`(${plural(value.skippedFiles, 'binary or non-UTF-8 file', 'binary or non-UTF-8 files')} skipped)`)
+  let body: string
+  if (total === 0) {
+    body = 'No matches found'
+  } else {
+    const groups: string[] = []
+    let current: string | undefined
+    let lines: string[] = []
+    for (const match of value.matches) {
+      if (match.path !== current) {
+        if (current !== undefined) groups.push(lines.join('\n'))
+        current = match.path
+        lines = [quotePath(match.path)]
+      }
+      lines.push(`Line ${match.line}: ${match.text}`)
+    }
+    if (current !== undefined) groups.push(lines.join('\n'))
+    const header = shown < total ? `Found ${shown} of ${total} matches` : `Found ${plural(total, 'match', 'matches')}`
+    body = `${header}\n\n${groups.join('\n\n')}`
+  }
+  return footers.length === 0 ? body : `${body}\n\n${footers.join('\n')}`
+}
+
+type FileOutcome = { readonly matches: WorkerMatch[]; readonly count: number } | 'binary' | 'skipped'
+
+/** One file through the worker: read whole below `readStreamMinSize`, streamed otherwise (or when the size is unknown). */
+async function scanFile(deps: ToolDeps, file: WalkedFile, worker: RegexWorker, control: SearchControl, keep: number): Promise<FileOutcome> {
+  const opts = { signal: control.signal }
+  const matches: WorkerMatch[] = []
+  let count = 0
+  const feed = async (text: string, first: boolean, final: boolean): Promise<void> => {
+    const reply = await worker.match(text, first, final, Math.max(0, keep - matches.length))
+    matches.push(...reply.matches)
+    count += reply.count
+  }
+  try {
+    let size = file.size
+    if (size === undefined) {
+      const info = await control.race(deps.fs.stat(file.target, opts))
+      if (info?.type !== 'file') return 'skipped'
+      size = info.size
+    }
+    if (size !== undefined && size < deps.config.readStreamMinSize) {
+      await feed(await control.race(deps.fs.readText(file.target, opts)), true, true)
+    } else {
+      let first = true
+      for await (const chunk of await control.race(deps.fs.streamText(file.target, opts))) {
+        control.check()
+        await feed(chunk, first, false)
+        first = false
+      }
+      await feed('', first, true)
+    }
+  } catch (err) {
+    if (control.stopped) throw control.error()
+    if (isFsError(err, 'FS_NOT_TEXT')) return 'binary'
+    if (isSkippable(err)) return 'skipped'
+    throw err
+  }
+  return { matches, count }
+}
+
+function lastSegment(displayPath: string): string {
+  return displayPath.slice(displayPath.lastIndexOf('/') + 1)
+}
+
+export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
+  const { config } = deps
+  return {
+    name: 'grep',
+    description: 'Search file contents with a regular expression; returns matching lines grouped by file, in path order.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        pattern: { type: 'string', description: 'JavaScript regular expression matched against each line (Unicode mode when the pattern allows it).' },
+        path: { type: 'string', description: 'Directory or file to search. Defaults to the workspace.' },
+        include: {
+          type: 'string',
+          description: 'Glob the file path must match, like "*.ts" or "src/**/*.{js,jsx}". A glob without "/" matches file names at any depth.',
+        },
+      },
+      required: ['pattern'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Search file contents', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    prompt: `Use the grep tool — not shell grep or rg — to search file contents. The pattern is a JavaScript regular expression matched line by line; use include (a glob such as "*.ts") and path to narrow the search. Results list each file's matching lines with line numbers, at most ${config.grepMaxMatches} matches; binary files are skipped, and .git and other version-control directories are not searched. Read a file to see the context around a match.`,
+    execute: (args, context = {}) =>
+      run(async () => {
+        const a = argsObject(args)
+        const pattern = a['pattern']
+        if (typeof pattern !== 'string' || pattern === '') throw new ToolInputError('pattern must be a non-empty string')
+        const path = optionalPath(a, 'path') ?? '.'
+        const include = optionalPath(a, 'include')
+        const accept: PathMatcher = include === undefined ? () => true : pathMatcher('include', include)
+        const flags = regexFlags(pattern)
+        const control = new SearchControl('grep', config.searchTimeoutMs, context.signal)
+        const worker = new RegexWorker(pattern, flags, config.grepMaxLineBytes, control)
+        try {
+          const root = await searchRoot(deps, path, context, control)
+          const rootPath = root.target.displayPath
+          let files: WalkedFile[]
+          if (root.info.type === 'directory') {
+            files = await walkFiles(deps.fs, root.target, control, accept)
+          } else if (root.info.type === 'file') {
+            files = accept(lastSegment(rootPath)) ? [{ path: rootPath, target: root.target, size: root.info.size }] : []
+          } else {
+            throw new FsError('FS_NOT_REGULAR_FILE', `cannot search ${messagePath(rootPath)}: not a directory or regular file`)
+          }
+          const matches: GrepMatch[] = []
+          let totalMatches = 0
+          let skippedFiles = 0
+          for (const file of files) {
+            control.check()
+            const outcome = await scanFile(deps, file, worker, control, config.grepMaxMatches - matches.length)
+            if (outcome === 'binary') skippedFiles++
+            if (typeof outcome !== 'object') continue
+            totalMatches += outcome.count
+            for (const m of outcome.matches) {
+              matches.push({ path: file.path, line: m.line, text: previewLine(m.text, m.cut, config.grepMaxLineBytes) })
+            }
+          }
+          const value: GrepValue = { root: rootPath, pattern, matches, totalMatches, skippedFiles }
+          return ok(grepText(value), value)
+        } catch (err) {
+          const final = control.translate(err)
+          if (final instanceof SearchTimeout) {
+            return timeoutResult(final, 'the pattern may be too slow, or the tree too large', 'narrow pattern, path or include')
+          }
+          throw final
+        } finally {
+          worker.dispose()
+          control.dispose()
+        }
+      }),
+  }
+}

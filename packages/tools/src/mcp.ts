@@ -1,0 +1,180 @@
+/**
+ * The tools as an MCP server (`@seamfs/tools/mcp`). A subpath of its own, so
+ * hosts that don't speak MCP never load the SDK.
+ */
+import { createRequire } from 'node:module'
+import process from 'node:process'
+import type { Readable, Writable } from 'node:stream'
+import type { PolicyOwner } from '@seamfs/core'
+// The low-level `Server` (deprecated in favour of `McpServer`, which wants zod
+// schemas) is the one that takes our JSON Schemas as they are.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { FileTool, ToolResult } from './types.js'
+
+/** The `_meta` key of a failed call's `FsError` code (`FS_NOT_OBSERVED`, `FS_STALE_VERSION`, …). */
+export const MCP_CODE_META_KEY = 'seamfs/code'
+
+/** Options of {@link createMcpServer}. */
+export interface McpServerOptions {
+  /** The tools to expose, e.g. `createFileTools({ fs, policy })`; one MCP tool each, by its name. */
+  readonly tools: readonly FileTool[]
+  /** `serverInfo.name`; default `seamfs`. */
+  readonly name?: string | undefined
+  /** `serverInfo.version`; default this package's version. */
+  readonly version?: string | undefined
+  /**
+   * The policy owner of every call, on every connection. Omit to get one fresh
+   * session per connection (per transport), which is what one agent session is.
+   */
+  readonly session?: PolicyOwner | undefined
+  /** Append each tool's `prompt` guidance to its MCP description (the only text a client shows the model); default true. */
+  readonly includePrompt?: boolean | undefined
+  /** Server `instructions` sent at initialization; default none. */
+  readonly instructions?: string | undefined
+}
+
+let packageVersion: string | undefined
+
+function ownVersion(): string {
+  if (packageVersion === undefined) {
+    try {
+      // src/ and dist/ both sit one level below the package root.
+      const pkg = createRequire(import.meta.url)('../package.json') as { version?: unknown }
+      packageVersion = typeof pkg.version === 'string' ? pkg.version : '0.0.0'
+    } catch {
+      packageVersion = '0.0.0'
+    }
+  }
+  return packageVersion
+}
+
+/** One seamfs tool as an MCP tool definition. */
+export function toMcpTool(tool: FileTool, includePrompt = true): Tool {
+  const a = tool.annotations
+  const prompt = tool.prompt.trim()
+  return {
+    name: tool.name,
+    title: a.title,
+    description: includePrompt && prompt !== '' ? `${tool.description}\n\n${prompt}` : tool.description,
+    // Our schemas are JSON Schema objects with `type: 'object'` at the root, as MCP requires.
+    inputSchema: tool.inputSchema as Tool['inputSchema'],
+    annotations: {
+      title: a.title,
+      readOnlyHint: a.readOnlyHint,
+      destructiveHint: a.destructiveHint,
+      idempotentHint: a.idempotentHint,
+      openWorldHint: a.openWorldHint,
+    },
+  }
+}
+
+/** One tool result as an MCP `CallToolResult`: the text as is, and a failure's code in `_meta`. */
+export function toMcpResult(result: ToolResult): CallToolResult {
+  const out: CallToolResult = { content: [{ type: 'text', text: result.text }], isError: result.isError }
+  if (result.isError && result.code !== undefined) out._meta = { [MCP_CODE_META_KEY]: result.code }
+  return out
+}
+
+function errorResult(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: `Error: ${message}` }], isError: true }
+}
+
+/**
+ * An MCP server (not yet connected) exposing `tools`: `tools/list` returns
+ * each tool's name, title, description, JSON Schema and annotations;
+ * `tools/call` runs `execute(arguments, { session, signal })` with the
+ * request's abort signal (cancellation, or the connection closing) and returns
+ * `{ content: [{ type: 'text', text }], isError }`, plus
+ * `_meta: { 'seamfs/code': code }` on a failure with a code. An unknown tool is
+ * an `isError` result, not a protocol error.
+ *
+ * One connection is one agent session: unless `session` is given, the
+ * read-before-write observations of a connection are kept under a session
+ * object of that connection's transport, so they persist across its calls and
+ * a new connection starts with none.
+ */
+export function createMcpServer(options: McpServerOptions): Server {
+  const byName = new Map<string, FileTool>()
+  for (const tool of options.tools) {
+    if (byName.has(tool.name)) throw new TypeError(`duplicate tool name "${tool.name}"`)
+    byName.set(tool.name, tool)
+  }
+  const includePrompt = options.includePrompt ?? true
+  const listed = [...byName.values()].map((tool) => toMcpTool(tool, includePrompt))
+
+  const server = new Server(
+    { name: options.name ?? 'seamfs', version: options.version ?? ownVersion() },
+    options.instructions === undefined ? { capabilities: { tools: {} } } : { capabilities: { tools: {} }, instructions: options.instructions },
+  )
+
+  // Sessions per connection: keyed weakly by transport, so a closed connection's record can go.
+  const sessions = new WeakMap<Transport, object>()
+  const detached = {}
+  const sessionOf = (): PolicyOwner => {
+    if (options.session !== undefined) return options.session
+    const transport = server.transport
+    if (transport === undefined) return detached
+    let session = sessions.get(transport)
+    if (session === undefined) sessions.set(transport, (session = {}))
+    return session
+  }
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }))
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name, arguments: args } = request.params
+    const tool = byName.get(name)
+    if (tool === undefined) {
+      const known = [...byName.keys()].join(', ')
+      return errorResult(`unknown tool "${name}"${known === '' ? '' : ` (available: ${known})`}`)
+    }
+    try {
+      return toMcpResult(await tool.execute(args ?? {}, { session: sessionOf(), signal: extra.signal }))
+    } catch (err) {
+      // `execute` never throws; a tool from elsewhere might.
+      return errorResult(`internal error: ${err instanceof Error ? err.message : String(err)}`)
+    }
+  })
+
+  return server
+}
+
+/** Options of {@link serveStdio}; the streams default to the process's own. */
+export interface ServeStdioOptions {
+  readonly stdin?: Readable | undefined
+  readonly stdout?: Writable | undefined
+}
+
+/**
+ * Connects `server` to stdio and resolves when the connection closes: when
+ * stdin ends (the client closed it or went away), stdout fails, or
+ * `server.close()` is called. In-flight calls are aborted then. Nothing is left
+ * listening, so a process with nothing else to do exits.
+ */
+export async function serveStdio(server: Server, options: ServeStdioOptions = {}): Promise<void> {
+  const stdin = options.stdin ?? process.stdin
+  const stdout = options.stdout ?? process.stdout
+  const transport = new StdioServerTransport(stdin, stdout)
+  let markClosed!: () => void
+  const closed = new Promise<void>((resolve) => (markClosed = resolve))
+  // Set before connecting: `connect` chains its own handler after this one.
+  transport.onclose = () => markClosed()
+
+  // The SDK's stdio transport does not notice a closed stdin by itself.
+  const hangUp = (): void => void server.close().catch(() => markClosed())
+  const hangUpOnError = (): void => hangUp()
+  stdin.once('end', hangUp)
+  stdin.once('close', hangUp)
+  stdout.on('error', hangUpOnError)
+  try {
+    await server.connect(transport)
+    await closed
+  } finally {
+    stdin.off('end', hangUp)
+    stdin.off('close', hangUp)
+    stdout.off('error', hangUpOnError)
+  }
+}

@@ -1,0 +1,198 @@
+import { compareNames, FsError, isFsError, type FileSystem, type FsInfo, type FsTarget, type FsTargetKey } from '@seamfs/core'
+import { Minimatch } from 'minimatch'
+import { resolveIn } from './file-tools.js'
+import { messagePath } from './quote.js'
+import { ToolInputError } from './results.js'
+import type { ToolContext, ToolDeps, ToolResult } from './types.js'
+
+/** Version-control metadata directories the walk never enters. */
+export const VCS_DIRS: ReadonlySet<string> = new Set(['.git', '.svn', '.hg', '.bzr', '.jj', '.sl'])
+
+/** The search ran out of its `searchTimeoutMs` budget. Reported by the tool, never thrown out of `execute`. */
+export class SearchTimeout extends Error {
+  override readonly name = 'SearchTimeout'
+}
+
+/** What a search that ran out of its budget returns: an error without a code, and no value. */
+export function timeoutResult(err: SearchTimeout, cause: string, remedy: string): ToolResult<never> {
+  return { text: `Error: ${err.message} (${cause}); ${remedy}`, isError: true }
+}
+
+/**
+ * The budget of one search: the caller's signal plus a wall-clock deadline.
+ * `signal` aborts on either, so backend calls stop too; `check()` also reads
+ * the clock, because a walk over an in-memory backend runs in microtasks only
+ * and no timer can fire until it yields.
+ */
+export class SearchControl {
+  readonly signal: AbortSignal
+  readonly #caller: AbortSignal | undefined
+  readonly #expiry = new AbortController()
+  readonly #deadline: number
+  readonly #timer: ReturnType<typeof setTimeout>
+
+  constructor(
+    readonly tool: 'glob' | 'grep',
+    readonly timeoutMs: number,
+    caller: AbortSignal | undefined,
+  ) {
+    this.#caller = caller
+    this.#deadline = Date.now() + timeoutMs
+    this.#timer = setTimeout(() => this.#expiry.abort(), timeoutMs)
+    this.signal = caller === undefined ? this.#expiry.signal : AbortSignal.any([caller, this.#expiry.signal])
+  }
+
+  /** Whether the caller aborted or the deadline passed. */
+  get stopped(): boolean {
+    if (!this.#expiry.signal.aborted && Date.now() >= this.#deadline) this.#expiry.abort()
+    return this.signal.aborted
+  }
+
+  /** The error that ends a stopped search: `FS_ABORTED` for the caller's abort, else a {@link SearchTimeout}. */
+  error(): Error {
+    if (this.#caller?.aborted === true) return new FsError('FS_ABORTED', `${this.tool} aborted`, { cause: this.#caller.reason })
+    return new SearchTimeout(`${this.tool} stopped after ${this.timeoutMs} ms`)
+  }
+
+  /** Throws the stopping error when the search must end. */
+  check(): void {
+    if (this.stopped) throw this.error()
+  }
+
+  /** `err`, or the stopping error when the search was stopped (a backend's own `FS_ABORTED` among them). */
+  translate(err: unknown): unknown {
+    return this.stopped ? this.error() : err
+  }
+
+  /** `promise`, unless the search stops first: then the stopping error (a hung backend call cannot hold the tool). */
+  race<T>(promise: Promise<T>): Promise<T> {
+    const settled = promise.catch((err: unknown) => {
+      throw this.translate(err)
+    })
+    if (this.stopped) {
+      settled.catch(() => undefined)
+      return Promise.reject(this.error())
+    }
+    let onStop = (): void => undefined
+    const stop = new Promise<never>((_, reject) => {
+      onStop = () => reject(this.error())
+      this.signal.addEventListener('abort', onStop, { once: true })
+    })
+    return Promise.race([settled, stop]).finally(() => this.signal.removeEventListener('abort', onStop))
+  }
+
+  dispose(): void {
+    clearTimeout(this.#timer)
+  }
+}
+
+/** A `/`-separated path relative to the search root, matched like a glob tool: dotfiles included, a slash-less pattern matches basenames. */
+export type PathMatcher = (path: string) => boolean
+
+export function pathMatcher(name: string, pattern: string): PathMatcher {
+  let compiled: Minimatch
+  try {
+    const body = pattern.startsWith('./') ? pattern.slice(2) : pattern
+    compiled = new Minimatch(body, { dot: true, matchBase: true, nocomment: true, platform: 'linux', braceExpandMax: 10_000 })
+  } catch (err) {
+    throw new ToolInputError(`${name} is not a valid glob: ${err instanceof Error ? err.message : String(err)}`)
+  }
+  return (path) => compiled.match(path)
+}
+
+/** One file found by {@link walkFiles}. */
+export interface WalkedFile {
+  /** `/`-separated, relative to the search root. */
+  readonly path: string
+  readonly target: FsTarget
+  readonly size: number | undefined
+}
+
+/** Failures of a subdirectory that only mean "nothing to see here" (it vanished, or may not be read). */
+const SKIPPABLE = ['FS_NOT_FOUND', 'FS_NOT_DIRECTORY', 'FS_PERMISSION_DENIED', 'FS_NOT_REGULAR_FILE'] as const
+
+export function isSkippable(err: unknown): boolean {
+  return SKIPPABLE.some((code) => isFsError(err, code))
+}
+
+/** Whether a directory entry is a symbolic link (only asked of backends that have them). */
+async function isLink(fs: FileSystem, target: FsTarget, control: SearchControl): Promise<boolean> {
+  if (!fs.capabilities.symlinks) return false
+  try {
+    return (await control.race(fs.lstat(target.displayPath, { signal: control.signal })))?.type === 'symlink'
+  } catch (err) {
+    if (isSkippable(err)) return false
+    throw err
+  }
+}
+
+interface Dir {
+  readonly target: FsTarget
+  readonly path: string
+}
+
+/**
+ * Every file under `root` whose relative path `accept`s, sorted by path in code-point order.
+ * Breadth-first through `listDir`; VCS directories are skipped; each directory
+ * (by `targetKey`) is entered once, which breaks link loops. Symlinked
+ * directories wait until the real tree is walked, so a directory reached both
+ * directly and through a link is reported under its real path. The budget is
+ * checked before every directory.
+ */
+export async function walkFiles(fs: FileSystem, root: FsTarget, control: SearchControl, accept: PathMatcher): Promise<WalkedFile[]> {
+  const found: WalkedFile[] = []
+  const seen = new Set<FsTargetKey>([root.targetKey])
+  let level: Dir[] = [{ target: root, path: '' }]
+  let links: Dir[] = []
+  while (level.length > 0 || links.length > 0) {
+    if (level.length === 0) {
+      // The real tree is done: enter the linked directories not seen yet, in path order.
+      for (const link of links.sort((a, b) => compareNames(a.path, b.path))) {
+        if (seen.has(link.target.targetKey)) continue
+        seen.add(link.target.targetKey)
+        level.push(link)
+      }
+      links = []
+      continue
+    }
+    const next: Dir[] = []
+    for (const dir of level) {
+      control.check()
+      let entries
+      try {
+        entries = await control.race(fs.listDir(dir.target, { signal: control.signal }))
+      } catch (err) {
+        if (dir.path !== '' && isSkippable(err)) continue
+        throw err
+      }
+      for (const entry of entries) {
+        const path = dir.path === '' ? entry.name : `${dir.path}/${entry.name}`
+        if (entry.type === 'file') {
+          if (accept(path)) found.push({ path, target: entry.target, size: entry.size })
+        } else if (entry.type === 'directory' && !VCS_DIRS.has(entry.name) && !seen.has(entry.target.targetKey)) {
+          if (await isLink(fs, entry.target, control)) {
+            links.push({ target: entry.target, path })
+          } else {
+            seen.add(entry.target.targetKey)
+            next.push({ target: entry.target, path })
+          }
+        }
+      }
+    }
+    level = next
+  }
+  return found.sort((a, b) => compareNames(a.path, b.path))
+}
+
+/** The resolved search root and what it is; a missing root is `FS_NOT_FOUND`. */
+export async function searchRoot(
+  deps: ToolDeps,
+  path: string,
+  context: ToolContext,
+  control: SearchControl,
+): Promise<{ target: FsTarget; info: FsInfo }> {
+  const target = await control.race(resolveIn(deps, path, { ...context, signal: control.signal }))
+  const info = await control.race(deps.fs.stat(target, { signal: control.signal }))
+  if (info === undefined) throw new FsError('FS_NOT_FOUND', `cannot search ${messagePath(target.displayPath)}: not found`)
+  return { target, info }
+}

@@ -1,0 +1,216 @@
+/**
+ * The read-before-write policy as the model meets it through the tools, on
+ * the memory and the local backend: which calls authorize which, the remedies
+ * appended to refusals, and streamed reads of large files.
+ */
+import fc from 'fast-check'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createFileTools, ObservationPolicy, type FileTool, type ToolsConfig } from '@seamfs/tools'
+import { BACKENDS, expectError, expectOk, makeHarness, type BackendKind, type Harness, type HarnessOptions } from './tool-harness.js'
+
+const S = { session: 'session-1' }
+const OBSERVE = ' — read the file, then retry'
+const REREAD = ' — re-read the file, then retry'
+const LINES = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`).join('\n') + '\n'
+
+describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) => {
+  let harness: Harness | undefined
+  afterEach(() => {
+    harness?.dispose()
+    harness = undefined
+  })
+  const setup = (options: HarnessOptions = {}): Harness =>
+    (harness = makeHarness(kind, { policy: new ObservationPolicy(), files: { 'a.txt': LINES, 'b.txt': 'bee\n' }, ...options }))
+  const created = (h: Harness, rel: string): string => `<path>${h.abs(rel)}</path>\n<type>file</type>\n<content>\nCreated file\n</content>`
+  const updated = (h: Harness, rel: string): string => `<path>${h.abs(rel)}</path>\n<type>file</type>\n<content>\nUpdated file\n</content>`
+  const blind = (h: Harness, rel: string): string => `Error: cannot overwrite existing "${h.abs(rel)}" without reading it first${OBSERVE}`
+  const unread = (h: Harness, rel: string): string => `Error: edit requires reading "${h.abs(rel)}" first${OBSERVE}`
+
+  it('a blind overwrite is refused with FS_NOT_OBSERVED and the read remedy; the file is untouched', async () => {
+    const h = setup()
+    const result = await h.call('write', { file_path: 'a.txt', content: 'clobbered' }, S)
+    expectError(result, blind(h, 'a.txt'), 'FS_NOT_OBSERVED')
+    expect(result.text.endsWith(OBSERVE)).toBe(true)
+    expect(h.peek('a.txt')).toBe(LINES)
+  })
+
+  it('an edit of an unread file is refused with FS_NOT_OBSERVED and the read remedy', async () => {
+    const h = setup()
+    expectError(await h.call('edit', { file_path: 'a.txt', old_string: 'line 1\n', new_string: 'first\n' }, S), unread(h, 'a.txt'), 'FS_NOT_OBSERVED')
+    expect(h.peek('a.txt')).toBe(LINES)
+  })
+
+  it('a read authorizes a write, and the write authorizes the next edit and write', async () => {
+    const h = setup()
+    expectOk(await h.call('read', { file_path: 'a.txt' }, S))
+    expect(expectOk(await h.call('write', { file_path: 'a.txt', content: 'one\ntwo\n' }, S))).toBe(updated(h, 'a.txt'))
+    expectOk(await h.call('edit', { file_path: 'a.txt', old_string: 'two', new_string: 'TWO' }, S))
+    expect(expectOk(await h.call('write', { file_path: 'a.txt', content: 'three\n' }, S))).toBe(updated(h, 'a.txt'))
+    expect(h.peek('a.txt')).toBe('three\n')
+  })
+
+  it('a read authorizes an edit', async () => {
+    const h = setup()
+    expectOk(await h.call('read', { file_path: 'b.txt' }, S))
+    expect(expectOk(await h.call('edit', { file_path: 'b.txt', old_string: 'bee', new_string: 'wasp' }, S))).toBe(`The file ${h.abs('b.txt')} has been updated successfully.`)
+    expect(h.peek('b.txt')).toBe('wasp\n')
+  })
+
+  it('a windowed read of any part of the file authorizes write and edit', async () => {
+    const h = setup()
+    expect((await h.call('read', { file_path: 'a.txt', offset: 11, limit: 1 }, S)).value).toMatchObject({ lines: [{ number: 11, text: 'line 11' }] })
+    expectOk(await h.call('edit', { file_path: 'a.txt', old_string: 'line 2\n', new_string: 'second\n' }, S))
+    expectOk(await h.call('write', { file_path: 'a.txt', content: 'replaced\n' }, S))
+    expect(h.peek('a.txt')).toBe('replaced\n')
+  })
+
+  it('after an external change both write and edit are stale (FS_STALE_VERSION, re-read remedy); a re-read unblocks', async () => {
+    const h = setup()
+    expectOk(await h.call('read', { file_path: 'a.txt' }, S))
+    h.put('a.txt', 'changed behind the tools\n')
+    const write = await h.call('write', { file_path: 'a.txt', content: 'mine\n' }, S)
+    expectError(write, `Error: cannot write "${h.abs('a.txt')}": file changed since it was read${REREAD}`, 'FS_STALE_VERSION')
+    expect(write.text.endsWith(REREAD)).toBe(true)
+    const edit = await h.call('edit', { file_path: 'a.txt', old_string: 'behind', new_string: 'in front of' }, S)
+    expectError(edit, `Error: cannot edit "${h.abs('a.txt')}": file changed since it was read${REREAD}`, 'FS_STALE_VERSION')
+    expect(h.peek('a.txt')).toBe('changed behind the tools\n')
+    // the remedy: re-read, then retry
+    expectOk(await h.call('read', { file_path: 'a.txt' }, S))
+    expectOk(await h.call('edit', { file_path: 'a.txt', old_string: 'behind', new_string: 'in front of' }, S))
+    expectOk(await h.call('write', { file_path: 'a.txt', content: 'mine\n' }, S))
+    expect(h.peek('a.txt')).toBe('mine\n')
+  })
+
+  it('a file deleted after the read is stale too', async () => {
+    const h = setup()
+    expectOk(await h.call('read', { file_path: 'b.txt' }, S))
+    h.remove('b.txt')
+    expectError(await h.call('write', { file_path: 'b.txt', content: 'x' }, S), `Error: cannot write "${h.abs('b.txt')}": file no longer exists${REREAD}`, 'FS_STALE_VERSION')
+    expect(h.peek('b.txt')).toBeUndefined()
+  })
+
+  it('creating a new file needs no read, and authorizes the next overwrite', async () => {
+    const h = setup()
+    expect(expectOk(await h.call('write', { file_path: 'sub/new.txt', content: 'v1\n' }, S))).toBe(created(h, 'sub/new.txt'))
+    expect(expectOk(await h.call('write', { file_path: 'sub/new.txt', content: 'v2\n' }, S))).toBe(updated(h, 'sub/new.txt'))
+    expectOk(await h.call('edit', { file_path: 'sub/new.txt', old_string: 'v2', new_string: 'v3' }, S))
+    expect(h.peek('sub/new.txt')).toBe('v3\n')
+  })
+
+  it('a listing does not authorize', async () => {
+    const h = setup()
+    expect(expectOk(await h.call('list', {}, S))).toContain('a.txt')
+    expectError(await h.call('write', { file_path: 'a.txt', content: 'x' }, S), blind(h, 'a.txt'), 'FS_NOT_OBSERVED')
+    expectError(await h.call('edit', { file_path: 'a.txt', old_string: 'line 1', new_string: 'x' }, S), unread(h, 'a.txt'), 'FS_NOT_OBSERVED')
+  })
+
+  it('failed reads (offset out of range, binary, directory) do not authorize', async () => {
+    const h = setup({ files: { 'a.txt': LINES, bin: 'a\0b' } })
+    expect((await h.call('read', { file_path: 'a.txt', offset: 99 }, S)).code).toBe('FS_NOT_FOUND')
+    expectError(await h.call('write', { file_path: 'a.txt', content: 'x' }, S), blind(h, 'a.txt'), 'FS_NOT_OBSERVED')
+    expect((await h.call('read', { file_path: 'bin' }, S)).code).toBe('FS_NOT_TEXT')
+    expectError(await h.call('write', { file_path: 'bin', content: 'x' }, S), blind(h, 'bin'), 'FS_NOT_OBSERVED')
+  })
+
+  it('a read that finds nothing lets the write create; an edit of it is not found; someone else creating it first wins', async () => {
+    const h = setup()
+    expectError(await h.call('read', { file_path: 'later.txt' }, S), `Error: cannot read "${h.abs('later.txt')}": not found`, 'FS_NOT_FOUND')
+    expectError(await h.call('edit', { file_path: 'later.txt', old_string: 'a', new_string: 'b' }, S), `Error: cannot edit "${h.abs('later.txt')}": not found`, 'FS_NOT_FOUND')
+    expect(expectOk(await h.call('write', { file_path: 'later.txt', content: 'made\n' }, S))).toBe(created(h, 'later.txt'))
+    expectError(await h.call('read', { file_path: 'race.txt' }, S), `Error: cannot read "${h.abs('race.txt')}": not found`, 'FS_NOT_FOUND')
+    h.put('race.txt', 'theirs\n')
+    expectError(await h.call('write', { file_path: 'race.txt', content: 'mine\n' }, S), blind(h, 'race.txt'), 'FS_NOT_OBSERVED')
+    expect(h.peek('race.txt')).toBe('theirs\n')
+  })
+
+  it('observations belong to a session; a call without a session can create but never overwrite', async () => {
+    const h = setup()
+    expectOk(await h.call('read', { file_path: 'a.txt' }, S))
+    expectError(await h.call('write', { file_path: 'a.txt', content: 'x' }, { session: 'session-2' }), blind(h, 'a.txt'), 'FS_NOT_OBSERVED')
+    expectOk(await h.call('read', { file_path: 'b.txt' }))
+    expectError(await h.call('write', { file_path: 'b.txt', content: 'x' }), blind(h, 'b.txt'), 'FS_NOT_OBSERVED')
+    expectError(await h.call('edit', { file_path: 'b.txt', old_string: 'bee', new_string: 'x' }), unread(h, 'b.txt'), 'FS_NOT_OBSERVED')
+    expect(expectOk(await h.call('write', { file_path: 'anon.txt', content: 'x' }))).toBe(created(h, 'anon.txt'))
+  })
+
+  it('without a policy, writes and edits are unconditional', async () => {
+    const h = setup({ policy: undefined })
+    expect(expectOk(await h.call('write', { file_path: 'a.txt', content: 'blind\n' }, S))).toBe(updated(h, 'a.txt'))
+    expectOk(await h.call('edit', { file_path: 'b.txt', old_string: 'bee', new_string: 'wasp' }))
+    expectOk(await h.call('read', { file_path: 'a.txt' }, S))
+    h.put('a.txt', 'external\n')
+    expectOk(await h.call('write', { file_path: 'a.txt', content: 'over\n' }, S))
+    expect([h.peek('a.txt'), h.peek('b.txt')]).toEqual(['over\n', 'wasp\n'])
+  })
+
+  describe('streamed reads (readStreamMinSize 64)', () => {
+    const BIG = Array.from({ length: 40 }, (_, i) => `row ${String(i + 1).padStart(2, '0')} ${'é'.repeat(i % 5)}`).join('\r\n')
+    const tool = (h: Harness, config: Partial<ToolsConfig>, policy?: ObservationPolicy): FileTool =>
+      createFileTools({ fs: h.fs, policy, config }).find((t) => t.name === 'read') as FileTool
+
+    it('a file at or above the threshold streams, and returns the same window as a whole-file read', async () => {
+      const h = setup({ files: { 'big.txt': BIG, 'edge.txt': 'x'.repeat(63) + '\n', 'small.txt': 'x'.repeat(62) + '\n' } })
+      const streamText = vi.spyOn(h.fs, 'streamText')
+      const readText = vi.spyOn(h.fs, 'readText')
+      const streaming = tool(h, { readStreamMinSize: 64, readMaxBytes: 120 })
+      const whole = tool(h, { readMaxBytes: 120 })
+      for (const args of [{}, { offset: 7, limit: 5 }, { offset: 38 }, { offset: 40, limit: 1 }, { offset: 41 }]) {
+        streamText.mockClear()
+        readText.mockClear()
+        const streamed = await streaming.execute({ file_path: 'big.txt', ...args })
+        expect([streamText.mock.calls.length, readText.mock.calls.length]).toEqual([1, 0])
+        const loaded = await whole.execute({ file_path: 'big.txt', ...args })
+        expect([streamText.mock.calls.length, readText.mock.calls.length]).toEqual([1, 1])
+        expect(streamed).toEqual(loaded)
+      }
+      const window = await streaming.execute({ file_path: 'big.txt', offset: 7, limit: 2 })
+      expect(window.text).toBe(
+        `<path>${h.abs('big.txt')}</path>\n<type>file</type>\n<content>\n7: row 07 é\n8: row 08 éé\n\n(Showing lines 7-8 of 40. Use offset=9 to continue.)\n</content>`,
+      )
+      streamText.mockClear()
+      readText.mockClear()
+      expectOk(await streaming.execute({ file_path: 'edge.txt' })) // 64 bytes: at the threshold
+      expect([streamText.mock.calls.length, readText.mock.calls.length]).toEqual([1, 0])
+      expectOk(await streaming.execute({ file_path: 'small.txt' })) // 63 bytes: below
+      expect([streamText.mock.calls.length, readText.mock.calls.length]).toEqual([1, 1])
+    })
+
+    it('chunk boundaries anywhere (inside a CRLF, a long line, a surrogate pair) change nothing', async () => {
+      const h = setup()
+      const config = { readStreamMinSize: 1, readMaxLineLength: 5, readMaxBytes: 60 }
+      const streaming = tool(h, config)
+      const whole = tool(h, { ...config, readStreamMinSize: 2 ** 40 })
+      const content = fc.string({ unit: fc.constantFrom('a', 'é', '😀', '\r', '\n', '\r\n', 'long-line'), maxLength: 60 })
+      const cuts = fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 8 })
+      await fc.assert(
+        fc.asyncProperty(content, cuts, fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 6 }), async (text, sizes, offset, limit) => {
+          h.put('chunks.txt', text)
+          const streamText = vi.spyOn(h.fs, 'streamText').mockImplementation(async () =>
+            (async function* () {
+              for (let at = 0, i = 0; at < text.length; i++) {
+                const size = sizes[i % sizes.length] ?? 1
+                yield text.slice(at, at + size)
+                at += size
+              }
+            })(),
+          )
+          const streamed = await streaming.execute({ file_path: 'chunks.txt', offset, limit })
+          expect(streamText).toHaveBeenCalledTimes(text === '' ? 0 : 1) // an empty file is below any threshold
+          streamText.mockRestore()
+          expect(streamed).toEqual(await whole.execute({ file_path: 'chunks.txt', offset, limit }))
+        }),
+        { numRuns: kind === 'memory' ? 200 : 50 },
+      )
+    })
+
+    it('a streamed read authorizes like any read', async () => {
+      const policy = new ObservationPolicy()
+      const h = setup({ policy, files: { 'big.txt': BIG } })
+      const streamText = vi.spyOn(h.fs, 'streamText')
+      expectOk(await tool(h, { readStreamMinSize: 64 }, policy).execute({ file_path: 'big.txt', offset: 20, limit: 1 }, S))
+      expect(streamText).toHaveBeenCalledTimes(1)
+      expectOk(await h.call('edit', { file_path: 'big.txt', old_string: 'row 20', new_string: 'ROW 20' }, S))
+      expect(h.peek('big.txt')).toBe(BIG.replace('row 20', 'ROW 20'))
+    })
+  })
+})
