@@ -156,7 +156,10 @@ export class Session {
               inflight--
               if (failed) return
               if (err) return fail(err)
-              if (n === 0) eof = Math.min(eof, offset)
+              if (n === 0) {
+                eof = Math.min(eof, offset)
+                if (!inMain) extra.delete(offset)
+              }
               else if (n < length) queue.unshift([offset + n, length - n])
               else if (offset + length >= planEnd) {
                 // The file grew past the plan: keep reading until the server says EOF.
