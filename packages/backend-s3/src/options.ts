@@ -1,0 +1,66 @@
+import type { S3Client } from '@aws-sdk/client-s3'
+
+/** Static credentials for a client this backend builds. */
+export interface S3Credentials {
+  readonly accessKeyId: string
+  readonly secretAccessKey: string
+  readonly sessionToken?: string | undefined
+}
+
+/** Options of {@link S3FileSystem}. */
+export interface S3FileSystemOptions {
+  /** The bucket holding the filesystem. */
+  readonly bucket: string
+  /**
+   * Key prefix that scopes the whole filesystem (`'tenants/a'` → keys `tenants/a/…`); `/` of
+   * the filesystem is this prefix. Nothing resolves outside it. Default: the bucket root.
+   */
+  readonly prefix?: string | undefined
+  /**
+   * A pre-built client (its endpoint, credentials, retries and checksum settings are used as
+   * they are; it is not destroyed by `close()`). Without it, one is built from the options below.
+   */
+  readonly client?: S3Client | undefined
+  /** Endpoint of an S3-compatible server, e.g. `http://127.0.0.1:7480`. Default: AWS. */
+  readonly endpoint?: string | undefined
+  /** Region (default `us-east-1`). */
+  readonly region?: string | undefined
+  /** Static credentials. Default: the SDK's provider chain (environment, profile…). */
+  readonly credentials?: S3Credentials | undefined
+  /** Path-style URLs (`endpoint/bucket/key`), which most self-hosted servers need. Default false. */
+  readonly forcePathStyle?: boolean | undefined
+  /** `MaxKeys` of each `ListObjectsV2` page, 1–1000 (default 1000). */
+  readonly pageSize?: number | undefined
+  /**
+   * Refuse guarded writes (`createIfAbsent`, `replaceIfVersion`, guarded edits) with
+   * `FS_UNSUPPORTED` when the probe finds that the server does not enforce the matching
+   * request condition, instead of falling back to an in-process lock. Default false.
+   */
+  readonly requireAtomicGuards?: boolean | undefined
+  /** Base of relative paths, inside the filesystem (default `/`, the prefix root). */
+  readonly cwd?: string | undefined
+  /**
+   * Largest previous content (bytes) read back as a write's `before` diff basis; larger
+   * files report `before: null`. Default 10 MiB.
+   */
+  readonly diffBasisMaxBytes?: number | undefined
+}
+
+export const DEFAULT_PAGE_SIZE = 1000
+export const DEFAULT_DIFF_BASIS_MAX_BYTES = 10 * 1024 * 1024
+
+/**
+ * What the capability probe found out about the server, on a scratch key under the prefix.
+ * A condition counts as enforced only when the server refused the write that breaks it
+ * (412) and accepted the one that meets it.
+ */
+export interface S3ProbeResult {
+  /** `If-None-Match: *` on an existing key was refused. */
+  readonly createIfAbsent: boolean
+  /** `If-Match` with a wrong ETag was refused and with the current one accepted. */
+  readonly replaceIfVersion: boolean
+  /** How `If-Match` must carry the ETag on this server (RGW accepts only the unquoted form). */
+  readonly ifMatchForm: 'unquoted' | 'quoted' | null
+  /** Writes return a VersionId: the version token includes it. */
+  readonly versioned: boolean
+}

@@ -1,0 +1,96 @@
+import { posix } from 'node:path'
+import { FsError, FsTargetKey, type FsTarget } from '@seamfs/core'
+
+/** A path `posix.resolve` would return unchanged: no empty, `.` or `..` segment, no trailing `/`. */
+const NORMALIZED_ABSOLUTE = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$|^\/$/
+
+/** Normalizes a key prefix to `a/b/` (or `''`); `.`/`..` segments are refused, empty ones dropped. */
+export function normalizePrefix(prefix: string | undefined): string {
+  if (prefix === undefined) return ''
+  if (typeof prefix !== 'string' || prefix.includes('\0')) throw new TypeError('prefix must be a string without NUL')
+  const segments = prefix.split('/').filter((s) => s !== '')
+  if (segments.some((s) => s === '.' || s === '..')) throw new RangeError(`prefix "${prefix}" must not contain . or .. segments`)
+  return segments.length === 0 ? '' : `${segments.join('/')}/`
+}
+
+/**
+ * The namespace of one filesystem: POSIX paths inside it (`/` is the prefix root), relative
+ * paths (`a/b.txt`, `''` for the root), object keys (`prefix + rel`) and target keys
+ * (`s3://bucket/prefix + rel`). A path is normalized before it becomes a key, so `..`,
+ * absolute paths and separators written any other way cannot leave the prefix: `..` stops at
+ * the root, `%2F` or `\` are ordinary characters of one segment.
+ */
+export class Paths {
+  readonly bucket: string
+  readonly prefix: string
+  readonly cwd: string
+  /** Target key of the root, ending in `/`. */
+  readonly #base: string
+
+  constructor(bucket: string, prefix: string, cwd: string | undefined) {
+    this.bucket = bucket
+    this.prefix = prefix
+    this.#base = `s3://${bucket}/${prefix}`
+    this.cwd = posix.resolve('/', cwd ?? '/')
+  }
+
+  /** The normalized absolute path of `path` (relative to `cwd`, itself relative to the filesystem's cwd). */
+  absolute(path: string, cwd: string | undefined, verb: 'resolve' | 'lstat'): string {
+    if (typeof path !== 'string' || path.trim() === '') throw new FsError('FS_NOT_FOUND', 'file_path must be a non-empty string')
+    if (path.includes('\0')) throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path.replaceAll('\0', '\\0')}": path contains a NUL byte`)
+    if (cwd !== undefined && (typeof cwd !== 'string' || cwd.includes('\0'))) {
+      throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path}": invalid cwd`)
+    }
+    if (cwd === undefined && NORMALIZED_ABSOLUTE.test(path)) return path
+    return posix.resolve(cwd === undefined ? this.cwd : posix.resolve(this.cwd, cwd), path)
+  }
+
+  /** The target of a relative path (`''` is the root). */
+  target(rel: string): FsTarget {
+    return { targetKey: FsTargetKey(this.#base + rel), displayPath: `/${rel}` }
+  }
+
+  /**
+   * The relative path of a target this filesystem minted. A key from another bucket or
+   * prefix, or one that is not normalized (a forged key), is `FS_NOT_FOUND`.
+   */
+  relOf(target: FsTarget, verb: string): string {
+    const key: string = target.targetKey
+    if (typeof key !== 'string' || !key.startsWith(this.#base)) {
+      throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${target.displayPath}": not a target of this filesystem`)
+    }
+    const rel = key.slice(this.#base.length)
+    if (rel !== '' && (rel.includes('\0') || rel.split('/').some((s) => s === '' || s === '.' || s === '..'))) {
+      throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${target.displayPath}": not a normalized target`)
+    }
+    return rel
+  }
+
+  /** The object key of a file. */
+  objectKey(rel: string): string {
+    return this.prefix + rel
+  }
+
+  /** The key prefix of a directory's children (the prefix itself for the root). */
+  childPrefix(rel: string): string {
+    return rel === '' ? this.prefix : `${this.prefix}${rel}/`
+  }
+
+  /** The relative paths of the ancestors of `rel` below the root, outermost first. */
+  ancestors(rel: string): string[] {
+    const segments = rel.split('/')
+    return segments.slice(1).map((_, i) => segments.slice(0, i + 1).join('/'))
+  }
+
+  /** `s3://bucket/key`, each key segment percent-encoded. */
+  url(rel: string): string {
+    return `s3://${this.bucket}/${this.objectKey(rel).split('/').map(encodeURIComponent).join('/')}`
+  }
+
+  /** True when `child` is `parent` or below it (on target keys, which end in `/` only at the root). */
+  static contains(parent: FsTarget, child: FsTarget): boolean {
+    const p: string = parent.targetKey
+    const c: string = child.targetKey
+    return c === p || c.startsWith(p.endsWith('/') ? p : `${p}/`)
+  }
+}

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto'
+import { FsError } from '@seamfs/core'
+import type { S3ProbeResult } from './options.js'
+import type { PutResult, Store } from './store.js'
+
+const BODY = new TextEncoder().encode('seamfs capability probe\n')
+const WRONG_ETAG = '0123456789abcdef0123456789abcdef'
+
+/**
+ * The scratch key of a probe: under the prefix, behind an empty path segment
+ * (`prefix + '/.seamfs-probe/<uuid>'`). No path resolves to it (`//` collapses) and
+ * listings skip empty names, so it is never visible, even while it exists.
+ */
+export function scratchKey(prefix: string): string {
+  return `${prefix}/.seamfs-probe/${randomUUID()}`
+}
+
+/**
+ * A conditional PUT's answer: 200 is true; 412 (refused) and 501 (conditions not implemented)
+ * are false; anything else (a 5xx) makes the probe fail, to be tried again on next use.
+ */
+function accepted(result: PutResult): boolean {
+  if (result.ok) return true
+  if (result.status === 412 || result.status === 501) return false
+  throw new FsError('FS_IO_ERROR', `capability probe: the server answered ${result.status} to a conditional PUT`, {
+    cause: result.error,
+    retryable: true,
+  })
+}
+
+/**
+ * Finds out, on a scratch key, whether the server enforces `If-None-Match: *` and `If-Match`
+ * on PUT, and in which form `If-Match` must carry the ETag; then deletes every version of the
+ * scratch key. 5 to 7 PUTs, 1 LIST of versions and 1 to 3 DELETEs.
+ */
+export async function probeConditions(store: Store, key: string): Promise<S3ProbeResult> {
+  try {
+    const created = await store.put(key, BODY, { ifNoneMatch: '*' })
+    if (!created.ok) {
+      accepted(created)
+      // Refused on a fresh random key: the server rejects the condition itself; trust none.
+      return { createIfAbsent: false, replaceIfVersion: false, ifMatchForm: null, versioned: false }
+    }
+    const versioned = created.revision.versionId !== undefined
+    const createIfAbsent = !accepted(await store.put(key, BODY, { ifNoneMatch: '*' }))
+    // Same body every time, so the current ETag is known whatever the server did.
+    const etag = created.revision.etag
+    let ifMatchForm: S3ProbeResult['ifMatchForm'] = null
+    for (const form of ['unquoted', 'quoted'] as const) {
+      const quote = (e: string): string => (form === 'quoted' ? `"${e}"` : e)
+      if (accepted(await store.put(key, BODY, { ifMatch: quote(WRONG_ETAG) }))) break
+      if (accepted(await store.put(key, BODY, { ifMatch: quote(etag) }))) {
+        ifMatchForm = form
+        break
+      }
+    }
+    return { createIfAbsent, replaceIfVersion: ifMatchForm !== null, ifMatchForm, versioned }
+  } finally {
+    // A scratch key left behind is invisible (see scratchKey); a failed cleanup is not a failed probe.
+    await store.purge(key).catch(() => undefined)
+  }
+}

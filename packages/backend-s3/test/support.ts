@@ -1,0 +1,96 @@
+/**
+ * Shared by the S3 tests: a raw client on the test server (radosgw, booted by the global
+ * setup), fresh prefixes that are purged afterwards, and the conformance factory whose
+ * external hooks write straight through the raw client, behind the filesystem's back.
+ */
+import { randomUUID } from 'node:crypto'
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectVersionsCommand,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3'
+import type { ConformanceOptions } from '@seamfs/conformance'
+import { S3FileSystem, type S3FileSystemOptions } from '@seamfs/backend-s3'
+import { inject } from 'vitest'
+import type { S3ServerInfo } from '../../../test-servers/s3.js'
+
+// The SDK warns once per process that Node 20 support ends in 2027; the package pins its version.
+process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true'
+
+export const server: S3ServerInfo | null = inject('s3')
+export const serverWhy: string = inject('s3Why')
+
+/** A client with the settings radosgw needs (path style, plain Content-Length bodies). */
+export function rawClient(info: S3ServerInfo, overrides: Partial<S3ClientConfig> = {}): S3Client {
+  return new S3Client({
+    endpoint: info.endpoint,
+    region: info.region,
+    credentials: { accessKeyId: info.accessKeyId, secretAccessKey: info.secretAccessKey },
+    forcePathStyle: true,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    ...overrides,
+  })
+}
+
+/** A fresh key prefix for one test. */
+export function freshPrefix(label = 't'): string {
+  return `${label}/${randomUUID()}/`
+}
+
+/** Deletes every key (and every version and delete marker) under `prefix`. */
+export async function purge(client: S3Client, bucket: string, prefix: string): Promise<void> {
+  let keyMarker: string | undefined
+  let versionMarker: string | undefined
+  for (;;) {
+    const out = await client.send(
+      new ListObjectVersionsCommand({
+        Bucket: bucket,
+        Prefix: prefix,
+        ...(keyMarker === undefined ? {} : { KeyMarker: keyMarker }),
+        ...(versionMarker === undefined ? {} : { VersionIdMarker: versionMarker }),
+      }),
+    )
+    const all = [...(out.Versions ?? []), ...(out.DeleteMarkers ?? [])]
+    for (let i = 0; i < all.length; i += 50) {
+      await Promise.all(
+        all.slice(i, i + 50).map((v) =>
+          client.send(new DeleteObjectCommand({ Bucket: bucket, Key: v.Key, ...(v.VersionId === undefined ? {} : { VersionId: v.VersionId }) })),
+        ),
+      )
+    }
+    if (out.IsTruncated !== true) return
+    keyMarker = out.NextKeyMarker
+    versionMarker = out.NextVersionIdMarker
+  }
+}
+
+/** The conformance factory for one bucket: each subject gets its own prefix, purged on dispose. */
+export function conformanceOptions(info: S3ServerInfo, bucket: string, name: string, extra: Partial<S3FileSystemOptions> = {}): ConformanceOptions<S3FileSystem> {
+  const client = rawClient(info)
+  const keyOf = (fs: S3FileSystem, path: string): string => fs.prefix + path
+  return {
+    name,
+    create: async () => {
+      const fs = await S3FileSystem.open({ client, bucket, prefix: freshPrefix('conformance'), ...extra })
+      return { fs, dispose: () => purge(client, bucket, fs.prefix) }
+    },
+    external: {
+      writeBytes: async ({ fs }, path, bytes) => {
+        await client.send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(fs, path), Body: bytes, ContentLength: bytes.byteLength }))
+      },
+      readBytes: async ({ fs }, path) => {
+        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(fs, path) }))
+        return out.Body === undefined ? new Uint8Array(0) : out.Body.transformToByteArray()
+      },
+      remove: async ({ fs }, path) => {
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(fs, path) }))
+      },
+    },
+    // A remote store: fewer model runs than the in-process backends.
+    options: { modelRuns: 30 },
+  }
+}
