@@ -1,0 +1,118 @@
+/**
+ * Request counts, measured by a middleware on the SDK client that counts every HTTP attempt
+ * by command. Targets (issue 7): read = stat + read, write = 1 PUT (plus the checks this
+ * backend documents), edit = 1 GET + 1 PUT, listing n keys = ⌈n / page size⌉ LISTs.
+ */
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
+import { S3FileSystem } from '@seamfs/backend-s3'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freshPrefix, purge, rawClient, server, serverWhy } from './support.js'
+
+const LISTED = 2_500
+const short: Record<string, string> = {
+  HeadObjectCommand: 'HEAD',
+  GetObjectCommand: 'GET',
+  PutObjectCommand: 'PUT',
+  ListObjectsV2Command: 'LIST',
+  ListObjectVersionsCommand: 'LIST-VERSIONS',
+  DeleteObjectCommand: 'DELETE',
+}
+
+describe.skipIf(server === null)(`S3FileSystem request counts${server === null ? ` (skipped: ${serverWhy})` : ''}`, () => {
+  const bucket = server?.bucket ?? ''
+  const prefix = freshPrefix('requests')
+  const counts = new Map<string, number>()
+  const rows: [string, string, string][] = []
+  let client: S3Client
+
+  /** Runs `fn` and returns the requests it made, e.g. `GET 1, PUT 1`. */
+  async function measure(fn: () => Promise<unknown>): Promise<string> {
+    counts.clear()
+    await fn()
+    return [...counts.entries()]
+      .sort((a, b) => a[0].localeCompare(b[0]))
+      .map(([name, n]) => `${name} ${n}`)
+      .join(', ')
+  }
+
+  async function row(operation: string, expected: string, fn: () => Promise<unknown>): Promise<void> {
+    const measured = await measure(fn)
+    rows.push([operation, measured, expected])
+    expect(measured, operation).toBe(expected)
+  }
+
+  beforeAll(() => {
+    if (server === null) return
+    client = rawClient(server)
+    // Deserialize-step middleware runs once per HTTP attempt (inside the SDK's retries).
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const name = short[context.commandName ?? ''] ?? context.commandName ?? '?'
+        counts.set(name, (counts.get(name) ?? 0) + 1)
+        return next(args)
+      },
+      { step: 'deserialize', name: 'countRequests' },
+    )
+  })
+  afterAll(async () => {
+    if (server === null) return
+    await purge(client, bucket, prefix)
+    client.destroy()
+    if (rows.length > 0) {
+      const width = Math.max(...rows.map((r) => r[0].length))
+      console.log(
+        [`requests per operation (radosgw, unversioned bucket, atomic guards)`, `${'operation'.padEnd(width)}  measured`]
+          .concat(rows.map(([op, measured]) => `${op.padEnd(width)}  ${measured}`))
+          .join('\n'),
+      )
+    }
+  })
+
+  it('every operation makes the documented requests, and no more', async () => {
+    let fs!: S3FileSystem
+    await row('open (capability probe)', 'DELETE 1, LIST-VERSIONS 1, PUT 4', async () => {
+      fs = await S3FileSystem.open({ client, bucket, prefix })
+    })
+    const file = await fs.resolve('f.txt')
+    await row('resolve a/b/c.txt (HEAD per ancestor)', 'HEAD 2', () => fs.resolve('a/b/c.txt'))
+    await row('resolve f.txt (top level)', '', () => fs.resolve('f.txt'))
+    await row('writeText, new file', 'GET 1, LIST 1, PUT 1', () => fs.writeText(file, 'one\n'))
+    await row('writeText, existing file', 'GET 1, PUT 1', () => fs.writeText(file, 'two\n'))
+    const { version } = await fs.writeText(file, 'three\n')
+    await row('writeText replaceIfVersion', 'GET 1, PUT 1', () => fs.writeText(file, 'four\n', { expected: { kind: 'replaceIfVersion', version: version } }))
+    await row('writeText createIfAbsent', 'LIST 1, PUT 1', async () => fs.writeText(await fs.resolve('g.txt'), 'g', { expected: { kind: 'createIfAbsent' } }))
+    await row('read (stat + readText)', 'GET 1, HEAD 1', async () => {
+      await fs.stat(file)
+      await fs.readText(file)
+    })
+    await row('streamText', 'GET 1', async () => {
+      for await (const chunk of await fs.streamText(file)) void chunk
+    })
+    await row('editText', 'GET 1, PUT 1', () => fs.editText(file, { oldString: 'four', newString: 'five', replaceAll: false }))
+    const current = (await fs.stat(file))?.version
+    await row('editText guarded', 'GET 1, PUT 1', () =>
+      fs.editText(file, { oldString: 'five', newString: 'six', replaceAll: false }, { expected: { version: current ?? version } }),
+    )
+    const dir = await fs.resolve('d')
+    await fs.writeText(await fs.resolve('d/x.txt'), 'x')
+    await row('stat of a file', 'HEAD 1', () => fs.stat(file))
+    await row('stat of a directory', 'HEAD 1, LIST 1', () => fs.stat(dir))
+  })
+
+  it(`listing ${LISTED} keys takes ⌈n / page size⌉ LISTs`, async () => {
+    const many = `${prefix}many/`
+    const names = Array.from({ length: LISTED }, (_, i) => `k${String(i).padStart(4, '0')}`)
+    for (let i = 0; i < names.length; i += 100) {
+      await Promise.all(names.slice(i, i + 100).map((n) => client.send(new PutObjectCommand({ Bucket: bucket, Key: many + n, Body: n }))))
+    }
+    for (const pageSize of [1000, 250, 100]) {
+      const fs = new S3FileSystem({ client, bucket, prefix, pageSize })
+      const target = await fs.resolve('many')
+      let listed = 0
+      await row(`listDir of ${LISTED} keys, pageSize ${pageSize}`, `LIST ${Math.ceil(LISTED / pageSize)}`, async () => {
+        listed = (await fs.listDir(target)).length
+      })
+      expect(listed).toBe(LISTED)
+    }
+  }, 120_000)
+})
