@@ -85,17 +85,19 @@ export function listClauses(kit: Kit): void {
   })
 
   kit.group('listing: symlinks', { caps: ['symlinks'], hooks: ['symlink'] }, () => {
-    kit.test("a symlink has its target's type; a broken one is other", async (env) => {
+    kit.test("a symlink has its target's type; a broken one or a loop is other", async (env) => {
       await env.write('s/file.txt', 'x')
       await env.write('s/dir/inner.txt', 'x')
       await env.symlink('s/to-file', 'file.txt')
       await env.symlink('s/to-dir', 'dir')
       await env.symlink('s/broken', 'nowhere')
+      await env.symlink('s/loop', 'loop')
       const entries = await env.fs.listDir(await env.resolve('s'))
       expect(entries.map((e) => [e.name, e.type])).toEqual([
         ['broken', 'other'],
         ['dir', 'directory'],
         ['file.txt', 'file'],
+        ['loop', 'other'],
         ['to-dir', 'directory'],
         ['to-file', 'file'],
       ])

@@ -205,7 +205,7 @@ export class MemoryFileSystem extends FileSystem {
         const displayPath = posix.join(target.displayPath, name)
         if (dirent.isSymbolicLink()) {
           const followed = this.#statOrUndefined(key, 'list', displayPath, true)
-          const linkTarget = { targetKey: FsTargetKey(this.#canonical(key, 0)), displayPath }
+          const linkTarget = { targetKey: FsTargetKey(this.#linkKey(key)), displayPath }
           entries.push(followed === undefined ? { name, type: 'other', target: linkTarget } : { name, target: linkTarget, ...this.#info(followed) })
         } else {
           const type = dirent.isFile() ? 'file' : dirent.isDirectory() ? 'directory' : 'other'
@@ -317,6 +317,15 @@ export class MemoryFileSystem extends FileSystem {
       return this.#canonical(posix.resolve(parentKey, own.symlink), hops + 1)
     }
     return posix.join(parentKey, name)
+  }
+
+  /** A listed link's identity; a link that cannot be resolved (a loop) is its own path, listed as other. */
+  #linkKey(key: string): string {
+    try {
+      return this.#canonical(key, 0)
+    } catch {
+      return key
+    }
   }
 
   #resolvedLink(abs: string): ReturnType<Volume['_core']['getResolvedLink']> {

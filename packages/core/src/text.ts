@@ -1,3 +1,4 @@
+import { Buffer, isUtf8 } from 'node:buffer'
 import { FsError } from './errors.js'
 
 /** How many leading bytes are searched for a NUL to call a file binary. */
@@ -55,16 +56,39 @@ export function decodeTextOrNull(bytes: Uint8Array): string | null {
   }
 }
 
+/** Bytes (from the end of `bytes`) of a multi-byte character that is not complete yet: 0 to 3. */
+function incompleteTail(bytes: Uint8Array): number {
+  const n = bytes.length
+  for (let i = n - 1; i >= 0 && i >= n - 4; i--) {
+    const b = bytes[i] as number
+    if (b < 0x80) return 0
+    if (b >= 0xc0) {
+      const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2
+      return i + need > n ? n - i : 0
+    }
+  }
+  // Only continuation bytes: invalid, which validation reports.
+  return 0
+}
+
+const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+
 /**
  * Incremental strict decoder for streamed reads: the NUL sample spans chunks,
  * a character split across chunks is joined, and {@link end} rejects a
  * truncated trailing sequence. A leading BOM (even split) is dropped.
+ *
+ * Validation is simdutf's (`isUtf8`) and decoding Node's own, on the complete
+ * characters of each chunk; the 1–3 bytes of a character cut by the chunk
+ * boundary are carried to the next chunk. That is what a fatal TextDecoder
+ * does, an order of magnitude faster on large files.
  */
 export class TextChunkDecoder {
-  readonly #decoder = new TextDecoder('utf-8', { fatal: true })
   readonly #path: string
   readonly #verb: TextVerb
   #sampled = 0
+  #carry: Uint8Array = new Uint8Array(0)
+  #started = false
 
   constructor(path: string, verb: TextVerb = 'read') {
     this.#path = path
@@ -78,20 +102,45 @@ export class TextChunkDecoder {
       if (chunk.subarray(0, n).indexOf(0) !== -1) throw binaryError(this.#verb, this.#path)
       this.#sampled += n
     }
-    try {
-      return this.#decoder.decode(chunk, { stream: true })
-    } catch (err) {
-      throw invalidUtf8Error(this.#verb, this.#path, err)
+    let text = ''
+    let body = chunk
+    if (this.#carry.length > 0) {
+      // Finish the character the previous chunk cut: only its few bytes are copied.
+      const lead = this.#carry[0] as number
+      const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2
+      const take = Math.min(need - this.#carry.length, chunk.length)
+      const joined = new Uint8Array(this.#carry.length + take)
+      joined.set(this.#carry, 0)
+      joined.set(chunk.subarray(0, take), this.#carry.length)
+      body = chunk.subarray(take)
+      if (joined.length < need) {
+        this.#carry = joined
+        return ''
+      }
+      this.#carry = new Uint8Array(0)
+      text = this.#decode(joined)
     }
+    const tail = incompleteTail(body)
+    // A copy: the caller may reuse its buffer (and Buffer#slice would not copy).
+    if (tail > 0) this.#carry = Uint8Array.from(body.subarray(body.length - tail))
+    return text + this.#decode(body.subarray(0, body.length - tail))
   }
 
   /** Flushes; a dangling partial sequence is `FS_NOT_TEXT`. */
   end(): string {
-    try {
-      return this.#decoder.decode()
-    } catch (err) {
-      throw invalidUtf8Error(this.#verb, this.#path, err)
+    if (this.#carry.length > 0) throw invalidUtf8Error(this.#verb, this.#path, new TypeError('truncated UTF-8 sequence'))
+    return ''
+  }
+
+  #decode(bytes: Uint8Array): string {
+    if (bytes.length === 0) return ''
+    if (!isUtf8(bytes)) throw invalidUtf8Error(this.#verb, this.#path, new TypeError('invalid UTF-8 sequence'))
+    let text = asBuffer(bytes).toString('utf8')
+    if (!this.#started) {
+      this.#started = true
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
     }
+    return text
   }
 }
 

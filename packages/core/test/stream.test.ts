@@ -259,3 +259,21 @@ describe('decodeTextStream', () => {
     expect(parts.join('')).toBe('ab')
   })
 })
+
+describe('TextChunkDecoder with a reused read buffer', () => {
+  it('decodes correctly when the caller overwrites its buffer between chunks (a carried partial character is copied)', () => {
+    const text = '🐂中é'.repeat(20_000)
+    const bytes = Buffer.from(text)
+    for (const size of [4096, 65536, 7]) {
+      const buffer = Buffer.allocUnsafe(size)
+      const decoder = new TextChunkDecoder('reuse.txt')
+      let out = ''
+      for (let at = 0; at < bytes.length; at += size) {
+        const n = bytes.copy(buffer, 0, at, at + size)
+        out += decoder.push(buffer.subarray(0, n))
+      }
+      out += decoder.end()
+      expect(out === text).toBe(true)
+    }
+  })
+})

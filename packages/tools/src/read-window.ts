@@ -118,7 +118,9 @@ export class LineWindow {
       const text =
         length > max ? `${this.#head.slice(0, max)}... (line truncated to ${max} chars)` : this.#head.slice(0, length)
       const cost = encoder.encode(text).length + (this.#lines.length > 0 ? 1 : 0)
-      if (this.#bytes + cost > this.#limits.maxBytes) this.#truncatedByBytes = true
+      // The first line of a window always fits: a cap below one line must not make a footer that
+      // points back at the same offset forever.
+      if (this.#lines.length > 0 && this.#bytes + cost > this.#limits.maxBytes) this.#truncatedByBytes = true
       else {
         this.#bytes += cost
         this.#lines.push({ number: this.#number, text })

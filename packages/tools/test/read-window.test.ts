@@ -18,7 +18,7 @@ function reference(text: string, limits: WindowLimits): ReadWindow {
     if (line.endsWith('\r')) line = line.slice(0, -1)
     if (line.length > limits.maxLineLength) line = `${line.slice(0, limits.maxLineLength)}... (line truncated to ${limits.maxLineLength} chars)`
     const cost = Buffer.byteLength(line, 'utf8') + (lines.length > 0 ? 1 : 0)
-    if (bytes + cost > limits.maxBytes) {
+    if (lines.length > 0 && bytes + cost > limits.maxBytes) {
       truncatedByBytes = true
       break
     }
@@ -72,5 +72,16 @@ describe('LineWindow', () => {
       truncatedByBytes: false,
     })
     expect(readFooter(49_990, result)).toBe('(Showing lines 49990-49994 of 50000. Use offset=49995 to continue.)')
+  })
+})
+
+describe('LineWindow with a byte cap below one line', () => {
+  it('still returns the first line of the window, so following the footer always moves forward', () => {
+    const window = new LineWindow({ offset: 2, limit: 10, maxLineLength: 100, maxBytes: 5 })
+    window.push('first line\nsecond line is long\nthird\n')
+    const result = window.end()
+    expect(result.lines).toEqual([{ number: 2, text: 'second line is long' }])
+    expect(result.truncatedByBytes).toBe(true)
+    expect(readFooter(2, result)).toBe('(Output capped. Showing lines 2-2. Use offset=3 to continue.)')
   })
 })
