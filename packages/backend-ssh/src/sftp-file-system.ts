@@ -12,7 +12,6 @@ import {
   FsTargetKey,
   KeyedMutex,
   normalizeLf,
-  TextChunkDecoder,
   throwIfAborted,
   type EditOptions,
   type FsCapabilities,
@@ -40,6 +39,7 @@ import {
 } from './options.js'
 import { assertPathText, canonicalPath, childPath, containsPath, kindOf, outsideRoot } from './paths.js'
 import { isTempName, Publisher } from './publish.js'
+import { streamFile } from './stream.js'
 import { contentVersion, metadataVersion, VersionCache } from './versions.js'
 
 const SFTP_CAPABILITIES: FsCapabilities = Object.freeze({
@@ -53,10 +53,6 @@ const SFTP_CAPABILITIES: FsCapabilities = Object.freeze({
   newlineInNames: true,
   emptyDirectories: true,
 })
-
-/** Reads kept in flight by a stream (bounded memory: 8 × 64 KiB). */
-const STREAM_WINDOW = 8
-const STREAM_CHUNK = 64 * 1024
 
 /** Per-target locks shared by every instance (and every copy of this package) in the process. */
 const locks: KeyedMutex = ((globalThis as unknown as Record<symbol, KeyedMutex | undefined>)[
@@ -472,44 +468,4 @@ export class SftpFileSystem extends FileSystem {
 
 function stale(verb: FsVerb, target: FsTarget, why: string): FsError {
   return new FsError('FS_STALE_VERSION', `cannot ${verb} "${target.displayPath}": ${why}`)
-}
-
-/** Streams a remote file with a window of reads in flight; a short read restarts the window where it ended. */
-async function* streamFile(s: Session, key: string, displayPath: string, signal: AbortSignal | undefined): AsyncGenerator<string> {
-  const decoder = new TextChunkDecoder(displayPath, 'read')
-  let handle: Buffer | undefined
-  const window: { offset: number; read: Promise<Buffer> }[] = []
-  try {
-    handle = await s.open(key, 'r')
-    const open = handle
-    let offset = 0
-    const fill = (): void => {
-      while (window.length < STREAM_WINDOW) {
-        const read = s.readAt(open, offset, STREAM_CHUNK)
-        read.catch(() => undefined)
-        window.push({ offset, read })
-        offset += STREAM_CHUNK
-      }
-    }
-    fill()
-    for (;;) {
-      throwIfAborted(signal, 'read')
-      const next = window.shift() as { offset: number; read: Promise<Buffer> }
-      const chunk = await next.read
-      if (chunk.length === 0) break
-      if (chunk.length < STREAM_CHUNK) {
-        window.length = 0
-        offset = next.offset + chunk.length
-      }
-      fill()
-      const text = decoder.push(chunk)
-      if (text !== '') yield text
-    }
-    const tail = decoder.end()
-    if (tail !== '') yield tail
-  } catch (err) {
-    throw toFsError(err, 'read', displayPath)
-  } finally {
-    if (handle !== undefined) s.close(handle).catch(() => undefined)
-  }
 }

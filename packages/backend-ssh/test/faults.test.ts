@@ -94,4 +94,15 @@ describe.skipIf(server === null)(`fault injection: a TCP proxy cuts the connecti
     expect(outcome.after.startsWith('DONE\n')).toBe(true)
     expect((await raw.names(root)).filter((n) => n.startsWith('.seamfs-tmp-'))).toEqual([])
   })
+
+  it('an idle connection that dropped is replaced transparently: the next call just works', async () => {
+    const target = await fs.resolve('idle.txt')
+    await fs.writeText(target, 'before the drop')
+    const before = proxy.connections
+    proxy.cutAll()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(await fs.readText(target)).toBe('before the drop')
+    await fs.writeText(target, 'after the drop')
+    expect(proxy.connections).toBe(before + 1)
+  })
 })

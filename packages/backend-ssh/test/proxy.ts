@@ -37,6 +37,12 @@ export class CuttingProxy {
     this.#budget = { direction, bytes }
   }
 
+  /** Cuts every open connection now (an idle connection dropped by the network or a server restart). */
+  cutAll(): void {
+    for (const s of this.#sockets) s.destroy()
+    this.cuts++
+  }
+
   accept(client: Socket, targetPort: number): void {
     this.connections++
     const upstream = connect(targetPort, '127.0.0.1')
