@@ -122,6 +122,8 @@ export async function runConformance(options: RunOptions): Promise<ConformanceRe
         dir,
         include: [file],
         config: false,
+        // Vitest's result cache would land in the user's project (node_modules/.vite); keep it with the run.
+        cache: false,
         watch: false,
         reporters: [reporter],
         passWithNoTests: true,

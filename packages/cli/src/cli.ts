@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
 import { ConfigError, parseFsUrl, validateConfig, type HarnessConfig } from './config.js'
 import { loadHarness, type Harness } from './harness.js'
-import { runBuiltinConformance, runModuleConformance } from './conformance.js'
 
 /** Where a command writes; tests pass their own. */
 export interface Io {
@@ -16,6 +16,26 @@ export interface Io {
 }
 
 export const CONFIG_FILE = 'seamfs.config.json'
+
+const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
+
+const EXAMPLES = `
+Examples:
+  seamfs ls                                   list the working directory
+  seamfs read notes.txt --offset 10 --limit 20
+  echo hello | seamfs write hello.txt         content comes from stdin
+  seamfs edit hello.txt --old hello --new bye
+  seamfs grep TODO src --include '*.ts'
+  seamfs --fs memory: ls                      another backend, just for this command
+  seamfs --session .seamfs-session.json read f.txt
+                                              later writes with the same --session
+                                              refuse to clobber what was not read
+  seamfs conformance --builtin                the conformance kit on memory and local
+  seamfs mcp                                  the tools as an MCP server on stdio
+
+Exit codes: 0 done, 1 a tool call failed (Error: ... [CODE] on stderr),
+2 a config or usage error.
+`
 
 interface GlobalOptions {
   readonly config?: string
@@ -59,12 +79,14 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
   let exitCode = 0
   const program = new Command('seamfs')
     .description('One filesystem contract for agents: the tools, the conformance kit and an MCP server over any backend.')
+    .version(VERSION, '-V, --version', 'print the version')
     .option('-c, --config <file>', `harness config (default: ./${CONFIG_FILE} when present, else the local disk here)`)
     .option('--fs <spec>', 'backend override: file:<dir> | memory: | s3://bucket/prefix?endpoint=… | sftp://user@host:port/path | <module.js>')
     .option('--session <file>', 'keep read-before-write observations in this file across commands (default: no policy for one-shot commands)')
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    .showHelpAfterError()
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText('after', EXAMPLES)
 
   /** Mounts the harness for a one-shot tool command, runs it, prints the tool's own text. */
   const toolCommand = async (name: string, args: Record<string, unknown>): Promise<void> => {
@@ -142,12 +164,20 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
   program
     .command('conformance')
     .description('run the conformance kit and print a per-clause report')
-    .argument('[module]', 'a module exporting conformance options (a factory); default: the configured backend')
-    .option('--builtin', 'run the kit on the embedded backends (memory, and local in a temporary directory)', false)
+    .argument('[module]', 'a module exporting conformance options (a factory), .js or .ts; default: --builtin')
+    .option('--builtin', 'run the kit on the embedded backends (memory, and local in a temporary directory); what `npm start` does', false)
     .option('--json <file>', 'also write the report as JSON')
     .option('--quiet', 'no per-test progress', false)
-    .action(async (module: string | undefined, o: { builtin: boolean; json?: string; quiet: boolean }) => {
+    .action(async (module: string | undefined, o: { builtin: boolean; json?: string; quiet: boolean }, command: Command) => {
+      // The kit needs a factory of fresh filesystems and hooks that write behind their back: a module, not a mount.
+      if (program.opts<GlobalOptions>().fs !== undefined && module === undefined && !o.builtin) {
+        command.error('error: conformance runs on a module exporting conformance options, or --builtin; not on --fs', { exitCode: 2 })
+      }
+      if (module !== undefined && o.builtin) command.error('error: give a module or --builtin, not both', { exitCode: 2 })
+      if (module !== undefined && !existsSync(resolve(io.cwd, module))) command.error(`error: no module at ${module}`, { exitCode: 2 })
       const progress = o.quiet ? undefined : io.stderr
+      // Loaded here: the kit's runner brings vitest, which the other commands do not need.
+      const { runBuiltinConformance, runModuleConformance } = await import('./conformance.js')
       const failed = o.builtin || module === undefined
         ? await runBuiltinConformance({ io, progress, json: o.json, fs: o.builtin ? undefined : program.opts<GlobalOptions>().fs })
         : await runModuleConformance({ io, progress, json: o.json, module: resolve(io.cwd, module) })
@@ -161,7 +191,7 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
       const harness: Harness = await loadHarness(await readConfig(options, io), { baseDir: io.cwd, env: io.env })
       const { createMcpServer, serveStdio } = await import('@seamfs/tools/mcp')
       try {
-        await serveStdio(createMcpServer({ tools: harness.tools, name: 'seamfs', version: '0.1.0' }))
+        await serveStdio(createMcpServer({ tools: harness.tools, name: 'seamfs', version: VERSION }))
       } finally {
         await harness.close()
       }

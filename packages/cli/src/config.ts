@@ -31,6 +31,8 @@ export type BackendConfig =
       readonly privateKeyFile?: string | undefined
       /** Name of the environment variable holding the password. */
       readonly passwordEnv?: string | undefined
+      /** The server's host key fingerprint (`SHA256:…`, as `ssh-keygen -l` prints it); unpinned when absent. */
+      readonly hostKeySha256?: string | undefined
     }
   /** A module exporting a factory: the same module `seamfs-conformance` accepts. */
   | { readonly type: 'module'; readonly module: string }
@@ -64,7 +66,13 @@ export class ConfigError extends Error {
   }
 }
 
+/** What was found, when it is told in words rather than shown as a value (an unknown key, a secret). */
+export class Found {
+  constructor(readonly text: string) {}
+}
+
 function describe(value: unknown): string {
+  if (value instanceof Found) return value.text
   if (value === undefined) return 'nothing'
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
@@ -76,6 +84,10 @@ function describe(value: unknown): string {
 
 type Obj = Record<string, unknown>
 
+/** The label of the whole config; its own keys are named bare (`cwd`, not `(config).cwd`). */
+const ROOT = '(config)'
+const sub = (key: string, name: string): string => (key === ROOT ? name : `${key}.${name}`)
+
 function object(value: unknown, key: string): Obj {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError(key, 'an object', value)
   return value as Obj
@@ -83,21 +95,21 @@ function object(value: unknown, key: string): Obj {
 
 function only(value: Obj, key: string, allowed: readonly string[]): void {
   for (const k of Object.keys(value)) {
-    if (!allowed.includes(k)) throw new ConfigError(`${key}.${k}`, `one of the keys ${allowed.join(', ')}`, 'an unknown key')
+    if (!allowed.includes(k)) throw new ConfigError(sub(key, k), `one of the keys ${allowed.join(', ')}`, new Found('an unknown key'))
   }
 }
 
 function str(value: Obj, key: string, name: string, required: boolean): string | undefined {
   const v = value[name]
   if (v === undefined && !required) return undefined
-  if (typeof v !== 'string' || v.trim() === '') throw new ConfigError(`${key}.${name}`, 'a non-empty string', v)
+  if (typeof v !== 'string' || v.trim() === '') throw new ConfigError(sub(key, name), 'a non-empty string', v)
   return v
 }
 
 function bool(value: Obj, key: string, name: string): boolean | undefined {
   const v = value[name]
   if (v === undefined) return undefined
-  if (typeof v !== 'boolean') throw new ConfigError(`${key}.${name}`, 'true or false', v)
+  if (typeof v !== 'boolean') throw new ConfigError(sub(key, name), 'true or false', v)
   return v
 }
 
@@ -107,7 +119,7 @@ function defined<T extends object>(value: T): T {
 }
 
 function backendConfig(raw: unknown): BackendConfig {
-  if (typeof raw === 'string') return parseFsUrl(raw)
+  if (typeof raw === 'string') return parseFsUrl(raw, 'backend')
   const b = object(raw, 'backend')
   const type = b['type']
   switch (type) {
@@ -120,6 +132,11 @@ function backendConfig(raw: unknown): BackendConfig {
       return { type, files: object(b['files'], 'backend.files') }
     }
     case 's3':
+      for (const secret of ['accessKeyId', 'secretAccessKey']) {
+        if (b[secret] !== undefined) {
+          throw new ConfigError(`backend.${secret}`, `no key in the config (use ${secret}Env)`, new Found('a key'))
+        }
+      }
       only(b, 'backend', ['type', 'bucket', 'prefix', 'endpoint', 'region', 'forcePathStyle', 'accessKeyIdEnv', 'secretAccessKeyEnv'])
       return defined({
         type,
@@ -132,12 +149,14 @@ function backendConfig(raw: unknown): BackendConfig {
         secretAccessKeyEnv: str(b, 'backend', 'secretAccessKeyEnv', false),
       })
     case 'sftp': {
-      only(b, 'backend', ['type', 'host', 'port', 'username', 'root', 'privateKeyFile', 'passwordEnv'])
+      if (b['password'] !== undefined) {
+        throw new ConfigError('backend.password', 'no password in the config (use passwordEnv)', new Found('a password'))
+      }
+      only(b, 'backend', ['type', 'host', 'port', 'username', 'root', 'privateKeyFile', 'passwordEnv', 'hostKeySha256'])
       const port = b['port']
       if (port !== undefined && (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)) {
         throw new ConfigError('backend.port', 'a port number (1-65535)', port)
       }
-      if (b['password'] !== undefined) throw new ConfigError('backend.password', 'no password in the config (use passwordEnv)', 'a password')
       return defined({
         type,
         host: str(b, 'backend', 'host', true) as string,
@@ -146,6 +165,7 @@ function backendConfig(raw: unknown): BackendConfig {
         root: str(b, 'backend', 'root', false),
         privateKeyFile: str(b, 'backend', 'privateKeyFile', false),
         passwordEnv: str(b, 'backend', 'passwordEnv', false),
+        hostKeySha256: str(b, 'backend', 'hostKeySha256', false),
       })
     }
     case 'module':
@@ -171,8 +191,8 @@ const TOOL_KEYS: readonly string[] = [
 
 /** Checks a parsed config (JSON or a module's export) and returns it typed, or throws {@link ConfigError}. */
 export function validateConfig(raw: unknown): HarnessConfig {
-  const c = object(raw, '(config)')
-  only(c, '(config)', ['$schema', 'backend', 'cwd', 'sandbox', 'policy', 'tools'])
+  const c = object(raw, ROOT)
+  only(c, ROOT, ['$schema', 'backend', 'cwd', 'sandbox', 'policy', 'tools'])
   if (c['backend'] === undefined) throw new ConfigError('backend', 'a backend (an object with a "type", or a URL string)', undefined)
   const backend = backendConfig(c['backend'])
   let sandbox: SandboxConfig | undefined
@@ -193,7 +213,7 @@ export function validateConfig(raw: unknown): HarnessConfig {
       confineReads: bool(s, 'sandbox', 'confineReads'),
     })
   }
-  const policy = bool(c, '(config)', 'policy')
+  const policy = bool(c, ROOT, 'policy')
   let tools: Partial<ToolsConfig> | undefined
   if (c['tools'] !== undefined) {
     const t = object(c['tools'], 'tools')
@@ -203,20 +223,26 @@ export function validateConfig(raw: unknown): HarnessConfig {
     }
     tools = t
   }
-  return defined({ backend, cwd: str(c, '(config)', 'cwd', false), sandbox, policy, tools })
+  return defined({ backend, cwd: str(c, ROOT, 'cwd', false), sandbox, policy, tools })
+}
+
+/** A URL as it may be printed back: any password replaced. */
+function redact(spec: string): string {
+  return spec.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*):[^/@]*@/i, '$1:***@')
 }
 
 /**
  * The short forms of `--fs`: `file:./work` (or a plain path), `memory:`,
  * `s3://bucket/prefix?endpoint=…&region=…&forcePathStyle=true`,
  * `sftp://user@host:port/path?key=~/.ssh/id_ed25519`. A password in a URL is
- * refused: it would be printed back and kept in shell history.
+ * refused: it would be printed back and kept in shell history. `key` names the
+ * option in messages (`backend` when the URL is the config's backend).
  */
-export function parseFsUrl(spec: string): BackendConfig {
+export function parseFsUrl(spec: string, key = '--fs'): BackendConfig {
   if (spec === 'memory:' || spec === 'memory') return { type: 'memory' }
   if (spec.startsWith('file:')) {
     const root = spec.startsWith('file://') ? decodeURIComponent(new URL(spec).pathname) : spec.slice('file:'.length)
-    if (root === '') throw new ConfigError('--fs', 'file:<directory>', spec)
+    if (root === '') throw new ConfigError(key, 'file:<directory>', spec)
     return { type: 'local', root }
   }
   if (spec.startsWith('s3://') || spec.startsWith('sftp://')) {
@@ -224,13 +250,13 @@ export function parseFsUrl(spec: string): BackendConfig {
     try {
       url = new URL(spec)
     } catch {
-      throw new ConfigError('--fs', 'a valid URL', spec)
+      throw new ConfigError(key, 'a valid URL', redact(spec))
     }
-    if (url.password !== '') throw new ConfigError('--fs', 'no password in the URL (use an environment variable)', 'a password')
+    if (url.password !== '') throw new ConfigError(key, 'no password in the URL (use an environment variable)', new Found('a password'))
     const query = Object.fromEntries(url.searchParams)
     const path = decodeURIComponent(url.pathname)
     if (url.protocol === 's3:') {
-      if (url.hostname === '') throw new ConfigError('--fs', 's3://<bucket>/<prefix>', spec)
+      if (url.hostname === '') throw new ConfigError(key, 's3://<bucket>/<prefix>', spec)
       const prefix = path.replace(/^\//, '')
       return defined({
         type: 's3' as const,
@@ -241,7 +267,8 @@ export function parseFsUrl(spec: string): BackendConfig {
         forcePathStyle: query['forcePathStyle'] === undefined ? undefined : query['forcePathStyle'] === 'true',
       })
     }
-    if (url.username === '' || url.hostname === '') throw new ConfigError('--fs', 'sftp://<user>@<host>[:port]/<path>', spec)
+    if (url.username === '' || url.hostname === '') throw new ConfigError(key, 'sftp://<user>@<host>[:port]/<path>', spec)
+    if (url.port === '0') throw new ConfigError(key, 'a port number (1-65535)', 0)
     return defined({
       type: 'sftp' as const,
       host: url.hostname,
@@ -252,7 +279,7 @@ export function parseFsUrl(spec: string): BackendConfig {
     })
   }
   if (/^[a-z][a-z0-9+.-]*:/i.test(spec) && !/^[a-z]:[\\/]/i.test(spec)) {
-    throw new ConfigError('--fs', 'file:, memory:, s3:// or sftp://', spec)
+    throw new ConfigError(key, 'file:, memory:, s3:// or sftp://', redact(spec))
   }
   if (spec.endsWith('.js') || spec.endsWith('.mjs') || spec.endsWith('.ts')) return { type: 'module', module: spec }
   return { type: 'local', root: spec }

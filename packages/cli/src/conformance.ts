@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { resolve } from 'node:path'
 import { formatReport, runConformance, type ConformanceReport, type TestReport } from '@seamfs/conformance/runner'
 import type { Io } from './cli.js'
 
@@ -21,7 +22,7 @@ function progressPrinter(label: string, progress: ConformanceRun['progress']): (
 
 function finish(run: ConformanceRun, reports: readonly ConformanceReport[]): boolean {
   if (run.json !== undefined) {
-    writeFileSync(run.json, `${JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2)}\n`)
+    writeFileSync(resolve(run.io.cwd, run.json), `${JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2)}\n`)
   }
   return reports.some((r) => r.failed > 0 || r.errors.length > 0 || r.passed === 0)
 }

@@ -69,7 +69,7 @@ async function remote(name: string): Promise<RemoteModule> {
 
 async function construct(mod: RemoteModule, className: string, options: Record<string, unknown>): Promise<FileSystem> {
   const ctor = mod[className] as (new (o: unknown) => FileSystem) & { open?: (o: unknown) => Promise<FileSystem> }
-  if (typeof ctor !== 'function') throw new ConfigError('backend.type', `a package exporting ${className}`, 'none')
+  if (typeof ctor !== 'function') throw new ConfigError('backend.type', `a package exporting ${className}`, undefined)
   return typeof ctor.open === 'function' ? ctor.open(options) : new ctor(options)
 }
 
@@ -123,6 +123,7 @@ async function mountBackend(b: BackendConfig, baseDir: string, env: LoadOptions[
         ...(b.root === undefined ? {} : { root: b.root }),
         ...(privateKey === undefined ? {} : { privateKey }),
         ...(password === undefined ? {} : { password }),
+        ...(b.hostKeySha256 === undefined ? {} : { hostKeySha256: b.hostKeySha256 }),
       })
     }
     case 'module':
