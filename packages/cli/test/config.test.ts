@@ -277,4 +277,49 @@ describe('loadHarness', () => {
       }
     })
   })
+
+  const sftp = inject('sftp')
+  describe.skipIf(sftp === null)(`on the SFTP test server${sftp === null ? ` — SKIPPED: ${inject('sftpWhy')}` : ''}`, () => {
+    it('mounts sftp from a key file with the host key pinned, and the tools write and read through it', async () => {
+      if (sftp === null) return
+      const dir = mkdtempSync(join(tmpdir(), 'seamfs-cli-sftp-'))
+      const keyFile = join(dir, 'id')
+      writeFileSync(keyFile, sftp.privateKey, { mode: 0o600 })
+      const h = await loadHarness({
+        backend: {
+          type: 'sftp',
+          host: sftp.host,
+          port: sftp.port,
+          username: sftp.username,
+          root: sftp.root,
+          privateKeyFile: keyFile,
+          hostKeySha256: sftp.hostKeySha256,
+        },
+      })
+      try {
+        expect(h.description).toBe(`sftp://${sftp.username}@${sftp.host}:${sftp.port}${sftp.root}`)
+        const name = `cli-${Date.now()}.txt`
+        const wrote = await h.tool('write').execute({ file_path: name, content: 'over ssh\n' }, { session: 't' })
+        expect(wrote.isError).toBe(false)
+        const read = await h.tool('read').execute({ file_path: name }, { session: 't' })
+        expect(read.text).toContain('1: over ssh')
+      } finally {
+        await h.close()
+        rmSync(dir, { recursive: true, force: true })
+      }
+    })
+
+    it('a wrong pinned host key refuses the connection', async () => {
+      if (sftp === null) return
+      const h = await loadHarness({
+        backend: { type: 'sftp', host: sftp.host, port: sftp.port, username: sftp.username, root: sftp.root, hostKeySha256: 'SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+      })
+      try {
+        const listed = await h.tool('list').execute({}, { session: 't' })
+        expect(listed.isError).toBe(true)
+      } finally {
+        await h.close()
+      }
+    })
+  })
 })
