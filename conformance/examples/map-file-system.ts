@@ -7,6 +7,7 @@
  */
 import {
   assertEditRequest,
+  assertPathText,
   compareNames,
   decodeText,
   decodeTextOrNull,
@@ -185,7 +186,7 @@ export class MapFileSystem extends FileSystem {
   }
 
   #normalize(path: string, cwd: string | undefined): string {
-    if (typeof path !== 'string' || path.trim() === '') throw new FsError('FS_NOT_FOUND', 'file_path must be a non-empty string')
+    assertPathText(path, 'resolve')
     return normalize(path, normalize(cwd ?? '/', '/'))
   }
 

@@ -24,6 +24,8 @@ const dir = async (env: Env): Promise<void> => {
 export const ERROR_TABLE: readonly ErrorRow[] = [
   { operation: 'resolve', arrangement: 'blank path', code: 'FS_NOT_FOUND', run: (env) => env.fs.resolve(' ') },
   { operation: 'resolve', arrangement: 'path through a file', code: 'FS_NOT_FOUND', arrange: file, run: (env) => env.resolve('f.txt/x') },
+  { operation: 'resolve', arrangement: 'lone surrogate', code: 'FS_NOT_FOUND', run: (env) => env.fs.resolve('a\uD800.txt') },
+  { operation: 'resolve', arrangement: 'NUL byte', code: 'FS_NOT_FOUND', run: (env) => env.fs.resolve('a\0b.txt') },
   { operation: 'lstat', arrangement: 'blank path', code: 'FS_NOT_FOUND', run: (env) => env.fs.lstat('') },
   { operation: 'readText', arrangement: 'missing file', code: 'FS_NOT_FOUND', run: (env) => env.read('nope.txt') },
   { operation: 'readText', arrangement: 'a directory', code: 'FS_NOT_REGULAR_FILE', arrange: dir, run: (env) => env.read('d') },

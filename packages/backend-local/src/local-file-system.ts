@@ -5,6 +5,7 @@ import { sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import {
   assertEditRequest,
+  assertPathText,
   compareNames,
   decodeText,
   decodeTextOrNull,
@@ -39,7 +40,7 @@ import {
   type LocalFileSystemOptions,
   type LocalHooks,
 } from './options.js'
-import { absolutePath, assertPathText, canonicalPath, containsPath } from './paths.js'
+import { absolutePath, canonicalPath, containsPath } from './paths.js'
 import { isStagingName, processWide, Publisher } from './publish.js'
 
 /** Reads of at most this many bytes are done synchronously (microseconds from the page cache). */

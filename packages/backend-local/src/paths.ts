@@ -6,21 +6,6 @@ import { errnoOf, toFsError } from './errors.js'
 /** Linux's SYMLOOP_MAX: how many dangling links `canonicalPath` follows. */
 const MAX_LINK_HOPS = 40
 
-/** Rejects what can never name a file: blank paths and NUL bytes. */
-export function assertPathText(path: unknown, verb: 'resolve' | 'lstat'): asserts path is string {
-  if (typeof path !== 'string' || path.trim() === '') {
-    throw new FsError('FS_NOT_FOUND', 'file_path must be a non-empty string')
-  }
-  if (path.includes('\0')) {
-    throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path.replaceAll('\0', '\\0')}": path contains a NUL byte`)
-  }
-  // A lone surrogate has no UTF-8 form: the kernel would get U+FFFD, so two different
-  // paths would name one file under two keys (and a missing one change key on creation).
-  if (!path.isWellFormed()) {
-    throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path.toWellFormed()}": path is not well-formed Unicode`)
-  }
-}
-
 /** The absolute, lexically normalized form of `path` against `cwd`. */
 export function absolutePath(path: string, cwd: string): string {
   return resolvePath(cwd, path)

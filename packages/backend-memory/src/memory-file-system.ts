@@ -3,7 +3,9 @@ import { Volume } from 'memfs'
 import type { Dirent, Stats as MemStats } from '@jsonjoy.com/fs-node'
 import { Superblock, type IProcess, type Node as MemNode } from '@jsonjoy.com/fs-core'
 import {
+  assertCwdText,
   assertEditRequest,
+  assertPathText,
   compareNames,
   decodeText,
   decodeTextOrNull,
@@ -288,8 +290,8 @@ export class MemoryFileSystem extends FileSystem {
   }
 
   #absolute(path: string, cwd: string | undefined, verb: 'resolve' | 'lstat'): string {
-    if (typeof path !== 'string' || path.trim() === '') throw new FsError('FS_NOT_FOUND', 'file_path must be a non-empty string')
-    if (path.includes('\0')) throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path.replaceAll('\0', '\\0')}": path contains a NUL byte`)
+    assertPathText(path, verb)
+    assertCwdText(cwd, path, verb)
     if (cwd === undefined && NORMALIZED_ABSOLUTE.test(path)) return path
     return posix.resolve(cwd === undefined ? this.cwd : posix.resolve(this.cwd, cwd), path)
   }

@@ -1,5 +1,5 @@
 import { posix } from 'node:path'
-import { FsError, FsTargetKey, type FsTarget } from '@seamfs/core'
+import { assertCwdText, assertPathText, FsError, FsTargetKey, type FsTarget } from '@seamfs/core'
 
 /** A path `posix.resolve` would return unchanged: no empty, `.` or `..` segment, no trailing `/`. */
 const NORMALIZED_ABSOLUTE = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$|^\/$/
@@ -36,11 +36,8 @@ export class Paths {
 
   /** The normalized absolute path of `path` (relative to `cwd`, itself relative to the filesystem's cwd). */
   absolute(path: string, cwd: string | undefined, verb: 'resolve' | 'lstat'): string {
-    if (typeof path !== 'string' || path.trim() === '') throw new FsError('FS_NOT_FOUND', 'file_path must be a non-empty string')
-    if (path.includes('\0')) throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path.replaceAll('\0', '\\0')}": path contains a NUL byte`)
-    if (cwd !== undefined && (typeof cwd !== 'string' || cwd.includes('\0'))) {
-      throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path}": invalid cwd`)
-    }
+    assertPathText(path, verb)
+    assertCwdText(cwd, path, verb)
     if (cwd === undefined && NORMALIZED_ABSOLUTE.test(path)) return path
     return posix.resolve(cwd === undefined ? this.cwd : posix.resolve(this.cwd, cwd), path)
   }

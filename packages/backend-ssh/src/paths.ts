@@ -27,19 +27,6 @@ export function kindOf(mode: number): Kind {
   }
 }
 
-/** Rejects what can never name a file: blank paths, NUL bytes, lone surrogates. */
-export function assertPathText(path: unknown, verb: 'resolve' | 'lstat'): asserts path is string {
-  if (typeof path !== 'string' || path.trim() === '') {
-    throw new FsError('FS_NOT_FOUND', 'file_path must be a non-empty string')
-  }
-  if (path.includes('\0')) {
-    throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path.replaceAll('\0', '\\0')}": path contains a NUL byte`)
-  }
-  if (!path.isWellFormed()) {
-    throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path.toWellFormed()}": path is not well-formed Unicode`)
-  }
-}
-
 /** True when `child` is `parent` or below it (both absolute, normalized). */
 export function containsPath(parent: string, child: string): boolean {
   if (child === parent) return true

@@ -28,6 +28,7 @@ import {
   type SignalOptions,
   type WriteOptions,
 } from '@seamfs/core'
+import { assertPathText } from '@seamfs/core'
 import { Connection, type Attrs, type Session } from './connection.js'
 import { STATUS, statusOf, toFsError } from './errors.js'
 import {
@@ -37,7 +38,7 @@ import {
   DEFAULT_READY_TIMEOUT_MS,
   type SftpFileSystemOptions,
 } from './options.js'
-import { assertPathText, canonicalPath, childPath, containsPath, kindOf, outsideRoot } from './paths.js'
+import { canonicalPath, childPath, containsPath, kindOf, outsideRoot } from './paths.js'
 import { isTempName, Publisher } from './publish.js'
 import { streamFile } from './stream.js'
 import { contentVersion, metadataVersion, VersionCache } from './versions.js'
