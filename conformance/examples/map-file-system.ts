@@ -8,6 +8,7 @@
 import {
   assertEditRequest,
   assertPathText,
+  assertWriteIntent,
   compareNames,
   decodeText,
   decodeTextOrNull,
@@ -150,6 +151,7 @@ export class MapFileSystem extends FileSystem {
   override async writeText(target: FsTarget, content: string, opts: WriteOptions = {}): Promise<FsWriteOutcome> {
     const { expected, signal } = opts
     throwIfAborted(signal, 'write')
+    assertWriteIntent(expected, target.displayPath)
     const bytes = encodeWriteContent(content, target.displayPath)
     const current = this.nodes.get(target.targetKey)
     if (current?.kind === 'dir') {

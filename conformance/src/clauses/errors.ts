@@ -56,6 +56,13 @@ export const ERROR_TABLE: readonly ErrorRow[] = [
     run: async (env) =>
       env.fs.writeText(await env.resolve('f.txt'), 'x', { expected: { kind: 'replaceIfVersion', version: FsVersion('v') } }),
   },
+  {
+    operation: 'writeText',
+    arrangement: 'an unknown guard kind',
+    code: 'FS_UNSUPPORTED',
+    arrange: file,
+    run: async (env) => env.fs.writeText(await env.resolve('f.txt'), 'x', { expected: { kind: 'ifWhatever' } as never }),
+  },
   { operation: 'writeText', arrangement: 'lone surrogate', code: 'FS_NOT_TEXT', run: (env) => env.write('s.txt', '\uD83D') },
   {
     operation: 'writeText',

@@ -5,6 +5,7 @@ import { sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import {
   assertEditRequest,
+  assertWriteIntent,
   assertPathText,
   compareNames,
   decodeText,
@@ -266,10 +267,7 @@ export class LocalFileSystem extends FileSystem {
     const { expected, signal } = opts
     throwIfAborted(signal, 'write')
     const bytes = encodeWriteContent(content, target.displayPath)
-    if (expected !== undefined && expected.kind !== 'createIfAbsent' && expected.kind !== 'replaceIfVersion') {
-      const kind = JSON.stringify((expected as { kind?: unknown }).kind)
-      throw new FsError('FS_UNSUPPORTED', `cannot write "${target.displayPath}": unknown guard ${kind}`)
-    }
+    assertWriteIntent(expected, target.displayPath)
     return this.#locks.run(target.targetKey, async () => {
       try {
         throwIfAborted(signal, 'write')

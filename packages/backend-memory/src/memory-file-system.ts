@@ -6,6 +6,7 @@ import {
   assertCwdText,
   assertEditRequest,
   assertPathText,
+  assertWriteIntent,
   compareNames,
   decodeText,
   decodeTextOrNull,
@@ -223,6 +224,7 @@ export class MemoryFileSystem extends FileSystem {
   override async writeText(target: FsTarget, content: string, opts: WriteOptions = {}): Promise<FsWriteOutcome> {
     const { expected, signal } = opts
     throwIfAborted(signal, 'write')
+    assertWriteIntent(expected, target.displayPath)
     const encoded = encodeWriteContent(content, target.displayPath)
     const bytes = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength)
     const key = target.targetKey

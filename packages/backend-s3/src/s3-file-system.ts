@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3'
 import {
   assertEditRequest,
+  assertWriteIntent,
   compareNames,
   decodeText,
   decodeTextOrNull,
@@ -305,6 +306,7 @@ export class S3FileSystem extends FileSystem {
   override async writeText(target: FsTarget, content: string, opts: WriteOptions = {}): Promise<FsWriteOutcome> {
     const { expected, signal } = opts
     throwIfAborted(signal, 'write')
+    assertWriteIntent(expected, target.displayPath)
     const bytes = encodeWriteContent(content, target.displayPath)
     const rel = this.#fileRel(target, 'write')
     try {

@@ -2,6 +2,7 @@ import { posix } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import {
   assertEditRequest,
+  assertWriteIntent,
   compareNames,
   decodeText,
   decodeTextOrNull,
@@ -277,10 +278,7 @@ export class SftpFileSystem extends FileSystem {
     const { expected, signal } = opts
     throwIfAborted(signal, 'write')
     const bytes = encodeWriteContent(content, target.displayPath)
-    if (expected !== undefined && expected.kind !== 'createIfAbsent' && expected.kind !== 'replaceIfVersion') {
-      const kind = JSON.stringify((expected as { kind?: unknown }).kind)
-      throw new FsError('FS_UNSUPPORTED', `cannot write "${target.displayPath}": unknown guard ${kind}`)
-    }
+    assertWriteIntent(expected, target.displayPath)
     const after = normalizeLf(content)
     try {
       const { s } = await this.#session()

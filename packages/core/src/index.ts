@@ -57,4 +57,4 @@ export {
   type PolicyOwner,
 } from './policy.js'
 export { SANDBOX_MODES, SandboxedFileSystem, type SandboxMode, type SandboxOptions } from './sandbox.js'
-export { assertCwdText, assertPathText } from './paths.js'
+export { assertCwdText, assertPathText, assertWriteIntent } from './paths.js'

@@ -25,3 +25,15 @@ export function assertCwdText(cwd: unknown, path: string, verb: FsVerb): asserts
     throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path}": invalid cwd`)
   }
 }
+
+/**
+ * Rejects a write guard this contract does not define with `FS_UNSUPPORTED`:
+ * a guard is never silently dropped (which would turn it into an overwrite).
+ */
+export function assertWriteIntent(expected: unknown, path: string): void {
+  if (expected === undefined) return
+  const kind = typeof expected === 'object' && expected !== null ? (expected as { kind?: unknown }).kind : undefined
+  if (kind === 'createIfAbsent') return
+  if (kind === 'replaceIfVersion' && typeof (expected as { version?: unknown }).version === 'string') return
+  throw new FsError('FS_UNSUPPORTED', `cannot write "${path}": unknown guard ${JSON.stringify(kind) ?? String(kind)}`)
+}
