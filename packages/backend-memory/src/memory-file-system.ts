@@ -306,21 +306,27 @@ export class MemoryFileSystem extends FileSystem {
   #canonical(abs: string, hops: number): string {
     const found = this.#resolvedLink(abs)
     if (found !== null) return found.getPath() || '/'
-    const parent = posix.dirname(abs)
-    if (parent === abs) return abs
-    const name = posix.basename(abs)
-    const parentLink = this.#resolvedLink(parent)
-    if (parentLink === null) return posix.join(this.#canonical(parent, hops), name)
-    const parentKey = parentLink.getPath() || '/'
-    if (!parentLink.getNode().isDirectory()) {
-      throw new FsError('FS_NOT_FOUND', `cannot resolve "${abs}": a parent path segment is not a directory`)
+    // Walk down from the root by name: one map lookup per segment, recursion only per symlink hop.
+    const segments = abs.split('/').filter((s) => s !== '')
+    const parts: string[] = []
+    let link = this.volume._core.root
+    for (let i = 0; i < segments.length; i++) {
+      const name = segments[i] as string
+      if (!link.getNode().isDirectory()) {
+        throw new FsError('FS_NOT_FOUND', `cannot resolve "${abs}": a parent path segment is not a directory`)
+      }
+      const child = link.getChild(name)
+      if (child === undefined) return `/${[...parts, ...segments.slice(i)].join('/')}`
+      const node = child.getNode()
+      if (node.isSymlink()) {
+        if (hops >= MAX_LINK_HOPS) throw new FsError('FS_NOT_FOUND', `cannot resolve "${abs}": too many levels of symbolic links`)
+        const target = posix.resolve(`/${parts.join('/')}`, node.symlink)
+        return this.#canonical(posix.join(target, ...segments.slice(i + 1)), hops + 1)
+      }
+      parts.push(name)
+      link = child
     }
-    const own = parentLink.getChild(name)?.getNode()
-    if (own?.isSymlink() === true) {
-      if (hops >= MAX_LINK_HOPS) throw new FsError('FS_NOT_FOUND', `cannot resolve "${abs}": too many levels of symbolic links`)
-      return this.#canonical(posix.resolve(parentKey, own.symlink), hops + 1)
-    }
-    return posix.join(parentKey, name)
+    return `/${parts.join('/')}`
   }
 
   /** A listed link's identity; a link that cannot be resolved (a loop) is its own path, listed as other. */

@@ -164,3 +164,13 @@ describe('no disk I/O', () => {
     expect(readdirSync(tmpdir()).filter((n) => n.startsWith('seamfs-memory-must-not-exist'))).toEqual([])
   })
 })
+
+describe('resolve', () => {
+  it('resolves a 20,000-segment missing path without recursion per segment', async () => {
+    const fs = new MemoryFileSystem({ files: { 'd0/link': { symlink: '/real' }, 'real/': null } })
+    const deep = Array.from({ length: 20_000 }, (_, i) => `d${i % 10}`).join('/')
+    expect((await fs.resolve(`${deep}/x.txt`)).targetKey).toBe(`/${deep}/x.txt`)
+    // a symlink on the way is still followed, however deep the missing rest
+    expect((await fs.resolve(`d0/link/${deep}`)).targetKey).toBe(`/real/${deep}`)
+  })
+})
