@@ -46,7 +46,7 @@ import { isStagingName, processWide, Publisher } from './publish.js'
 
 /** Reads of at most this many bytes are done synchronously (microseconds from the page cache). */
 const SYNC_READ_MAX = 64 * 1024
-const STREAM_CHUNK = 64 * 1024
+const STREAM_CHUNK = 128 * 1024
 /** Opening a FIFO must not block: the type check comes from fstat after open. */
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK
 /** Errnos of a path that can never be followed: for `stat` it is absent, in a listing a broken link. */
@@ -410,17 +410,28 @@ export class LocalFileSystem extends FileSystem {
 async function* streamFile(target: FsTarget, signal: AbortSignal | undefined): AsyncGenerator<string> {
   const decoder = new TextChunkDecoder(target.displayPath, 'read')
   let fd: number | undefined
+  let pending: Promise<number> | undefined
   try {
     fd = openSync(target.targetKey, READ_FLAGS)
     if (!fstatSync(fd).isFile()) {
       throw new FsError('FS_NOT_REGULAR_FILE', `cannot read "${target.displayPath}": not a regular file`)
     }
-    const buffer = Buffer.allocUnsafe(STREAM_CHUNK)
+    // Two buffers: the next chunk is read while this one is decoded and consumed (read-ahead,
+    // as createReadStream does), so the disk and the consumer overlap. Memory: 2 chunks.
+    let current = Buffer.allocUnsafe(STREAM_CHUNK)
+    let next = Buffer.allocUnsafe(STREAM_CHUNK)
+    pending = readChunk(fd, current, 0, STREAM_CHUNK)
     for (;;) {
       throwIfAborted(signal, 'read')
-      const n = await readChunk(fd, buffer, 0, buffer.length)
+      const n = await pending
+      pending = undefined
       if (n === 0) break
-      const text = decoder.push(buffer.subarray(0, n))
+      const filled = current
+      current = next
+      next = filled
+      pending = readChunk(fd, current, 0, STREAM_CHUNK)
+      // The decoder returns a string and copies any carried bytes, so `filled` is free again.
+      const text = decoder.push(filled.subarray(0, n))
       if (text !== '') yield text
     }
     const tail = decoder.end()
@@ -428,6 +439,8 @@ async function* streamFile(target: FsTarget, signal: AbortSignal | undefined): A
   } catch (err) {
     throw toFsError(err, 'read', target.displayPath)
   } finally {
+    // A read still in flight (the consumer stopped early, or failed) must end before the fd closes.
+    if (pending !== undefined) await pending.catch(() => undefined)
     if (fd !== undefined) closeSync(fd)
   }
 }
