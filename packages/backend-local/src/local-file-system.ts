@@ -46,7 +46,7 @@ import { isStagingName, processWide, Publisher } from './publish.js'
 
 /** Reads of at most this many bytes are done synchronously (microseconds from the page cache). */
 const SYNC_READ_MAX = 64 * 1024
-const STREAM_CHUNK = 128 * 1024
+const STREAM_CHUNK = 256 * 1024
 /** Opening a FIFO must not block: the type check comes from fstat after open. */
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK
 /** Errnos of a path that can never be followed: for `stat` it is absent, in a listing a broken link. */

@@ -175,7 +175,7 @@ describe('reads', () => {
 
   it('streams a file in bounded chunks and never splits a character', async () => {
     const t = await fs.resolve('big.txt')
-    const text = '🐂中é'.repeat(300_000)
+    const text = '🐂中é'.repeat(600_000)
     writeFileSync(t.targetKey, text)
     const chunks: string[] = []
     for await (const chunk of await fs.streamText(t)) chunks.push(chunk)
