@@ -1,13 +1,8 @@
-import { FsError, isAbortError, isFsError, type FsErrorCode, type FsVerb } from '@seamfs/core'
+import { errorCodeOf, FsError, translateError, type ErrorRow, type FsVerb } from '@seamfs/core'
 
-interface ErrnoRow {
-  readonly code: FsErrorCode
-  readonly reason: string
-  readonly retryable?: boolean
-}
 
 /** The one translation table from Node errno codes to seamfs codes. */
-export const ERRNO_TABLE: Readonly<Record<string, ErrnoRow>> = {
+export const ERRNO_TABLE: Readonly<Record<string, ErrorRow>> = {
   ENOENT: { code: 'FS_NOT_FOUND', reason: 'not found' },
   ENOTDIR: { code: 'FS_NOT_FOUND', reason: 'a parent path segment is not a directory' },
   ELOOP: { code: 'FS_NOT_FOUND', reason: 'too many levels of symbolic links' },
@@ -42,25 +37,14 @@ export const ERRNO_TABLE: Readonly<Record<string, ErrnoRow>> = {
  * (never by message). An `FsError` passes through; an abort becomes `FS_ABORTED`.
  */
 export function toFsError(err: unknown, verb: FsVerb, path: string): FsError {
-  if (isFsError(err)) return err
-  if (isAbortError(err)) return new FsError('FS_ABORTED', `${verb} aborted`, { cause: err })
-  const errno = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined
-  const row = typeof errno === 'string' ? ERRNO_TABLE[errno] : undefined
-  if (row !== undefined) {
-    return new FsError(row.code, `cannot ${verb} "${path}": ${row.reason}`, {
-      cause: err,
-      retryable: row.retryable ?? false,
-    })
-  }
-  const detail = err instanceof Error ? err.message : String(err)
-  return new FsError('FS_IO_ERROR', `cannot ${verb} "${path}": ${detail}`, { cause: err })
+  return translateError(err, verb, path, (e) => {
+    const errno = errorCodeOf(e)
+    return errno === undefined ? undefined : ERRNO_TABLE[errno]
+  })
 }
 
 /** The errno code of a Node error, if any. */
-export function errnoOf(err: unknown): string | undefined {
-  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined
-  return typeof code === 'string' ? code : undefined
-}
+export const errnoOf = errorCodeOf
 
 /** A failure whose cleanup failed too: `FS_IO_ERROR`, with both causes named. */
 export function doubleFault(verb: FsVerb, path: string, original: unknown, cleanup: unknown): FsError {

@@ -5,6 +5,7 @@ import { sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import {
   assertEditRequest,
+  processWide,
   assertWriteIntent,
   assertPathText,
   compareNames,
@@ -42,7 +43,7 @@ import {
   type LocalHooks,
 } from './options.js'
 import { absolutePath, canonicalPath, containsPath } from './paths.js'
-import { isStagingName, processWide, Publisher } from './publish.js'
+import { isStagingName, Publisher } from './publish.js'
 
 /** Reads of at most this many bytes are done synchronously (microseconds from the page cache). */
 const SYNC_READ_MAX = 64 * 1024
@@ -129,7 +130,7 @@ export class LocalFileSystem extends FileSystem {
   readonly #newFileMode: number
   readonly #hooks: LocalHooks | undefined
   /** Per-target locks, shared by every instance in the process: `replaceIfVersion` is `'process'`. */
-  readonly #locks: KeyedMutex = processWide('locks', () => new KeyedMutex())
+  readonly #locks: KeyedMutex = processWide('backend-local:locks', () => new KeyedMutex())
   readonly #publisher = new Publisher()
 
   constructor(options: Readonly<LocalFileSystemOptions> = {}) {

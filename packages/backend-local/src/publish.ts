@@ -19,7 +19,7 @@ import { open } from 'node:fs/promises'
 import { fsync as fsyncCallback, openSync, closeSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { threadId } from 'node:worker_threads'
-import { FsError, throwIfAborted, type FsVerb } from '@seamfs/core'
+import { FsError, processWide, throwIfAborted, type FsVerb } from '@seamfs/core'
 import { doubleFault, errnoOf, toFsError } from './errors.js'
 import type { LocalHooks } from './options.js'
 import { containsPath } from './paths.js'
@@ -37,14 +37,7 @@ const STAGING_OWNER = threadId === 0 ? `${process.pid}` : `${process.pid}.${thre
  * every copy of this package loaded in the process (they share one pid, so one copy's
  * sweep must see the other's in-flight directories).
  */
-const inFlight: Set<string> = processWide('inFlight', () => new Set<string>())
-
-/** One value per process under `name`, whichever copy of this package asks first. */
-export function processWide<T>(name: string, create: () => T): T {
-  const registry = globalThis as unknown as Record<symbol, T | undefined>
-  const key = Symbol.for(`@seamfs/backend-local:${name}`)
-  return (registry[key] ??= create())
-}
+const inFlight: Set<string> = processWide('backend-local:inFlight', () => new Set<string>())
 
 /** True for the name of a staging directory; listings never show these. */
 export function isStagingName(name: string): boolean {
@@ -125,7 +118,7 @@ interface Stage {
 }
 
 /** Every Stages of the process, so the exit handler can remove their idle directories. */
-const allStages: Set<Stages> = processWide('stages', () => {
+const allStages: Set<Stages> = processWide('backend-local:stages', () => {
   const set = new Set<Stages>()
   process.once('exit', () => {
     for (const stages of set) stages.flush()

@@ -1,12 +1,8 @@
-import { FsError, isAbortError, isFsError, type FsErrorCode, type FsVerb } from '@seamfs/core'
+import { errorCodeOf, translateError, type ErrorRow, type FsError, type FsVerb } from '@seamfs/core'
 
-interface CodeRow {
-  readonly code: FsErrorCode
-  readonly reason: string
-}
 
 /** The one translation table from memfs error codes (Node errno names) to seamfs codes. */
-export const MEMFS_ERROR_TABLE: Readonly<Record<string, CodeRow>> = {
+export const MEMFS_ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
   ENOENT: { code: 'FS_NOT_FOUND', reason: 'not found' },
   ENOTDIR: { code: 'FS_NOT_FOUND', reason: 'a parent path segment is not a directory' },
   ELOOP: { code: 'FS_NOT_FOUND', reason: 'too many levels of symbolic links' },
@@ -24,17 +20,11 @@ export const MEMFS_ERROR_TABLE: Readonly<Record<string, CodeRow>> = {
 
 /** Translates anything memfs throws into an {@link FsError}, by code, never by message. */
 export function toFsError(err: unknown, verb: FsVerb, path: string): FsError {
-  if (isFsError(err)) return err
-  if (isAbortError(err)) return new FsError('FS_ABORTED', `${verb} aborted`, { cause: err })
-  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined
-  const row = typeof code === 'string' ? MEMFS_ERROR_TABLE[code] : undefined
-  if (row !== undefined) return new FsError(row.code, `cannot ${verb} "${path}": ${row.reason}`, { cause: err })
-  const detail = err instanceof Error ? err.message : String(err)
-  return new FsError('FS_IO_ERROR', `cannot ${verb} "${path}": ${detail}`, { cause: err })
+  return translateError(err, verb, path, (e) => {
+    const code = errorCodeOf(e)
+    return code === undefined ? undefined : MEMFS_ERROR_TABLE[code]
+  })
 }
 
 /** The code of a memfs error, if any. */
-export function codeOf(err: unknown): string | undefined {
-  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined
-  return typeof code === 'string' ? code : undefined
-}
+export const codeOf = errorCodeOf

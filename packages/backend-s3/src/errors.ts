@@ -1,10 +1,6 @@
-import { FsError, isAbortError, isFsError, type FsErrorCode, type FsVerb } from '@seamfs/core'
+import { FsError, translateError, type ErrorRow, type FsVerb } from '@seamfs/core'
 
-export interface S3ErrorRow {
-  readonly code: FsErrorCode
-  readonly reason: string
-  readonly retryable?: boolean
-}
+export type S3ErrorRow = ErrorRow
 
 const network = (reason: string): S3ErrorRow => ({ code: 'FS_IO_ERROR', reason, retryable: true })
 
@@ -91,8 +87,5 @@ export function s3ErrorRow(err: unknown): S3ErrorRow {
  * through; an abort becomes `FS_ABORTED`.
  */
 export function toFsError(err: unknown, verb: FsVerb, path: string): FsError {
-  if (isFsError(err)) return err
-  if (isAbortError(err)) return new FsError('FS_ABORTED', `${verb} aborted`, { cause: err })
-  const row = s3ErrorRow(err)
-  return new FsError(row.code, `cannot ${verb} "${path}": ${row.reason}`, { cause: err, retryable: row.retryable ?? false })
+  return translateError(err, verb, path, s3ErrorRow)
 }

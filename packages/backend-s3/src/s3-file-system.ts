@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3'
 import {
   assertEditRequest,
+  processWide,
   assertWriteIntent,
   compareNames,
   decodeText,
@@ -56,8 +57,7 @@ function capabilitiesOf(probe: S3ProbeResult | undefined): FsCapabilities {
 }
 
 /** Per-key locks of the `'process'` fallback, shared by every instance (and copy of this package) in the process. */
-const LOCKS = ((globalThis as unknown as Record<symbol, KeyedMutex | undefined>)[Symbol.for('@seamfs/backend-s3:locks')] ??=
-  new KeyedMutex())
+const LOCKS = processWide('backend-s3:locks', () => new KeyedMutex())
 
 function credentialsOf(c: S3Credentials): { accessKeyId: string; secretAccessKey: string; sessionToken?: string } {
   const base = { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey }

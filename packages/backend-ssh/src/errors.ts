@@ -1,10 +1,6 @@
-import { FsError, isAbortError, isFsError, type FsErrorCode, type FsVerb } from '@seamfs/core'
+import { FsError, translateError, type ErrorRow, type FsVerb } from '@seamfs/core'
 
-interface StatusRow {
-  readonly code: FsErrorCode
-  readonly reason: string
-  readonly retryable?: boolean
-}
+type StatusRow = ErrorRow
 
 /**
  * The one translation table: SFTP v3 status codes (draft-ietf-secsh-filexfer-02 §7)
@@ -53,20 +49,15 @@ export class UnsupportedRequest extends Error {
  * an errno string) as a retryable `FS_IO_ERROR`. Never by message text.
  */
 export function toFsError(err: unknown, verb: FsVerb, path: string): FsError {
-  if (isFsError(err)) return err
-  if (isAbortError(err)) return new FsError('FS_ABORTED', `${verb} aborted`, { cause: err })
-  if (err instanceof UnsupportedRequest) {
-    return new FsError('FS_UNSUPPORTED', `cannot ${verb} "${path}": ${err.message}`, { cause: err })
-  }
-  const status = statusOf(err)
-  const level = typeof err === 'object' && err !== null ? (err as { level?: unknown }).level : undefined
-  const row = status !== undefined ? STATUS_TABLE[status] : typeof level === 'string' ? LEVEL_TABLE[level] : undefined
-  if (row !== undefined) {
-    return new FsError(row.code, `cannot ${verb} "${path}": ${row.reason}`, { cause: err, retryable: row.retryable ?? false })
-  }
-  if (status !== undefined) {
-    return new FsError('FS_IO_ERROR', `cannot ${verb} "${path}": SFTP status ${status}`, { cause: err })
-  }
-  const detail = err instanceof Error ? err.message : String(err)
-  return new FsError('FS_IO_ERROR', `cannot ${verb} "${path}": connection failed: ${detail}`, { cause: err, retryable: true })
+  return translateError(err, verb, path, (e) => {
+    if (e instanceof UnsupportedRequest) return { code: 'FS_UNSUPPORTED', reason: e.message }
+    const status = statusOf(e)
+    const level = typeof e === 'object' && e !== null ? (e as { level?: unknown }).level : undefined
+    const row = status !== undefined ? STATUS_TABLE[status] : typeof level === 'string' ? LEVEL_TABLE[level] : undefined
+    if (row !== undefined) return row
+    if (status !== undefined) return { code: 'FS_IO_ERROR', reason: `SFTP status ${status}` }
+    // Neither a status nor a known level: the connection itself failed, which a retry may fix.
+    const detail = e instanceof Error ? e.message : String(e)
+    return { code: 'FS_IO_ERROR', reason: `connection failed: ${detail}`, retryable: true }
+  })
 }

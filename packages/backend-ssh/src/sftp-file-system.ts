@@ -2,6 +2,7 @@ import { posix } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import {
   assertEditRequest,
+  processWide,
   assertWriteIntent,
   compareNames,
   decodeText,
@@ -57,9 +58,7 @@ const SFTP_CAPABILITIES: FsCapabilities = Object.freeze({
 })
 
 /** Per-target locks shared by every instance (and every copy of this package) in the process. */
-const locks: KeyedMutex = ((globalThis as unknown as Record<symbol, KeyedMutex | undefined>)[
-  Symbol.for('@seamfs/backend-ssh:locks')
-] ??= new KeyedMutex())
+const locks: KeyedMutex = processWide('backend-ssh:locks', () => new KeyedMutex())
 
 const absent = (err: unknown): undefined => {
   if (statusOf(err) === STATUS.NO_SUCH_FILE) return undefined

@@ -58,3 +58,4 @@ export {
 } from './policy.js'
 export { SANDBOX_MODES, SandboxedFileSystem, type SandboxMode, type SandboxOptions } from './sandbox.js'
 export { assertCwdText, assertPathText, assertWriteIntent } from './paths.js'
+export { errorCodeOf, processWide, translateError, type ErrorRow } from './translate.js'

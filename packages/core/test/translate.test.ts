@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest'
+import { FsError, errorCodeOf, processWide, translateError, type ErrorRow } from '@seamfs/core'
+
+const TABLE: Record<string, ErrorRow> = {
+  ENOENT: { code: 'FS_NOT_FOUND', reason: 'not found' },
+  EMFILE: { code: 'FS_IO_ERROR', reason: 'too many open files', retryable: true },
+}
+const lookup = (err: unknown): ErrorRow | undefined => {
+  const code = errorCodeOf(err)
+  return code === undefined ? undefined : TABLE[code]
+}
+
+describe('translateError', () => {
+  it('passes an FsError through untouched', () => {
+    const original = new FsError('FS_STALE_VERSION', 'stale')
+    expect(translateError(original, 'write', '/p', lookup)).toBe(original)
+  })
+
+  it('turns an abort into FS_ABORTED with the verb, whatever the table says', () => {
+    const abort = Object.assign(new Error('aborted'), { name: 'AbortError', code: 'ENOENT' })
+    const mapped = translateError(abort, 'edit', '/p', lookup)
+    expect(mapped.code).toBe('FS_ABORTED')
+    expect(mapped.message).toBe('edit aborted')
+  })
+
+  it('uses the row: code, reason, retryable, and the foreign error as cause', () => {
+    const foreign = Object.assign(new Error('EMFILE: raw text'), { code: 'EMFILE' })
+    const mapped = translateError(foreign, 'read', '/a.txt', lookup)
+    expect([mapped.code, mapped.message, mapped.retryable, mapped.cause]).toEqual([
+      'FS_IO_ERROR',
+      'cannot read "/a.txt": too many open files',
+      true,
+      foreign,
+    ])
+    expect(translateError(Object.assign(new Error(), { code: 'ENOENT' }), 'read', '/a', lookup).retryable).toBe(false)
+  })
+
+  it('falls back to FS_IO_ERROR with the foreign message, never parsing it', () => {
+    const mapped = translateError(new Error('ENOENT: looks like not found'), 'list', '/d', lookup)
+    expect(mapped.code).toBe('FS_IO_ERROR')
+    expect(mapped.message).toBe('cannot list "/d": ENOENT: looks like not found')
+    expect(translateError('a string', 'stat', '/s', lookup).message).toBe('cannot stat "/s": a string')
+  })
+})
+
+describe('processWide', () => {
+  it('returns one value per name for the whole process, shared through the global registry', () => {
+    const name = `test:${Math.random()}`
+    const first = processWide(name, () => ({ made: 1 }))
+    expect(processWide(name, () => ({ made: 2 }))).toBe(first)
+    expect((globalThis as unknown as Record<symbol, unknown>)[Symbol.for(`@seamfs/${name}`)]).toBe(first)
+    expect(processWide(`${name}:other`, () => ({ made: 3 }))).not.toBe(first)
+  })
+})
