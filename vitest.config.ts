@@ -1,13 +1,40 @@
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
+
+// Test files that need the live S3 (radosgw) and SFTP (sshd) servers. Only the `remote` project
+// has the global setup that boots them, and vitest runs a project's global setup only when that
+// project has files in the run: `vitest run --project unit` (or a path under a unit package) boots
+// nothing. A new test file that mounts a live server goes here, or is named `*.remote.test.ts`.
+const REMOTE = [
+  'packages/backend-s3/test/**/*.test.ts',
+  'packages/backend-ssh/test/**/*.test.ts',
+  'packages/*/test/**/*.remote.test.ts',
+  'packages/cli/test/config.test.ts',
+]
 
 export default defineConfig({
   // Tests import the packages' TypeScript sources through the "source" export condition.
   resolve: { conditions: ['source'] },
   ssr: { resolve: { conditions: ['source'] } },
   test: {
-    globalSetup: ['test-servers/global-setup.ts'],
-    include: ['packages/*/test/**/*.test.ts', 'conformance/test/**/*.test.ts', 'conformance/examples/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['packages/*/test/**/*.test.ts', 'conformance/test/**/*.test.ts', 'conformance/examples/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...REMOTE],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'remote',
+          include: REMOTE,
+          globalSetup: ['test-servers/global-setup.ts'],
+        },
+      },
+    ],
   },
 })

@@ -10,7 +10,7 @@ const key = (path: string): string => `/${path}`
 
 const mapConformance: ConformanceOptions<MapFileSystem> = {
   name: 'MapFileSystem (example)',
-  create: () => ({ fs: new MapFileSystem() }),
+  create: ({ limits }) => ({ fs: new MapFileSystem(limits) }),
   external: {
     writeBytes: (subject, path, bytes) => {
       subject.fs.put(key(path), bytes.slice())

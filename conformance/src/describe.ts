@@ -10,6 +10,7 @@ import { editClauses } from './clauses/edit.js'
 import { versionClauses } from './clauses/versions.js'
 import { errorClauses } from './clauses/errors.js'
 import { modelClauses } from './clauses/model.js'
+import { limitClauses } from './clauses/limits.js'
 import type { FileSystem } from '@seamfs/core'
 
 function tuningOf(options: ConformanceOptions['options']): Tuning {
@@ -37,7 +38,7 @@ function tuningOf(options: ConformanceOptions['options']): Tuning {
  * ```
  */
 export async function describeConformance<F extends FileSystem>(options: ConformanceOptions<F>): Promise<void> {
-  const probe = await options.create()
+  const probe = await options.create({})
   const caps = probe.fs.capabilities
   try {
     await probe.dispose?.()
@@ -53,6 +54,7 @@ export async function describeConformance<F extends FileSystem>(options: Conform
     editClauses(kit)
     versionClauses(kit)
     errorClauses(kit)
+    limitClauses(kit)
     modelClauses(kit, options.external?.writeBytes !== undefined)
   })
 }

@@ -7,7 +7,7 @@ import {
   type FsTarget,
   type FsWriteOutcome,
 } from '@seamfs/core'
-import type { ConformanceOptions, ConformanceSubject, ConformanceTuning, ExternalHooks } from './types.js'
+import type { ConformanceOptions, ConformanceSubject, ConformanceTuning, CreateContext, ExternalHooks } from './types.js'
 
 type HookName = keyof ExternalHooks
 
@@ -136,14 +136,14 @@ export class Kit {
     else describe.skip(`${title} (skipped: ${reason})`, body)
   }
 
-  /** A test with a fresh subject, disposed afterwards whatever happens. */
-  test(name: string, body: (env: Env) => Promise<void>, timeoutMs = this.tuning.timeoutMs): void {
-    it(name, async () => this.withEnv(body), timeoutMs)
+  /** A test with a fresh subject (built with `context`), disposed afterwards whatever happens. */
+  test(name: string, body: (env: Env) => Promise<void>, timeoutMs = this.tuning.timeoutMs, context: CreateContext = {}): void {
+    it(name, async () => this.withEnv(body, context), timeoutMs)
   }
 
   /** Runs `body` against a fresh subject (also used by the model-based test, once per run). */
-  async withEnv<T>(body: (env: Env) => Promise<T>): Promise<T> {
-    const env = new Env(await this.#options.create(), this.#external)
+  async withEnv<T>(body: (env: Env) => Promise<T>, context: CreateContext = {}): Promise<T> {
+    const env = new Env(await this.#options.create(context), this.#external)
     try {
       return await body(env)
     } finally {

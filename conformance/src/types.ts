@@ -1,4 +1,4 @@
-import type { FileSystem } from '@seamfs/core'
+import type { FileSystem, FsLimits } from '@seamfs/core'
 
 /** One fresh, empty filesystem under test, and how to dispose of it. */
 export interface ConformanceSubject<F extends FileSystem = FileSystem> {
@@ -43,12 +43,22 @@ export interface ConformanceTuning {
   readonly timeoutMs?: number | undefined
 }
 
+/** What the kit asks of a factory. */
+export interface CreateContext {
+  /** Size limits the filesystem must be built with (absent: the backend's defaults). */
+  readonly limits?: FsLimits | undefined
+}
+
 /** What {@link describeConformance} takes. */
 export interface ConformanceOptions<F extends FileSystem = FileSystem> {
   /** Shown in the suite title. */
   readonly name: string
-  /** Returns a fresh, empty filesystem. Called once per test (and per model run). */
-  readonly create: () => Promise<ConformanceSubject<F>> | ConformanceSubject<F>
+  /**
+   * Returns a fresh, empty filesystem. Called once per test (and per model run). When the
+   * context has `limits`, pass them to the backend's constructor (every backend takes
+   * core's `FsLimits`): the size-limit clause checks that they are honoured.
+   */
+  readonly create: (context: CreateContext) => Promise<ConformanceSubject<F>> | ConformanceSubject<F>
   readonly external?: ExternalHooks<F> | undefined
   readonly options?: ConformanceTuning | undefined
 }

@@ -1,5 +1,5 @@
 import { expect } from 'vitest'
-import { FsVersion, type FsErrorCode } from '@seamfs/core'
+import { FsVersion, type FsErrorCode } from '@seamfs/core/backend'
 import { codeOf, type Env, type Kit, type Needs } from '../kit.js'
 import { snapshot } from './write.js'
 

@@ -111,6 +111,12 @@ export function identityClauses(kit: Kit): void {
     kit.test('lstat: a blank path is FS_NOT_FOUND', async (env) => {
       expect(await codeOf(env.fs.lstat(' '))).toBe('FS_NOT_FOUND')
     })
+
+    kit.test('lstat: a path through a regular file is undefined (absent), as for stat', async (env) => {
+      await env.write('f.txt', 'x')
+      expect(await env.fs.lstat('f.txt/inner')).toBeUndefined()
+      expect(await env.fs.lstat('f.txt/inner/deeper.txt')).toBeUndefined()
+    })
   })
 
   kit.group('stat/lstat: symlinks', { caps: ['symlinks'], hooks: ['symlink'] }, () => {
@@ -121,6 +127,14 @@ export function identityClauses(kit: Kit): void {
       const followed = await env.fs.stat(await env.resolve('link'))
       expect(followed?.type).toBe('file')
       expect(followed?.size).toBe(4)
+    })
+
+    kit.test('lstat: a path through a link loop is undefined (absent); the link itself is a symlink', async (env) => {
+      await env.symlink('loop-a', 'loop-b')
+      await env.symlink('loop-b', 'loop-a')
+      expect((await env.fs.lstat('loop-a'))?.type).toBe('symlink')
+      expect(await env.fs.lstat('loop-a/x.txt')).toBeUndefined()
+      expect(await env.fs.lstat('loop-b/deeper/x.txt')).toBeUndefined()
     })
 
     kit.test('stat of a broken symlink is undefined', async (env) => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { expect } from 'vitest'
-import { FsVersion, type FsErrorCode } from '@seamfs/core'
+import { FsVersion, type FsErrorCode } from '@seamfs/core/backend'
 import { codeOf, type Env, type Kit } from '../kit.js'
 import { byUtf8Bytes } from './list.js'
 

@@ -1,5 +1,5 @@
 import { expect } from 'vitest'
-import { FsVersion } from '@seamfs/core'
+import { FsVersion } from '@seamfs/core/backend'
 import { codeOf, type Env, type Kit } from '../kit.js'
 
 /** Every readable file under `dir`, recursively: the store as the contract sees it. */

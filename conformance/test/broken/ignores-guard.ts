@@ -1,13 +1,13 @@
-import type { FsTarget, FsWriteOutcome, WriteOptions } from '@seamfs/core'
+import type { FsTarget, WriteRequest, WriteResult } from '@seamfs/core/backend'
 import { MapFileSystem } from '../../examples/map-file-system.js'
 import { brokenConformance } from './base.js'
 
 /** Broken: drops the replaceIfVersion guard (writes unconditionally). */
 class IgnoresReplaceGuard extends MapFileSystem {
-  override writeText(target: FsTarget, content: string, opts: WriteOptions = {}): Promise<FsWriteOutcome> {
-    const expected = opts.expected?.kind === 'replaceIfVersion' ? undefined : opts.expected
-    return super.writeText(target, content, { ...opts, expected })
+  protected override writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    const expected = request.expected?.kind === 'replaceIfVersion' ? undefined : request.expected
+    return super.writeBytes(target, bytes, { ...request, expected })
   }
 }
 
-export default brokenConformance('ignores replaceIfVersion', () => new IgnoresReplaceGuard())
+export default brokenConformance('ignores replaceIfVersion', (limits) => new IgnoresReplaceGuard(limits))

@@ -2,7 +2,10 @@ import type { FsTarget, SignalOptions } from '@seamfs/core'
 import { MapFileSystem } from '../../examples/map-file-system.js'
 import { brokenConformance } from './base.js'
 
-/** Broken: a missing file escapes as a raw Node-style error instead of an FsError. */
+/**
+ * Broken: a missing file escapes as a raw Node-style error instead of an FsError. Core
+ * translates whatever a hook throws, so only an override of the public method can leak one.
+ */
 class ThrowsRawErrors extends MapFileSystem {
   override async readText(target: FsTarget, opts: SignalOptions = {}): Promise<string> {
     if (!this.nodes.has(target.targetKey)) {
@@ -12,4 +15,4 @@ class ThrowsRawErrors extends MapFileSystem {
   }
 }
 
-export default brokenConformance('throws raw errors', () => new ThrowsRawErrors())
+export default brokenConformance('throws raw errors', (limits) => new ThrowsRawErrors(limits))

@@ -11,4 +11,4 @@ class SizeOnlyVersion extends MapFileSystem {
   }
 }
 
-export default brokenConformance('version ignores same-size rewrites', () => new SizeOnlyVersion())
+export default brokenConformance('version ignores same-size rewrites', (limits) => new SizeOnlyVersion(limits))

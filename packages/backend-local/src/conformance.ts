@@ -13,9 +13,9 @@ const hostPath = (subject: ConformanceSubject<LocalFileSystem>, path: string): s
 export function localConformance(tuning: ConformanceTuning = {}, parent = tmpdir()): ConformanceOptions<LocalFileSystem> {
   return {
     name: 'LocalFileSystem',
-    create: () => {
+    create: ({ limits }) => {
       const root = mkdtempSync(join(parent, 'seamfs-conformance-'))
-      return { fs: new LocalFileSystem({ cwd: root }), dispose: () => rmSync(root, { recursive: true, force: true }) }
+      return { fs: new LocalFileSystem({ ...limits, cwd: root }), dispose: () => rmSync(root, { recursive: true, force: true }) }
     },
     external: {
       writeBytes: (subject, path, bytes) => {

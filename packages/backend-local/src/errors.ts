@@ -1,5 +1,4 @@
-import { errorCodeOf, FsError, translateError, type ErrorRow, type FsVerb } from '@seamfs/core'
-
+import { errorCodeOf, FsError, isAbortError, isFsError, type ErrorRow, type FsVerb } from '@seamfs/core/backend'
 
 /** The one translation table from Node errno codes to seamfs codes. */
 export const ERRNO_TABLE: Readonly<Record<string, ErrorRow>> = {
@@ -32,15 +31,10 @@ export const ERRNO_TABLE: Readonly<Record<string, ErrorRow>> = {
   ERR_INVALID_ARG_VALUE: { code: 'FS_NOT_FOUND', reason: 'invalid path' },
 }
 
-/**
- * Translates anything thrown by Node into an {@link FsError}, by errno code
- * (never by message). An `FsError` passes through; an abort becomes `FS_ABORTED`.
- */
-export function toFsError(err: unknown, verb: FsVerb, path: string): FsError {
-  return translateError(err, verb, path, (e) => {
-    const errno = errorCodeOf(e)
-    return errno === undefined ? undefined : ERRNO_TABLE[errno]
-  })
+/** The row of {@link ERRNO_TABLE} for a Node error, by its `code` (never by message). */
+export function errnoRow(err: unknown): ErrorRow | undefined {
+  const errno = errorCodeOf(err)
+  return errno === undefined ? undefined : ERRNO_TABLE[errno]
 }
 
 /** The errno code of a Node error, if any. */
@@ -48,9 +42,16 @@ export const errnoOf = errorCodeOf
 
 /** A failure whose cleanup failed too: `FS_IO_ERROR`, with both causes named. */
 export function doubleFault(verb: FsVerb, path: string, original: unknown, cleanup: unknown): FsError {
-  const first = toFsError(original, verb, path)
-  const second = cleanup instanceof Error ? cleanup.message : String(cleanup)
-  return new FsError('FS_IO_ERROR', `${first.message} (and cleanup failed: ${second})`, {
+  const first = isFsError(original)
+    ? original.message
+    : isAbortError(original)
+      ? `${verb} aborted`
+      : (errnoRow(original)?.reason ?? messageOf(original))
+  return FsError.io(verb, path, `${first} (and cleanup failed: ${messageOf(cleanup)})`, {
     cause: new AggregateError([original, cleanup], 'write failed and cleanup failed'),
   })
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
 }

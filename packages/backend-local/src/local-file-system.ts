@@ -1,57 +1,44 @@
-import { constants as bufferConstants } from 'node:buffer'
 import { accessSync, type BigIntStats, closeSync, constants, fstatSync, lstatSync, openSync, readSync, read, statSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import {
-  assertEditRequest,
-  processWide,
-  assertWriteIntent,
-  assertPathText,
-  compareNames,
-  decodeText,
-  decodeTextOrNull,
-  editTextBytes,
-  encodeWriteContent,
+  checkGuard,
   FileSystem,
   FsError,
   FsTargetKey,
   FsVersion,
+  isFsError,
   KeyedMutex,
-  normalizeLf,
-  TextChunkDecoder,
+  processWide,
   throwIfAborted,
-  type EditOptions,
+  type ErrorRow,
   type FsCapabilities,
   type FsDirEntry,
-  type FsEditOutcome,
-  type FsEditRequest,
   type FsInfo,
   type FsPathInfo,
   type FsTarget,
   type FsVerb,
-  type FsWriteOutcome,
-  type ResolveOptions,
-  type SignalOptions,
-  type WriteOptions,
-} from '@seamfs/core'
-import { errnoOf, toFsError } from './errors.js'
-import {
-  DEFAULT_DIFF_BASIS_MAX_BYTES,
-  DEFAULT_NEW_FILE_MODE,
-  type LocalFileSystemOptions,
-  type LocalHooks,
-} from './options.js'
+  type ReadRequest,
+  type UpdateRequest,
+  type WriteRequest,
+  type WriteResult,
+} from '@seamfs/core/backend'
+import { errnoOf, errnoRow } from './errors.js'
+import { DEFAULT_NEW_FILE_MODE, type LocalFileSystemOptions, type LocalHooks } from './options.js'
 import { absolutePath, canonicalPath, containsPath } from './paths.js'
 import { isStagingName, Publisher } from './publish.js'
 
 /** Reads of at most this many bytes are done synchronously (microseconds from the page cache). */
 const SYNC_READ_MAX = 64 * 1024
+const READ_CHUNK = 1024 * 1024
 const STREAM_CHUNK = 256 * 1024
 /** Opening a FIFO must not block: the type check comes from fstat after open. */
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK
 /** Errnos of a path that can never be followed: for `stat` it is absent, in a listing a broken link. */
 const UNFOLLOWABLE = new Set(['ELOOP', 'ENOTDIR', 'ENAMETOOLONG'])
+/** Errnos of an edit target that is gone: the edit is stale, whatever the guard. */
+const GONE = new Set(['ENOENT', 'ENOTDIR', 'ELOOP'])
 
 const LOCAL_CAPABILITIES: FsCapabilities = Object.freeze({
   symlinks: true,
@@ -89,23 +76,31 @@ function readChunk(fd: number, buffer: Buffer, offset: number, length: number): 
   })
 }
 
-/** Reads an open descriptor to its end (the file may have grown since fstat). */
-async function readAll(fd: number, sizeHint: number, verb: FsVerb, signal: AbortSignal | undefined): Promise<Buffer> {
-  if (sizeHint >= bufferConstants.MAX_LENGTH) {
-    // Node's own code for this (readFile's), mapped with the path by the caller's toFsError.
-    throw Object.assign(new RangeError(`${sizeHint} bytes exceed the largest buffer`), { code: 'ERR_FS_FILE_TOO_LARGE' })
-  }
-  let buffer = Buffer.allocUnsafe(sizeHint + 1)
+/**
+ * Reads an open descriptor to its end (the file may have grown since fstat), but
+ * never more than `limit + 1` bytes: a file that grew past `limit` comes back as
+ * `limit + 1` bytes, for the caller to refuse.
+ */
+async function readUpTo(
+  fd: number,
+  size: number,
+  limit: number,
+  verb: FsVerb,
+  signal: AbortSignal | undefined,
+): Promise<Buffer> {
+  const cap = limit + 1
+  let buffer = Buffer.allocUnsafe(Math.min(size + 1, cap))
   let length = 0
   for (;;) {
     if (length === buffer.length) {
-      const grown = Buffer.allocUnsafe(buffer.length * 2)
+      if (length === cap) return buffer
+      const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, cap))
       buffer.copy(grown, 0, 0, length)
       buffer = grown
     }
-    const want = Math.min(buffer.length - length, 1024 * 1024)
+    const want = Math.min(buffer.length - length, READ_CHUNK)
     let n: number
-    if (sizeHint <= SYNC_READ_MAX) {
+    if (size <= SYNC_READ_MAX) {
       n = readSync(fd, buffer, length, want, null)
     } else {
       throwIfAborted(signal, verb)
@@ -114,6 +109,21 @@ async function readAll(fd: number, sizeHint: number, verb: FsVerb, signal: Abort
     if (n === 0) return buffer.subarray(0, length)
     length += n
   }
+}
+
+/** The content behind `fd` (of stat `st`): above `limit` it is refused before a byte is read, or once it grows past it. */
+async function readWhole(
+  fd: number,
+  st: BigIntStats,
+  limit: number,
+  verb: 'read' | 'edit',
+  path: string,
+  signal: AbortSignal | undefined,
+): Promise<Buffer> {
+  if (st.size > BigInt(limit)) throw FsError.tooLarge(verb, path, Number(st.size), limit)
+  const bytes = await readUpTo(fd, Number(st.size), limit, verb, signal)
+  if (bytes.length > limit) throw FsError.tooLarge(verb, path, bytes.length, limit)
+  return bytes
 }
 
 /**
@@ -126,7 +136,6 @@ async function readAll(fd: number, sizeHint: number, verb: FsVerb, signal: Abort
 export class LocalFileSystem extends FileSystem {
   override readonly capabilities: FsCapabilities = LOCAL_CAPABILITIES
   readonly cwd: string
-  readonly #diffBasisMaxBytes: number
   readonly #newFileMode: number
   readonly #hooks: LocalHooks | undefined
   /** Per-target locks, shared by every instance in the process: `replaceIfVersion` is `'process'`. */
@@ -134,13 +143,10 @@ export class LocalFileSystem extends FileSystem {
   readonly #publisher = new Publisher()
 
   constructor(options: Readonly<LocalFileSystemOptions> = {}) {
-    super()
+    super(options)
     this.cwd = absolutePath(options.cwd ?? process.cwd(), process.cwd())
-    const cap = options.diffBasisMaxBytes ?? DEFAULT_DIFF_BASIS_MAX_BYTES
-    if (!Number.isSafeInteger(cap) || cap < 0) throw new RangeError('diffBasisMaxBytes must be a non-negative integer')
     const mode = options.newFileMode ?? DEFAULT_NEW_FILE_MODE
     if (!Number.isInteger(mode) || mode < 0 || mode > 0o777) throw new RangeError('newFileMode must be within 0o000..0o777')
-    this.#diffBasisMaxBytes = cap
     this.#newFileMode = mode
     this.#hooks = options.hooks
   }
@@ -148,26 +154,6 @@ export class LocalFileSystem extends FileSystem {
   /** Removes this filesystem's idle staging directories now (they otherwise go after a second of quiet). */
   override async close(): Promise<void> {
     this.#publisher.flush()
-  }
-
-  override async resolve(path: string, opts: ResolveOptions = {}): Promise<FsTarget> {
-    throwIfAborted(opts.signal, 'resolve')
-    assertPathText(path, 'resolve')
-    const abs = this.#absolute(path, opts.cwd)
-    let key: string
-    try {
-      key = canonicalPath(abs)
-    } catch (err) {
-      // canonicalPath maps what it expects; a link changed under it (lstat, readlink) must not escape raw.
-      throw toFsError(err, 'resolve', abs)
-    }
-    const target = { targetKey: FsTargetKey(key), displayPath: abs }
-    throwIfAborted(opts.signal, 'resolve')
-    return target
-  }
-
-  override processPath(target: FsTarget): string {
-    return target.targetKey
   }
 
   override fileUrl(target: FsTarget): string {
@@ -178,202 +164,146 @@ export class LocalFileSystem extends FileSystem {
     return containsPath(parent.targetKey, child.targetKey)
   }
 
-  override async stat(target: FsTarget, opts: SignalOptions = {}): Promise<FsInfo | undefined> {
-    throwIfAborted(opts.signal, 'stat')
+  protected override processPathOf(target: FsTarget): string {
+    return target.targetKey
+  }
+
+  protected override errorRow(err: unknown): ErrorRow | undefined {
+    return errnoRow(err)
+  }
+
+  protected override async resolvePath(path: string, cwd: string | undefined): Promise<FsTarget> {
+    const abs = this.#absolute(path, cwd)
+    return { targetKey: FsTargetKey(canonicalPath(abs)), displayPath: abs }
+  }
+
+  protected override async statTarget(target: FsTarget): Promise<FsInfo | undefined> {
     try {
       const st = statSync(target.targetKey, { bigint: true, throwIfNoEntry: false })
       return st === undefined ? undefined : infoOf(st)
     } catch (err) {
       if (UNFOLLOWABLE.has(errnoOf(err) ?? '')) return undefined
-      throw toFsError(err, 'stat', target.displayPath)
+      throw err
     }
   }
 
-  override async lstat(path: string, opts: ResolveOptions = {}): Promise<FsPathInfo | undefined> {
-    throwIfAborted(opts.signal, 'lstat')
-    assertPathText(path, 'lstat')
-    const abs = this.#absolute(path, opts.cwd)
-    try {
-      const st = lstatSync(abs, { bigint: true, throwIfNoEntry: false })
-      if (st === undefined) return undefined
-      if (st.isSymbolicLink()) return { version: versionOf(st), type: 'symlink' }
-      return infoOf(st)
-    } catch (err) {
-      throw toFsError(err, 'lstat', abs)
-    }
+  // A path through a file (ENOTDIR) or a link loop (ELOOP) is FS_NOT_FOUND in the table: core reports it absent.
+  protected override async lstatPath(path: string, cwd: string | undefined): Promise<FsPathInfo | undefined> {
+    const st = lstatSync(this.#absolute(path, cwd), { bigint: true, throwIfNoEntry: false })
+    if (st === undefined) return undefined
+    return st.isSymbolicLink() ? { version: versionOf(st), type: 'symlink' } : infoOf(st)
   }
 
-  override async readText(target: FsTarget, opts: SignalOptions = {}): Promise<string> {
-    throwIfAborted(opts.signal, 'read')
-    let fd: number | undefined
+  protected override async readBytes(target: FsTarget, { signal, maxBytes }: ReadRequest): Promise<Uint8Array> {
+    const fd = openSync(target.targetKey, READ_FLAGS)
     try {
-      fd = openSync(target.targetKey, READ_FLAGS)
       const st = fstatSync(fd, { bigint: true })
-      this.#assertRegular(st, 'read', target)
-      const bytes = await readAll(fd, Number(st.size), 'read', opts.signal)
-      return decodeText(bytes, target.displayPath, 'read')
-    } catch (err) {
-      throw toFsError(err, 'read', target.displayPath)
+      if (!st.isFile()) throw FsError.notRegularFile('read', target.displayPath)
+      return await readWhole(fd, st, maxBytes, 'read', target.displayPath, signal)
     } finally {
-      if (fd !== undefined) closeSync(fd)
+      closeSync(fd)
     }
   }
 
-  override async streamText(target: FsTarget, opts: SignalOptions = {}): Promise<AsyncIterable<string>> {
-    throwIfAborted(opts.signal, 'read')
-    try {
-      const st = statSync(target.targetKey, { bigint: true })
-      this.#assertRegular(st, 'read', target)
-      accessSync(target.targetKey, constants.R_OK)
-    } catch (err) {
-      throw toFsError(err, 'read', target.displayPath)
-    }
+  protected override async openBytes(target: FsTarget): Promise<AsyncIterable<Uint8Array>> {
+    if (!statSync(target.targetKey).isFile()) throw FsError.notRegularFile('read', target.displayPath)
+    accessSync(target.targetKey, constants.R_OK)
     // The descriptor is opened on first iteration, so an iterable that is never consumed holds nothing.
-    return streamFile(target, opts.signal)
+    return streamFile(target)
   }
 
-  override async listDir(target: FsTarget, opts: SignalOptions = {}): Promise<FsDirEntry[]> {
-    const { signal } = opts
-    throwIfAborted(signal, 'list')
-    try {
-      const st = statSync(target.targetKey, { throwIfNoEntry: false })
-      if (st === undefined) throw new FsError('FS_NOT_FOUND', `cannot list "${target.displayPath}": not found`)
-      if (!st.isDirectory()) {
-        throw new FsError('FS_NOT_DIRECTORY', `cannot list "${target.displayPath}": not a directory`)
+  protected override async listEntries(target: FsTarget): Promise<FsDirEntry[]> {
+    const st = statSync(target.targetKey, { throwIfNoEntry: false })
+    if (st === undefined) throw FsError.notFound('list', target.displayPath)
+    if (!st.isDirectory()) throw FsError.notDirectory('list', target.displayPath)
+    const dirents = await readdir(target.targetKey, { withFileTypes: true })
+    const entries: FsDirEntry[] = []
+    for (const dirent of dirents) {
+      if (dirent.isDirectory() && isStagingName(dirent.name)) continue
+      // Both parents are normalized absolute paths: concatenation is what join would return, minus its cost.
+      const childKey = childPath(target.targetKey, dirent.name)
+      const displayPath = childPath(target.displayPath, dirent.name)
+      if (dirent.isSymbolicLink()) {
+        entries.push(this.#linkEntry(dirent.name, childKey, displayPath))
+      } else {
+        const type = dirent.isFile() ? 'file' : dirent.isDirectory() ? 'directory' : 'other'
+        entries.push({ name: dirent.name, type, target: { targetKey: FsTargetKey(childKey), displayPath } })
       }
-      const dirents = await readdir(target.targetKey, { withFileTypes: true })
-      throwIfAborted(signal, 'list')
-      const entries: FsDirEntry[] = []
-      for (const dirent of dirents) {
-        if (dirent.isDirectory() && isStagingName(dirent.name)) continue
-        // Both parents are normalized absolute paths: concatenation is what join would return, minus its cost.
-        const childKey = childPath(target.targetKey, dirent.name)
-        const displayPath = childPath(target.displayPath, dirent.name)
-        if (dirent.isFile() || dirent.isDirectory()) {
-          const type = dirent.isFile() ? 'file' : 'directory'
-          entries.push({ name: dirent.name, type, target: { targetKey: FsTargetKey(childKey), displayPath } })
-        } else if (dirent.isSymbolicLink()) {
-          entries.push(this.#linkEntry(dirent.name, childKey, displayPath))
-        } else {
-          entries.push({ name: dirent.name, type: 'other', target: { targetKey: FsTargetKey(childKey), displayPath } })
-        }
-      }
-      return entries.sort((a, b) => compareNames(a.name, b.name))
-    } catch (err) {
-      throw toFsError(err, 'list', target.displayPath)
     }
+    return entries
   }
 
-  override async writeText(target: FsTarget, content: string, opts: WriteOptions = {}): Promise<FsWriteOutcome> {
-    const { expected, signal } = opts
-    throwIfAborted(signal, 'write')
-    const bytes = encodeWriteContent(content, target.displayPath)
-    assertWriteIntent(expected, target.displayPath)
+  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    const { expected, signal, beforeMaxBytes } = request
+    const path = target.displayPath
     return this.#locks.run(target.targetKey, async () => {
-      try {
-        throwIfAborted(signal, 'write')
-        // The sweep removes (and listings hide) such names: a file or directory made under one would be lost.
-        const reserved = target.targetKey.split(sep).find(isStagingName)
-        if (reserved !== undefined) {
-          throw new FsError(
-            'FS_UNSUPPORTED',
-            `cannot write "${target.displayPath}": the name "${reserved}" is reserved for staging directories`,
-          )
-        }
-        const current = statSync(target.targetKey, { bigint: true, throwIfNoEntry: false })
-        if (current !== undefined) this.#assertRegular(current, 'write', target)
-        if (expected?.kind === 'createIfAbsent' && current !== undefined) {
-          throw new FsError('FS_NOT_OBSERVED', `cannot overwrite existing "${target.displayPath}" without reading it first`)
-        }
-        if (expected?.kind === 'replaceIfVersion') {
-          if (current === undefined) {
-            throw new FsError('FS_STALE_VERSION', `cannot write "${target.displayPath}": file no longer exists`)
-          }
-          if (versionOf(current) !== expected.version) {
-            throw new FsError('FS_STALE_VERSION', `cannot write "${target.displayPath}": file changed since it was read`)
-          }
-        }
-        const before = current === undefined ? null : await this.#diffBasis(target, current, signal)
-        const published = await this.#publisher.publish({
-          key: target.targetKey,
-          displayPath: target.displayPath,
-          bytes,
-          mode: expected?.kind === 'createIfAbsent' ? 'link' : 'rename',
-          permissions: current === undefined ? this.#newFileMode : Number(current.mode & 0o777n),
-          owner: current === undefined ? undefined : { uid: Number(current.uid), gid: Number(current.gid) },
-          verb: 'write',
-          signal,
-          hooks: this.#hooks,
-        })
-        return {
-          operation: current === undefined ? 'create' : 'update',
-          version: versionOf(published),
-          before,
-          after: normalizeLf(content),
-        }
-      } catch (err) {
-        throw toFsError(err, 'write', target.displayPath)
+      throwIfAborted(signal, 'write')
+      // The sweep removes (and listings hide) such names: a file or directory made under one would be lost.
+      const reserved = target.targetKey.split(sep).find(isStagingName)
+      if (reserved !== undefined) {
+        throw FsError.unsupported('write', path, `the name "${reserved}" is reserved for staging directories`)
       }
+      const current = statSync(target.targetKey, { bigint: true, throwIfNoEntry: false })
+      if (current !== undefined && !current.isFile()) throw FsError.notRegularFile('write', path)
+      checkGuard('write', path, expected, current && versionOf(current))
+      const before = current === undefined ? null : await this.#diffBasis(target, current, beforeMaxBytes, signal)
+      const published = await this.#publisher.publish({
+        key: target.targetKey,
+        displayPath: path,
+        bytes,
+        mode: expected?.kind === 'createIfAbsent' ? 'link' : 'rename',
+        permissions: current === undefined ? this.#newFileMode : Number(current.mode & 0o777n),
+        owner: current === undefined ? undefined : { uid: Number(current.uid), gid: Number(current.gid) },
+        verb: 'write',
+        signal,
+        hooks: this.#hooks,
+      })
+      return { created: current === undefined, version: versionOf(published), before }
     })
   }
 
-  override async editText(target: FsTarget, edit: FsEditRequest, opts: EditOptions = {}): Promise<FsEditOutcome> {
-    const { expected, signal } = opts
-    throwIfAborted(signal, 'edit')
-    assertEditRequest(edit)
+  protected override async updateBytes(
+    target: FsTarget,
+    { expected, signal, maxBytes }: UpdateRequest,
+    transform: (bytes: Uint8Array) => Uint8Array,
+  ): Promise<FsVersion> {
+    const path = target.displayPath
     return this.#locks.run(target.targetKey, async () => {
-      let fd: number | undefined
+      throwIfAborted(signal, 'edit')
+      let fd: number
       try {
-        throwIfAborted(signal, 'edit')
-        try {
-          fd = openSync(target.targetKey, READ_FLAGS)
-        } catch (err) {
-          const errno = errnoOf(err)
-          if (errno === 'ENOENT' || errno === 'ENOTDIR' || errno === 'ELOOP') {
-            throw new FsError('FS_STALE_VERSION', `cannot edit "${target.displayPath}": file no longer exists`, {
-              cause: err,
-            })
-          }
-          throw err
-        }
-        const current = fstatSync(fd, { bigint: true })
-        this.#assertRegular(current, 'edit', target)
-        if (expected !== undefined && versionOf(current) !== expected.version) {
-          throw new FsError('FS_STALE_VERSION', `cannot edit "${target.displayPath}": file changed since it was read`)
-        }
-        const bytes = await readAll(fd, Number(current.size), 'edit', signal)
-        closeSync(fd)
-        fd = undefined
-        const result = editTextBytes(bytes, edit, target.displayPath)
-        const published = await this.#publisher.publish({
-          key: target.targetKey,
-          displayPath: target.displayPath,
-          bytes: result.bytes,
-          mode: 'rename',
-          permissions: Number(current.mode & 0o777n),
-          owner: { uid: Number(current.uid), gid: Number(current.gid) },
-          verb: 'edit',
-          signal,
-          hooks: this.#hooks,
-        })
-        return { version: versionOf(published), before: result.before, after: result.after }
+        fd = openSync(target.targetKey, READ_FLAGS)
       } catch (err) {
-        throw toFsError(err, 'edit', target.displayPath)
-      } finally {
-        if (fd !== undefined) closeSync(fd)
+        if (GONE.has(errnoOf(err) ?? '')) throw FsError.stale('edit', path, 'gone', err)
+        throw err
       }
+      let current: BigIntStats
+      let bytes: Uint8Array
+      try {
+        current = fstatSync(fd, { bigint: true })
+        if (!current.isFile()) throw FsError.notRegularFile('edit', path)
+        checkGuard('edit', path, expected, versionOf(current))
+        bytes = await readWhole(fd, current, maxBytes, 'edit', path, signal)
+      } finally {
+        closeSync(fd)
+      }
+      const published = await this.#publisher.publish({
+        key: target.targetKey,
+        displayPath: path,
+        bytes: transform(bytes),
+        mode: 'rename',
+        permissions: Number(current.mode & 0o777n),
+        owner: { uid: Number(current.uid), gid: Number(current.gid) },
+        verb: 'edit',
+        signal,
+        hooks: this.#hooks,
+      })
+      return versionOf(published)
     })
   }
 
   #absolute(path: string, cwd: string | undefined): string {
-    if (cwd !== undefined && (typeof cwd !== 'string' || !cwd.isWellFormed())) {
-      throw new FsError('FS_NOT_FOUND', 'cwd must be a string of well-formed Unicode')
-    }
     return absolutePath(path, cwd === undefined ? this.cwd : absolutePath(cwd, this.cwd))
-  }
-
-  #assertRegular(st: BigIntStats, verb: FsVerb, target: FsTarget): void {
-    if (!st.isFile()) throw new FsError('FS_NOT_REGULAR_FILE', `cannot ${verb} "${target.displayPath}": not a regular file`)
   }
 
   /** A symlinked child: followed (one stat); broken or looping → `other` without metadata. */
@@ -391,16 +321,22 @@ export class LocalFileSystem extends FileSystem {
     return { name, target, ...infoOf(st) }
   }
 
-  async #diffBasis(target: FsTarget, current: BigIntStats, signal: AbortSignal | undefined): Promise<string | null> {
-    if (current.size > BigInt(this.#diffBasisMaxBytes)) return null
+  /** The previous bytes of a write, when at most `limit`; a file that cannot be read back has none. */
+  async #diffBasis(
+    target: FsTarget,
+    current: BigIntStats,
+    limit: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Uint8Array | null> {
+    if (current.size > BigInt(limit)) return null
     let fd: number | undefined
     try {
       fd = openSync(target.targetKey, READ_FLAGS)
-      const bytes = await readAll(fd, Number(current.size), 'write', signal)
-      const text = decodeTextOrNull(bytes)
-      return text === null ? null : normalizeLf(text)
+      const bytes = await readUpTo(fd, Number(current.size), limit, 'write', signal)
+      return bytes.length > limit ? null : bytes
     } catch (err) {
-      if (errnoOf(err) === undefined) throw err
+      // An abort (an FsError) must fail the write; a store error only costs the diff basis.
+      if (isFsError(err) || errnoOf(err) === undefined) throw err
       return null
     } finally {
       if (fd !== undefined) closeSync(fd)
@@ -408,40 +344,32 @@ export class LocalFileSystem extends FileSystem {
   }
 }
 
-async function* streamFile(target: FsTarget, signal: AbortSignal | undefined): AsyncGenerator<string> {
-  const decoder = new TextChunkDecoder(target.displayPath, 'read')
-  let fd: number | undefined
+/**
+ * The file's bytes in chunks, with one chunk of read-ahead (as createReadStream
+ * does) so the disk and the consumer overlap. Two buffers take turns: a chunk is
+ * refilled only once the next one was asked for, which the hook contract allows.
+ */
+async function* streamFile(target: FsTarget): AsyncGenerator<Uint8Array> {
+  const fd = openSync(target.targetKey, READ_FLAGS)
   let pending: Promise<number> | undefined
   try {
-    fd = openSync(target.targetKey, READ_FLAGS)
-    if (!fstatSync(fd).isFile()) {
-      throw new FsError('FS_NOT_REGULAR_FILE', `cannot read "${target.displayPath}": not a regular file`)
-    }
-    // Two buffers: the next chunk is read while this one is decoded and consumed (read-ahead,
-    // as createReadStream does), so the disk and the consumer overlap. Memory: 2 chunks.
+    if (!fstatSync(fd).isFile()) throw FsError.notRegularFile('read', target.displayPath)
     let current = Buffer.allocUnsafe(STREAM_CHUNK)
     let next = Buffer.allocUnsafe(STREAM_CHUNK)
     pending = readChunk(fd, current, 0, STREAM_CHUNK)
     for (;;) {
-      throwIfAborted(signal, 'read')
       const n = await pending
       pending = undefined
-      if (n === 0) break
+      if (n === 0) return
       const filled = current
       current = next
       next = filled
       pending = readChunk(fd, current, 0, STREAM_CHUNK)
-      // The decoder returns a string and copies any carried bytes, so `filled` is free again.
-      const text = decoder.push(filled.subarray(0, n))
-      if (text !== '') yield text
+      yield filled.subarray(0, n)
     }
-    const tail = decoder.end()
-    if (tail !== '') yield tail
-  } catch (err) {
-    throw toFsError(err, 'read', target.displayPath)
   } finally {
     // A read still in flight (the consumer stopped early, or failed) must end before the fd closes.
     if (pending !== undefined) await pending.catch(() => undefined)
-    if (fd !== undefined) closeSync(fd)
+    closeSync(fd)
   }
 }

@@ -1,12 +1,9 @@
-/** Options of {@link LocalFileSystem}. */
-export interface LocalFileSystemOptions {
+import type { FsLimits } from '@seamfs/core/backend'
+
+/** Options of {@link LocalFileSystem}; the size limits (`maxTextBytes`, `diffBasisMaxBytes`) are core's. */
+export interface LocalFileSystemOptions extends FsLimits {
   /** Base of relative paths (default `process.cwd()`). A resolution default, not a sandbox. */
   readonly cwd?: string | undefined
-  /**
-   * Largest previous content (bytes) read back as a write's `before` diff basis;
-   * larger files report `before: null`. Default 10 MiB.
-   */
-  readonly diffBasisMaxBytes?: number | undefined
   /** Mode bits of newly created files (default `0o600`, owner-only). Existing files keep theirs. */
   readonly newFileMode?: number | undefined
   /**
@@ -30,5 +27,4 @@ export interface LocalHooks {
   readonly afterCommit?: ((path: string) => void | Promise<void>) | undefined
 }
 
-export const DEFAULT_DIFF_BASIS_MAX_BYTES = 10 * 1024 * 1024
 export const DEFAULT_NEW_FILE_MODE = 0o600

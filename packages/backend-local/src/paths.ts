@@ -1,7 +1,7 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path'
-import { FsError } from '@seamfs/core'
-import { errnoOf, toFsError } from './errors.js'
+import { FsError } from '@seamfs/core/backend'
+import { errnoOf } from './errors.js'
 
 /** Linux's SYMLOOP_MAX: how many dangling links `canonicalPath` follows. */
 const MAX_LINK_HOPS = 40
@@ -16,18 +16,13 @@ export function absolutePath(path: string, cwd: string): string {
  * path, the realpath of the nearest existing ancestor plus the missing suffix
  * (stable before and after creation). A dangling symlink is followed to the
  * path it names, so writing through it creates its target and keeps the link.
+ * Other errno errors (ENOTDIR, ELOOP…) are thrown as they are, for the error table.
  */
 export function canonicalPath(abs: string, hops = 0): string {
   try {
     return realpathSync.native(abs)
   } catch (err) {
-    const errno = errnoOf(err)
-    if (errno === 'ENOTDIR') {
-      throw new FsError('FS_NOT_FOUND', `cannot resolve "${abs}": a parent path segment is not a directory`, {
-        cause: err,
-      })
-    }
-    if (errno !== 'ENOENT') throw toFsError(err, 'resolve', abs)
+    if (errnoOf(err) !== 'ENOENT') throw err
   }
   const parent = dirname(abs)
   if (parent === abs) return abs
@@ -37,9 +32,7 @@ export function canonicalPath(abs: string, hops = 0): string {
   const here = join(dir, basename(abs))
   const link = lstatSync(here, { throwIfNoEntry: false })
   if (link?.isSymbolicLink() === true) {
-    if (hops >= MAX_LINK_HOPS) {
-      throw new FsError('FS_NOT_FOUND', `cannot resolve "${abs}": too many levels of symbolic links`)
-    }
+    if (hops >= MAX_LINK_HOPS) throw FsError.linkLoop('resolve', abs)
     return canonicalPath(resolvePath(dir, readlinkSync(here)), hops + 1)
   }
   return here

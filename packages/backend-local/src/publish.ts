@@ -19,8 +19,8 @@ import { open } from 'node:fs/promises'
 import { fsync as fsyncCallback, openSync, closeSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { threadId } from 'node:worker_threads'
-import { FsError, processWide, throwIfAborted, type FsVerb } from '@seamfs/core'
-import { doubleFault, errnoOf, toFsError } from './errors.js'
+import { FsError, processWide, throwIfAborted, type FsVerb } from '@seamfs/core/backend'
+import { doubleFault, errnoOf } from './errors.js'
 import type { LocalHooks } from './options.js'
 import { containsPath } from './paths.js'
 
@@ -211,7 +211,8 @@ export class Publisher {
    * directory. Returns the published inode's stat, taken through the still
    * open descriptor so no later writer can be mistaken for this one (and, when
    * the inode was written in place after the commit, the stat as this write
-   * left it, whose version no later stat equals).
+   * left it, whose version no later stat equals). Store failures are thrown
+   * as they are, for the filesystem's error table.
    */
   async publish(req: PublishRequest): Promise<BigIntStats> {
     const dir = dirname(req.key)
@@ -265,7 +266,7 @@ export class Publisher {
       // A failed write leaves nothing: its stage goes now when no other write holds it.
       this.#stages.release(dir, true)
       removeMadeDirectories(dir, made)
-      throw toFsError(err, req.verb, req.displayPath)
+      throw err
     }
     // Committed: from here on the write has happened; nothing below may report failure.
     try {
@@ -298,16 +299,8 @@ export class Publisher {
     } catch (err) {
       if (errnoOf(err) !== 'EEXIST') throw err
       const existing = lstatSync(req.key, { throwIfNoEntry: false })
-      if (existing !== undefined && !existing.isFile()) {
-        throw new FsError('FS_NOT_REGULAR_FILE', `cannot ${req.verb} "${req.displayPath}": not a regular file`, {
-          cause: err,
-        })
-      }
-      throw new FsError(
-        'FS_NOT_OBSERVED',
-        `cannot overwrite existing "${req.displayPath}" without reading it first`,
-        { cause: err },
-      )
+      if (existing !== undefined && !existing.isFile()) throw FsError.notRegularFile(req.verb, req.displayPath, err)
+      throw FsError.notObserved(req.displayPath, err)
     }
   }
 
@@ -315,20 +308,12 @@ export class Publisher {
   #ensureDirectory(dir: string, req: PublishRequest): string | undefined {
     const st = statSync(dir, { throwIfNoEntry: false })
     if (st?.isDirectory() === true) return undefined
-    if (st !== undefined) {
-      throw new FsError('FS_NOT_FOUND', `cannot ${req.verb} "${req.displayPath}": a parent path segment is not a directory`)
-    }
+    if (st !== undefined) throw FsError.throughFile(req.verb, req.displayPath)
     try {
       return mkdirSync(dir, { recursive: true })
     } catch (err) {
       const errno = errnoOf(err)
-      if (errno === 'EEXIST' || errno === 'ENOTDIR') {
-        throw new FsError(
-          'FS_NOT_FOUND',
-          `cannot ${req.verb} "${req.displayPath}": a parent path segment is not a directory`,
-          { cause: err },
-        )
-      }
+      if (errno === 'EEXIST' || errno === 'ENOTDIR') throw FsError.throughFile(req.verb, req.displayPath, err)
       throw err
     }
   }

@@ -4,8 +4,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { FS_ERROR_CODES, isFsError } from '@seamfs/core'
-import { ERRNO_TABLE, toFsError } from '@seamfs/backend-local'
+import { FS_ERROR_CODES, isFsError, type FsError, type FsVerb } from '@seamfs/core'
+import { translateError } from '@seamfs/core/backend'
+import { ERRNO_TABLE, errnoRow } from '../src/errors.js'
+
+/** What core does with anything the backend throws: translation through the backend's one table. */
+const toFsError = (err: unknown, verb: FsVerb, path: string): FsError => translateError(err, verb, path, errnoRow)
 
 describe('the errno table', () => {
   it.each(Object.entries(ERRNO_TABLE))('%s maps to a seamfs code with its reason', (errno, row) => {
@@ -21,6 +25,7 @@ describe('the errno table', () => {
     const code = (errno: string): string => toFsError(Object.assign(new Error(), { code: errno }), 'read', 'p').code
     expect(code('ENOENT')).toBe('FS_NOT_FOUND')
     expect(code('ENOTDIR')).toBe('FS_NOT_FOUND')
+    expect(code('ELOOP')).toBe('FS_NOT_FOUND')
     expect(code('EISDIR')).toBe('FS_NOT_REGULAR_FILE')
     expect(code('EACCES')).toBe('FS_PERMISSION_DENIED')
     expect(code('EPERM')).toBe('FS_PERMISSION_DENIED')

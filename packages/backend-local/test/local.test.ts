@@ -79,6 +79,19 @@ describe('resolve', () => {
   })
 })
 
+describe('lstat', () => {
+  it('a path through a regular file or through a link loop is undefined (absent), not an error', async () => {
+    writeFileSync(join(root, 'file'), 'x')
+    symlinkSync('loop-b', join(root, 'loop-a'))
+    symlinkSync('loop-a', join(root, 'loop-b'))
+    expect(await fs.lstat('file/child.txt')).toBeUndefined()
+    expect(await fs.lstat('file/deeper/child.txt')).toBeUndefined()
+    expect(await fs.lstat('loop-a/child.txt')).toBeUndefined()
+    // The looping link itself exists: lstat reports it without following it.
+    expect((await fs.lstat('loop-a'))?.type).toBe('symlink')
+  })
+})
+
 describe('writes', () => {
   it('creates new files owner-only (0600) and keeps an existing file mode', async () => {
     const fresh = await fs.resolve('fresh.txt')

@@ -19,7 +19,8 @@ import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { FsVersion, isFsError, type FsErrorCode, type FsWriteIntent } from '@seamfs/core'
+import { isFsError, type FsErrorCode, type FsWriteIntent } from '@seamfs/core'
+import { FsVersion } from '@seamfs/core/backend'
 import { LocalFileSystem } from '@seamfs/backend-local'
 
 // Review tests: each one pins a bug found in review (or a rule nothing else tested).

@@ -11,7 +11,7 @@ const at = (fs: MemoryFileSystem, path: string): string => posix.join(fs.cwd, pa
 export function memoryConformance(tuning: ConformanceTuning = {}): ConformanceOptions<MemoryFileSystem> {
   return {
     name: 'MemoryFileSystem',
-    create: () => ({ fs: new MemoryFileSystem({ cwd: '/work' }) }),
+    create: ({ limits }) => ({ fs: new MemoryFileSystem({ cwd: '/work', ...limits }) }),
     external: {
       writeBytes: ({ fs }, path, bytes) => {
         fs.volume.mkdirSync(posix.dirname(at(fs, path)), { recursive: true })

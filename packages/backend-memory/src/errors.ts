@@ -1,5 +1,4 @@
-import { errorCodeOf, translateError, type ErrorRow, type FsError, type FsVerb } from '@seamfs/core'
-
+import { errorCodeOf, type ErrorRow } from '@seamfs/core/backend'
 
 /** The one translation table from memfs error codes (Node errno names) to seamfs codes. */
 export const MEMFS_ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
@@ -18,12 +17,10 @@ export const MEMFS_ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
   ERR_INVALID_ARG_VALUE: { code: 'FS_NOT_FOUND', reason: 'invalid path' },
 }
 
-/** Translates anything memfs throws into an {@link FsError}, by code, never by message. */
-export function toFsError(err: unknown, verb: FsVerb, path: string): FsError {
-  return translateError(err, verb, path, (e) => {
-    const code = errorCodeOf(e)
-    return code === undefined ? undefined : MEMFS_ERROR_TABLE[code]
-  })
+/** The row of anything memfs throws, by its code, never by message. */
+export function memfsErrorRow(err: unknown): ErrorRow | undefined {
+  const code = errorCodeOf(err)
+  return code === undefined ? undefined : MEMFS_ERROR_TABLE[code]
 }
 
 /** The code of a memfs error, if any. */

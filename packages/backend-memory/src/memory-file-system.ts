@@ -3,36 +3,22 @@ import { Volume } from 'memfs'
 import type { Dirent, Stats as MemStats } from '@jsonjoy.com/fs-node'
 import { Superblock, type IProcess, type Node as MemNode } from '@jsonjoy.com/fs-core'
 import {
-  assertCwdText,
-  assertEditRequest,
-  assertPathText,
-  assertWriteIntent,
-  compareNames,
-  decodeText,
-  decodeTextOrNull,
-  editTextBytes,
-  encodeWriteContent,
+  checkGuard,
   FileSystem,
   FsError,
   FsTargetKey,
   FsVersion,
-  normalizeLf,
-  TextChunkDecoder,
-  throwIfAborted,
-  type EditOptions,
   type FsCapabilities,
   type FsDirEntry,
-  type FsEditOutcome,
-  type FsEditRequest,
+  type ErrorRow,
   type FsInfo,
   type FsPathInfo,
   type FsTarget,
-  type FsWriteOutcome,
-  type ResolveOptions,
-  type SignalOptions,
-  type WriteOptions,
-} from '@seamfs/core'
-import { codeOf, toFsError } from './errors.js'
+  type UpdateRequest,
+  type WriteRequest,
+  type WriteResult,
+} from '@seamfs/core/backend'
+import { codeOf, memfsErrorRow } from './errors.js'
 import { DEFAULT_NEW_FILE_MODE, type MemoryEntry, type MemoryFileSystemOptions } from './options.js'
 import { seedTree, snapshotTree } from './tree.js'
 
@@ -60,7 +46,6 @@ function bytesOf(node: MemNode): Uint8Array {
   const buf = node.buf as Uint8Array | undefined
   return buf === undefined ? EMPTY : buf.subarray(0, node.getSize())
 }
-const DIFF_BASIS_MAX_BYTES = 10 * 1024 * 1024
 const MAX_LINK_HOPS = 40
 /** open(2) flags for memfs's lower layer. */
 const O_WRONLY = 0o1
@@ -114,7 +99,7 @@ export class MemoryFileSystem extends FileSystem {
   #generation = 0
 
   constructor(options: Readonly<MemoryFileSystemOptions> = {}) {
-    super()
+    super(options)
     this.volume = new Volume(new Superblock({ process: volumeProcess(options.owner) }))
     this.#unsubscribe = this.volume._core.changes.listen((event) => {
       const type: number = event.type
@@ -138,16 +123,6 @@ export class MemoryFileSystem extends FileSystem {
     this.#unsubscribe()
   }
 
-  override async resolve(path: string, opts: ResolveOptions = {}): Promise<FsTarget> {
-    throwIfAborted(opts.signal, 'resolve')
-    const abs = this.#absolute(path, opts.cwd, 'resolve')
-    return { targetKey: FsTargetKey(this.#canonical(abs, 0)), displayPath: abs }
-  }
-
-  override processPath(): string {
-    throw new FsError('FS_UNSUPPORTED', 'an in-memory volume has no path a process can open')
-  }
-
   override fileUrl(target: FsTarget): string {
     return `memfs://${target.targetKey.split('/').map(encodeURIComponent).join('/')}`
   }
@@ -157,143 +132,98 @@ export class MemoryFileSystem extends FileSystem {
     return rel === '' || (rel !== '..' && !rel.startsWith('../') && !posix.isAbsolute(rel))
   }
 
-  override async stat(target: FsTarget, opts: SignalOptions = {}): Promise<FsInfo | undefined> {
-    throwIfAborted(opts.signal, 'stat')
+  protected override async resolvePath(path: string, cwd: string | undefined): Promise<FsTarget> {
+    const abs = this.#absolute(path, cwd)
+    return { targetKey: FsTargetKey(this.#canonical(abs, 0)), displayPath: abs }
+  }
+
+  protected override async statTarget(target: FsTarget): Promise<FsInfo | undefined> {
     const node = this.#node(target.targetKey)
     if (node === undefined) return undefined
     if (node.isFile()) return { type: 'file', version: this.#nodeVersion(node), size: node.getSize() }
     return { type: node.isDirectory() ? 'directory' : 'other', version: this.#nodeVersion(node) }
   }
 
-  override async lstat(path: string, opts: ResolveOptions = {}): Promise<FsPathInfo | undefined> {
-    throwIfAborted(opts.signal, 'lstat')
-    const abs = this.#absolute(path, opts.cwd, 'lstat')
-    const st = this.#statOrUndefined(abs, 'lstat', abs, false)
+  protected override async lstatPath(path: string, cwd: string | undefined): Promise<FsPathInfo | undefined> {
+    const abs = this.#absolute(path, cwd)
+    const st = this.#statOrUndefined(abs, false)
     if (st === undefined) return undefined
     return st.isSymbolicLink() ? { type: 'symlink', version: this.#version(st) } : this.#info(st)
   }
 
-  override async readText(target: FsTarget, opts: SignalOptions = {}): Promise<string> {
-    throwIfAborted(opts.signal, 'read')
-    return decodeText(this.#readFile(target, 'read'), target.displayPath)
+  // The bytes are in memory already: core's size check after the read suffices.
+  protected override async readBytes(target: FsTarget): Promise<Uint8Array> {
+    return this.#readFile(target, 'read')
   }
 
-  override async streamText(target: FsTarget, opts: SignalOptions = {}): Promise<AsyncIterable<string>> {
-    throwIfAborted(opts.signal, 'read')
+  protected override async openBytes(target: FsTarget): Promise<Iterable<Uint8Array>> {
     // A copy taken now: the stream shows the content as it was when it was opened.
     const bytes = this.#readFile(target, 'read').slice()
-    const { signal } = opts
-    const decoder = new TextChunkDecoder(target.displayPath)
-    return (async function* () {
-      for (let at = 0; at < bytes.length; at += STREAM_CHUNK) {
-        throwIfAborted(signal, 'read')
-        const text = decoder.push(bytes.subarray(at, at + STREAM_CHUNK))
-        if (text !== '') yield text
-      }
-      const tail = decoder.end()
-      if (tail !== '') yield tail
+    return (function* () {
+      for (let at = 0; at < bytes.length; at += STREAM_CHUNK) yield bytes.subarray(at, at + STREAM_CHUNK)
     })()
   }
 
-  override async listDir(target: FsTarget, opts: SignalOptions = {}): Promise<FsDirEntry[]> {
-    throwIfAborted(opts.signal, 'list')
-    const st = this.#statOrUndefined(target.targetKey, 'list', target.displayPath, true)
-    if (st === undefined) throw new FsError('FS_NOT_FOUND', `cannot list "${target.displayPath}": not found`)
-    if (!st.isDirectory()) throw new FsError('FS_NOT_DIRECTORY', `cannot list "${target.displayPath}": not a directory`)
-    try {
-      const entries: FsDirEntry[] = []
-      for (const dirent of this.volume.readdirSync(target.targetKey, { withFileTypes: true }) as Dirent[]) {
-        const name = String(dirent.name)
-        const key = posix.join(target.targetKey, name)
-        const displayPath = posix.join(target.displayPath, name)
-        if (dirent.isSymbolicLink()) {
-          const followed = this.#statOrUndefined(key, 'list', displayPath, true)
-          const linkTarget = { targetKey: FsTargetKey(this.#linkKey(key)), displayPath }
-          entries.push(followed === undefined ? { name, type: 'other', target: linkTarget } : { name, target: linkTarget, ...this.#info(followed) })
-        } else {
-          const type = dirent.isFile() ? 'file' : dirent.isDirectory() ? 'directory' : 'other'
-          entries.push({ name, type, target: { targetKey: FsTargetKey(key), displayPath } })
-        }
+  protected override async listEntries(target: FsTarget): Promise<FsDirEntry[]> {
+    const st = this.#statOrUndefined(target.targetKey, true)
+    if (st === undefined) throw FsError.notFound('list', target.displayPath)
+    if (!st.isDirectory()) throw FsError.notDirectory('list', target.displayPath)
+    const entries: FsDirEntry[] = []
+    for (const dirent of this.volume.readdirSync(target.targetKey, { withFileTypes: true }) as Dirent[]) {
+      const name = String(dirent.name)
+      const key = posix.join(target.targetKey, name)
+      const displayPath = posix.join(target.displayPath, name)
+      if (dirent.isSymbolicLink()) {
+        const followed = this.#statOrUndefined(key, true)
+        const linkTarget = { targetKey: FsTargetKey(this.#linkKey(key)), displayPath }
+        entries.push(followed === undefined ? { name, type: 'other', target: linkTarget } : { name, target: linkTarget, ...this.#info(followed) })
+      } else {
+        const type = dirent.isFile() ? 'file' : dirent.isDirectory() ? 'directory' : 'other'
+        entries.push({ name, type, target: { targetKey: FsTargetKey(key), displayPath } })
       }
-      return entries.sort((a, b) => compareNames(a.name, b.name))
-    } catch (err) {
-      throw toFsError(err, 'list', target.displayPath)
     }
+    return entries
   }
 
-  override async writeText(target: FsTarget, content: string, opts: WriteOptions = {}): Promise<FsWriteOutcome> {
-    const { expected, signal } = opts
-    throwIfAborted(signal, 'write')
-    assertWriteIntent(expected, target.displayPath)
-    const encoded = encodeWriteContent(content, target.displayPath)
+  protected override async writeBytes(target: FsTarget, encoded: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     const bytes = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength)
     const key = target.targetKey
     const node = this.#node(key)
-    if (node !== undefined && !node.isFile()) {
-      throw new FsError('FS_NOT_REGULAR_FILE', `cannot write "${target.displayPath}": not a regular file`)
-    }
-    if (expected?.kind === 'createIfAbsent' && node !== undefined) {
-      throw new FsError('FS_NOT_OBSERVED', `cannot overwrite existing "${target.displayPath}" without reading it first`)
-    }
-    if (expected?.kind === 'replaceIfVersion') {
-      if (node === undefined) throw new FsError('FS_STALE_VERSION', `cannot write "${target.displayPath}": file no longer exists`)
-      if (this.#nodeVersion(node) !== expected.version) {
-        throw new FsError('FS_STALE_VERSION', `cannot write "${target.displayPath}": file changed since it was read`)
+    if (node !== undefined && !node.isFile()) throw FsError.notRegularFile('write', target.displayPath)
+    checkGuard('write', target.displayPath, request.expected, node && this.#nodeVersion(node))
+    // A copy: the node's buffer is rewritten below.
+    const before = node !== undefined && node.getSize() <= request.beforeMaxBytes ? bytesOf(node).slice() : null
+    // One synchronous call: no other code of this process can observe a partial file.
+    const core = this.volume._core
+    if (node === undefined) {
+      try {
+        core.writeFile(key, bytes, O_WRONLY | O_CREAT | O_EXCL, this.#newFileMode)
+      } catch (err) {
+        if (codeOf(err) !== 'ENOENT') throw err
+        core.mkdirp(posix.dirname(key), 0o777)
+        core.writeFile(key, bytes, O_WRONLY | O_CREAT | O_EXCL, this.#newFileMode)
       }
+    } else {
+      core.writeFile(key, bytes, O_WRONLY | O_TRUNC, 0)
     }
-    try {
-      let before: string | null = null
-      if (node !== undefined && node.getSize() <= DIFF_BASIS_MAX_BYTES) {
-        const text = decodeTextOrNull(bytesOf(node))
-        before = text === null ? null : normalizeLf(text)
-      }
-      // One synchronous call: no other code of this process can observe a partial file.
-      const core = this.volume._core
-      if (node === undefined) {
-        try {
-          core.writeFile(key, bytes, O_WRONLY | O_CREAT | O_EXCL, this.#newFileMode)
-        } catch (err) {
-          if (codeOf(err) !== 'ENOENT') throw err
-          core.mkdirp(posix.dirname(key), 0o777)
-          core.writeFile(key, bytes, O_WRONLY | O_CREAT | O_EXCL, this.#newFileMode)
-        }
-      } else {
-        core.writeFile(key, bytes, O_WRONLY | O_TRUNC, 0)
-      }
-      return {
-        operation: node === undefined ? 'create' : 'update',
-        version: this.#stamp(node ?? this.#node(key), key),
-        before,
-        after: normalizeLf(content),
-      }
-    } catch (err) {
-      throw toFsError(err, 'write', target.displayPath)
-    }
+    return { created: node === undefined, version: this.#stamp(node ?? this.#node(key), key), before }
   }
 
-  override async editText(target: FsTarget, edit: FsEditRequest, opts: EditOptions = {}): Promise<FsEditOutcome> {
-    throwIfAborted(opts.signal, 'edit')
-    assertEditRequest(edit)
+  protected override async updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
     const key = target.targetKey
     const node = this.#node(key)
-    if (node === undefined) throw new FsError('FS_STALE_VERSION', `cannot edit "${target.displayPath}": file no longer exists`)
-    if (!node.isFile()) throw new FsError('FS_NOT_REGULAR_FILE', `cannot edit "${target.displayPath}": not a regular file`)
-    if (opts.expected !== undefined && this.#nodeVersion(node) !== opts.expected.version) {
-      throw new FsError('FS_STALE_VERSION', `cannot edit "${target.displayPath}": file changed since it was read`)
-    }
-    try {
-      const result = editTextBytes(bytesOf(node), edit, target.displayPath)
-      const bytes = Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength)
-      this.volume._core.writeFile(key, bytes, O_WRONLY | O_TRUNC, 0)
-      return { version: this.#stamp(node, key), before: result.before, after: result.after }
-    } catch (err) {
-      throw toFsError(err, 'edit', target.displayPath)
-    }
+    if (node !== undefined && !node.isFile()) throw FsError.notRegularFile('edit', target.displayPath)
+    checkGuard('edit', target.displayPath, request.expected, node && this.#nodeVersion(node))
+    const edited = transform(bytesOf(node as MemNode))
+    this.volume._core.writeFile(key, Buffer.from(edited.buffer, edited.byteOffset, edited.byteLength), O_WRONLY | O_TRUNC, 0)
+    return this.#stamp(node, key)
   }
 
-  #absolute(path: string, cwd: string | undefined, verb: 'resolve' | 'lstat'): string {
-    assertPathText(path, verb)
-    assertCwdText(cwd, path, verb)
+  protected override errorRow(err: unknown): ErrorRow | undefined {
+    return memfsErrorRow(err)
+  }
+
+  #absolute(path: string, cwd: string | undefined): string {
     if (cwd === undefined && NORMALIZED_ABSOLUTE.test(path)) return path
     return posix.resolve(cwd === undefined ? this.cwd : posix.resolve(this.cwd, cwd), path)
   }
@@ -313,13 +243,13 @@ export class MemoryFileSystem extends FileSystem {
     for (let i = 0; i < segments.length; i++) {
       const name = segments[i] as string
       if (!link.getNode().isDirectory()) {
-        throw new FsError('FS_NOT_FOUND', `cannot resolve "${abs}": a parent path segment is not a directory`)
+        throw FsError.throughFile('resolve', abs)
       }
       const child = link.getChild(name)
       if (child === undefined) return `/${[...parts, ...segments.slice(i)].join('/')}`
       const node = child.getNode()
       if (node.isSymlink()) {
-        if (hops >= MAX_LINK_HOPS) throw new FsError('FS_NOT_FOUND', `cannot resolve "${abs}": too many levels of symbolic links`)
+        if (hops >= MAX_LINK_HOPS) throw FsError.linkLoop('resolve', abs)
         const target = posix.resolve(`/${parts.join('/')}`, node.symlink)
         return this.#canonical(posix.join(target, ...segments.slice(i + 1)), hops + 1)
       }
@@ -339,29 +269,25 @@ export class MemoryFileSystem extends FileSystem {
   }
 
   #resolvedLink(abs: string): ReturnType<Volume['_core']['getResolvedLink']> {
-    try {
-      return this.volume._core.getResolvedLink(abs)
-    } catch (err) {
-      throw toFsError(err, 'resolve', abs)
-    }
+    return this.volume._core.getResolvedLink(abs)
   }
 
   /** stat/lstat; absent (also through a file or a link loop) is undefined. */
-  #statOrUndefined(path: string, verb: 'stat' | 'lstat' | 'resolve' | 'list' | 'write' | 'edit', display: string, follow: boolean): Stats | undefined {
+  #statOrUndefined(path: string, follow: boolean): Stats | undefined {
     try {
       return follow ? this.volume.statSync(path) : this.volume.lstatSync(path)
     } catch (err) {
       const code = codeOf(err)
       if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP') return undefined
-      throw toFsError(err, verb, display)
+      throw err
     }
   }
 
   /** The content of a regular file: a view of the node's bytes, valid until the next write to it. */
   #readFile(target: FsTarget, verb: 'read'): Uint8Array {
     const node = this.#node(target.targetKey)
-    if (node === undefined) throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${target.displayPath}": not found`)
-    if (!node.isFile()) throw new FsError('FS_NOT_REGULAR_FILE', `cannot ${verb} "${target.displayPath}": not a regular file`)
+    if (node === undefined) throw FsError.notFound(verb, target.displayPath)
+    if (!node.isFile()) throw FsError.notRegularFile(verb, target.displayPath)
     return bytesOf(node)
   }
 
@@ -371,7 +297,7 @@ export class MemoryFileSystem extends FileSystem {
       return this.volume._core.getResolvedLink(key)?.getNode() ?? undefined
     } catch (err) {
       if (codeOf(err) === 'ELOOP' || codeOf(err) === 'ENOTDIR') return undefined
-      throw toFsError(err, 'stat', key)
+      throw err
     }
   }
 
@@ -399,7 +325,7 @@ export class MemoryFileSystem extends FileSystem {
 
   /** Stamps the clock's time on a file just written and returns its version. */
   #stamp(node: MemNode | undefined, key: string): FsVersion {
-    if (node === undefined) throw new FsError('FS_IO_ERROR', `cannot write "${key}": the file vanished after its write`)
+    if (node === undefined) throw FsError.io('write', key, 'the file vanished after its write')
     const now = new Date(this.#clock())
     node.mtime = now
     node.atime = now

@@ -17,8 +17,10 @@ export type MemoryEntry =
 /** A whole tree: what `files` seeds and `toJSON()` returns. */
 export type MemoryTree = Readonly<Record<string, MemoryEntry>>
 
-/** Options of {@link MemoryFileSystem}. */
-export interface MemoryFileSystemOptions {
+import type { FsLimits } from '@seamfs/core'
+
+/** Options of {@link MemoryFileSystem}; the size limits are core's. */
+export interface MemoryFileSystemOptions extends FsLimits {
   /** Files to start with, relative to `cwd`. */
   readonly files?: MemoryTree | undefined
   /** Absolute base of relative paths inside the volume (default `/`); created if missing. */

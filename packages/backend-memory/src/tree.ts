@@ -1,7 +1,7 @@
 import { posix } from 'node:path'
 import type { Volume } from 'memfs'
 import type { Dirent } from '@jsonjoy.com/fs-node'
-import { compareNames } from '@seamfs/core'
+import { compareNames } from '@seamfs/core/backend'
 import type { MemoryEntry, MemoryTree } from './options.js'
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })

@@ -5,7 +5,11 @@ import { join } from 'node:path'
 import { vol as globalVol } from 'memfs'
 import { describe, expect, it } from 'vitest'
 import { FS_ERROR_CODES, isFsError } from '@seamfs/core'
-import { MEMFS_ERROR_TABLE, MemoryFileSystem, toFsError } from '@seamfs/backend-memory'
+import { MemoryFileSystem } from '@seamfs/backend-memory'
+import { translateError } from '@seamfs/core/backend'
+import { MEMFS_ERROR_TABLE, memfsErrorRow } from '../src/errors.js'
+
+const toFsError = (err: unknown, verb: 'read' | 'write', path: string) => translateError(err, verb, path, memfsErrorRow)
 
 describe('seeding and toJSON', () => {
   it('round-trips files, empty directories, symlinks, modes and binary content', () => {

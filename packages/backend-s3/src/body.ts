@@ -1,56 +1,89 @@
-/** Reading GET bodies: whole, or as decoded text chunks; length checked, released on abort. */
-import { constants as bufferConstants } from 'node:buffer'
+/** Reading GET bodies: whole or as chunks; length checked, released on abort and on every exit. */
 import type { Readable } from 'node:stream'
-import { abortedError, decodeTextStream, FsError } from '@seamfs/core'
-import { toFsError } from './errors.js'
+import { abortedError, FsError, type ByteChunks, type FsVerb } from '@seamfs/core/backend'
 
-const endedEarly = (path: string): FsError =>
-  new FsError('FS_IO_ERROR', `cannot read "${path}": the response ended before the whole object arrived`, { retryable: true })
+const endedEarly = (verb: FsVerb, path: string): FsError =>
+  FsError.io(verb, path, 'the response ended before the whole object arrived', { retryable: true })
 
-/** Destroys `body` when `signal` aborts; returns the unsubscribe function. */
-export function abortBodyOn(body: Readable, signal: AbortSignal | undefined): () => void {
+/** Destroys `body` when `signal` aborts (or already has); returns the unsubscribe function. */
+function abortBodyOn(body: Readable, verb: FsVerb, signal: AbortSignal | undefined): () => void {
   if (signal === undefined) return () => undefined
   const onAbort = (): void => {
-    body.destroy(abortedError('read', signal.reason))
+    body.destroy(abortedError(verb, signal.reason))
   }
-  signal.addEventListener('abort', onAbort, { once: true })
+  if (signal.aborted) onAbort()
+  else signal.addEventListener('abort', onAbort, { once: true })
   return () => signal.removeEventListener('abort', onAbort)
 }
 
-/** Reads a body of `size` bytes whole; a body that ends early (or runs long) is an I/O error. */
-export async function readBody(body: Readable, size: number, path: string): Promise<Uint8Array> {
-  if (size > bufferConstants.MAX_LENGTH) {
-    throw new FsError('FS_TOO_LARGE', `cannot read "${path}": ${size} bytes exceed the largest buffer (use streamText)`)
-  }
-  const out = Buffer.allocUnsafe(size)
-  let at = 0
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    if (at + chunk.byteLength > size) throw endedEarly(path)
-    chunk.copy(out, at)
-    at += chunk.byteLength
-  }
-  if (at !== size) throw endedEarly(path)
-  return out
-}
-
-async function* countedChunks(body: Readable, size: number, path: string): AsyncGenerator<Uint8Array, void, undefined> {
-  let received = 0
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    received += chunk.byteLength
-    yield chunk
-  }
-  if (received !== size) throw endedEarly(path)
-}
-
-/** Decoded text chunks straight from a GET body; the body is released however iteration ends. */
-export async function* streamBody(body: Readable, size: number, path: string, signal: AbortSignal | undefined): AsyncGenerator<string, void, undefined> {
-  const unsubscribe = abortBodyOn(body, signal)
+/**
+ * Reads a body of `size` bytes whole (a body that ends early or runs long is a retryable I/O
+ * error), or, when `wanted()` is false, not at all (`null`). `wanted` runs on the headers alone
+ * and may throw (a guard, a size limit): the body is then released unread. The body is
+ * destroyed however this ends, so a refused object is never downloaded.
+ */
+export async function readBody(
+  body: Readable,
+  size: number,
+  verb: FsVerb,
+  path: string,
+  signal: AbortSignal | undefined,
+  wanted: () => boolean,
+): Promise<Uint8Array | null> {
   try {
-    yield* decodeTextStream(countedChunks(body, size, path), path, signal)
-  } catch (err) {
-    throw toFsError(err, 'read', path)
+    if (!wanted()) return null
+    const unsubscribe = abortBodyOn(body, verb, signal)
+    try {
+      const out = Buffer.allocUnsafe(size)
+      let at = 0
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        if (at + chunk.byteLength > size) throw endedEarly(verb, path)
+        chunk.copy(out, at)
+        at += chunk.byteLength
+      }
+      if (at !== size) throw endedEarly(verb, path)
+      return out
+    } finally {
+      unsubscribe()
+    }
   } finally {
+    body.destroy()
+  }
+}
+
+/**
+ * The chunks of a body of `size` bytes, for `openBytes`. The body is released when iteration
+ * ends, fails or is stopped by `return()`, also before the first chunk was asked for (a
+ * generator would skip its `finally` then).
+ */
+export function bodyChunks(body: Readable, size: number, path: string, signal: AbortSignal | undefined): ByteChunks {
+  const unsubscribe = abortBodyOn(body, 'read', signal)
+  const source = (body as AsyncIterable<Buffer>)[Symbol.asyncIterator]()
+  let received = 0
+  const release = (): void => {
     unsubscribe()
     body.destroy()
   }
+  const iterator: AsyncIterator<Uint8Array> = {
+    async next() {
+      try {
+        const step = await source.next()
+        if (step.done !== true) {
+          received += step.value.byteLength
+          return step
+        }
+        if (received !== size) throw endedEarly('read', path)
+        release()
+        return { done: true, value: undefined }
+      } catch (err) {
+        release()
+        throw err
+      }
+    },
+    async return() {
+      release()
+      return { done: true, value: undefined }
+    },
+  }
+  return { [Symbol.asyncIterator]: () => iterator }
 }

@@ -1,4 +1,4 @@
-import { FsError, translateError, type ErrorRow, type FsVerb } from '@seamfs/core'
+import { translateError, type ErrorRow, type FsError, type FsVerb } from '@seamfs/core/backend'
 
 export type S3ErrorRow = ErrorRow
 
@@ -82,9 +82,8 @@ export function s3ErrorRow(err: unknown): S3ErrorRow {
 }
 
 /**
- * Translates anything the SDK (or a response body stream) throws into an {@link FsError},
- * by S3 error code / HTTP status / Node error code, never by message. An `FsError` passes
- * through; an abort becomes `FS_ABORTED`.
+ * {@link s3ErrorRow} as a whole translation, for what runs outside core's public methods (the
+ * probe); inside them core translates through `S3FileSystem.errorRow`.
  */
 export function toFsError(err: unknown, verb: FsVerb, path: string): FsError {
   return translateError(err, verb, path, s3ErrorRow)

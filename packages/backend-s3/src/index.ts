@@ -1,3 +1,2 @@
 export { S3FileSystem } from './s3-file-system.js'
 export type { S3Credentials, S3FileSystemOptions, S3ProbeResult } from './options.js'
-export { S3_ERROR_TABLE, toFsError, type S3ErrorRow } from './errors.js'

@@ -1,4 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3'
+import type { FsLimits } from '@seamfs/core'
 
 /** Static credentials for a client this backend builds. */
 export interface S3Credentials {
@@ -7,8 +8,12 @@ export interface S3Credentials {
   readonly sessionToken?: string | undefined
 }
 
-/** Options of {@link S3FileSystem}. */
-export interface S3FileSystemOptions {
+/**
+ * Options of {@link S3FileSystem}; the size limits (`maxTextBytes`, `diffBasisMaxBytes`) are
+ * core's. A read or edit of an object above `maxTextBytes` is refused on its GET headers,
+ * before its body is downloaded; a write's `before` is read only up to `diffBasisMaxBytes`.
+ */
+export interface S3FileSystemOptions extends FsLimits {
   /** The bucket holding the filesystem. */
   readonly bucket: string
   /**
@@ -39,15 +44,9 @@ export interface S3FileSystemOptions {
   readonly requireAtomicGuards?: boolean | undefined
   /** Base of relative paths, inside the filesystem (default `/`, the prefix root). */
   readonly cwd?: string | undefined
-  /**
-   * Largest previous content (bytes) read back as a write's `before` diff basis; larger
-   * files report `before: null`. Default 10 MiB.
-   */
-  readonly diffBasisMaxBytes?: number | undefined
 }
 
 export const DEFAULT_PAGE_SIZE = 1000
-export const DEFAULT_DIFF_BASIS_MAX_BYTES = 10 * 1024 * 1024
 
 /**
  * What the capability probe found out about the server, on a scratch key under the prefix.

@@ -1,5 +1,5 @@
 import { posix } from 'node:path'
-import { assertCwdText, assertPathText, FsError, FsTargetKey, type FsTarget } from '@seamfs/core'
+import { FsError, FsTargetKey, type FsTarget, type FsVerb } from '@seamfs/core/backend'
 
 /** A path `posix.resolve` would return unchanged: no empty, `.` or `..` segment, no trailing `/`. */
 const NORMALIZED_ABSOLUTE = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$|^\/$/
@@ -35,9 +35,7 @@ export class Paths {
   }
 
   /** The normalized absolute path of `path` (relative to `cwd`, itself relative to the filesystem's cwd). */
-  absolute(path: string, cwd: string | undefined, verb: 'resolve' | 'lstat'): string {
-    assertPathText(path, verb)
-    assertCwdText(cwd, path, verb)
+  absolute(path: string, cwd: string | undefined): string {
     if (cwd === undefined && NORMALIZED_ABSOLUTE.test(path)) return path
     return posix.resolve(cwd === undefined ? this.cwd : posix.resolve(this.cwd, cwd), path)
   }
@@ -49,16 +47,13 @@ export class Paths {
 
   /**
    * The relative path of a target this filesystem minted. A key from another bucket or
-   * prefix, or one that is not normalized (a forged key), is `FS_NOT_FOUND`.
+   * prefix, or one that is not normalized (a forged key), is not found: no path reaches it.
    */
-  relOf(target: FsTarget, verb: string): string {
+  relOf(target: FsTarget, verb: FsVerb): string {
     const key: string = target.targetKey
-    if (typeof key !== 'string' || !key.startsWith(this.#base)) {
-      throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${target.displayPath}": not a target of this filesystem`)
-    }
-    const rel = key.slice(this.#base.length)
-    if (rel !== '' && (rel.includes('\0') || rel.split('/').some((s) => s === '' || s === '.' || s === '..'))) {
-      throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${target.displayPath}": not a normalized target`)
+    const rel = typeof key === 'string' && key.startsWith(this.#base) ? key.slice(this.#base.length) : undefined
+    if (rel === undefined || (rel !== '' && (rel.includes('\0') || rel.split('/').some((s) => s === '' || s === '.' || s === '..')))) {
+      throw FsError.notFound(verb, target.displayPath)
     }
     return rel
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { FsError } from '@seamfs/core'
+import { FsError } from '@seamfs/core/backend'
 import type { S3ProbeResult } from './options.js'
 import type { PutResult, Store } from './store.js'
 
@@ -22,7 +22,7 @@ export function scratchKey(prefix: string): string {
 function accepted(result: PutResult): boolean {
   if (result.ok) return true
   if (result.status === 412 || result.status === 501) return false
-  throw new FsError('FS_IO_ERROR', `capability probe: the server answered ${result.status} to a conditional PUT`, {
+  throw FsError.io('write', '/', `capability probe: the server answered ${result.status} to a conditional PUT`, {
     cause: result.error,
     retryable: true,
   })

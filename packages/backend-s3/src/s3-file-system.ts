@@ -1,38 +1,31 @@
+import { constants as bufferConstants } from 'node:buffer'
 import { createHash } from 'node:crypto'
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3'
 import {
-  assertEditRequest,
-  processWide,
-  assertWriteIntent,
-  compareNames,
-  decodeText,
-  decodeTextOrNull,
-  editTextBytes,
-  encodeWriteContent,
+  checkGuard,
   FileSystem,
   FsError,
   FsVersion,
   KeyedMutex,
-  normalizeLf,
+  processWide,
   throwIfAborted,
-  type EditOptions,
+  type ByteChunks,
+  type ErrorRow,
   type FsCapabilities,
   type FsDirEntry,
-  type FsEditOutcome,
-  type FsEditRequest,
   type FsInfo,
   type FsPathInfo,
   type FsTarget,
   type FsVerb,
   type FsWriteIntent,
-  type FsWriteOutcome,
-  type ResolveOptions,
-  type SignalOptions,
-  type WriteOptions,
-} from '@seamfs/core'
-import { abortBodyOn, readBody, streamBody } from './body.js'
-import { toFsError } from './errors.js'
-import { DEFAULT_DIFF_BASIS_MAX_BYTES, DEFAULT_PAGE_SIZE, type S3Credentials, type S3FileSystemOptions, type S3ProbeResult } from './options.js'
+  type ReadRequest,
+  type UpdateRequest,
+  type WriteRequest,
+  type WriteResult,
+} from '@seamfs/core/backend'
+import { bodyChunks, readBody } from './body.js'
+import { s3ErrorRow, toFsError } from './errors.js'
+import { DEFAULT_PAGE_SIZE, type S3Credentials, type S3FileSystemOptions, type S3ProbeResult } from './options.js'
 import { normalizePrefix, Paths } from './paths.js'
 import { probeConditions, scratchKey } from './probe.js'
 import { Store, versionOf, type PutConflict, type Revision } from './store.js'
@@ -77,12 +70,13 @@ function clientConfig(o: Readonly<S3FileSystemOptions>): S3ClientConfig {
   }
 }
 
-const notRegularFile = (verb: FsVerb, path: string): FsError =>
-  new FsError('FS_NOT_REGULAR_FILE', `cannot ${verb} "${path}": not a regular file`)
-const stale = (verb: FsVerb, path: string, why: string): FsError => new FsError('FS_STALE_VERSION', `cannot ${verb} "${path}": ${why}`)
-const notObserved = (path: string): FsError =>
-  new FsError('FS_NOT_OBSERVED', `cannot overwrite existing "${path}" without reading it first`)
 const md5Hex = (bytes: Uint8Array): string => createHash('md5').update(bytes).digest('hex')
+
+/** An object as one GET found it: its revision, and its content where it was read. */
+interface Fetched {
+  readonly revision: Revision
+  readonly bytes: Uint8Array | null
+}
 
 /**
  * The seamfs contract over an S3 bucket (any S3-compatible server), scoped to a key prefix.
@@ -99,7 +93,8 @@ const md5Hex = (bytes: Uint8Array): string => createHash('md5').update(bytes).di
  * read 1 GET; write 1 GET (the `before` diff basis, which also tells create from update) +
  * 1 PUT, plus 1 LIST on a create (is the target a directory?); `createIfAbsent` 1 LIST + 1 PUT;
  * edit 1 GET + 1 PUT; listDir ⌈entries / pageSize⌉ LISTs; resolve 1 HEAD per ancestor
- * directory (in parallel), to refuse a path through a file.
+ * directory (in parallel), to refuse a path through a file. An object above `maxTextBytes` is
+ * refused on the GET's headers: its body is released unread.
  */
 export class S3FileSystem extends FileSystem {
   readonly client: S3Client
@@ -111,7 +106,6 @@ export class S3FileSystem extends FileSystem {
   readonly #store: Store
   readonly #ownsClient: boolean
   readonly #requireAtomic: boolean
-  readonly #diffBasisMaxBytes: number
   #capabilities: FsCapabilities = capabilitiesOf(undefined)
   #probe: Promise<S3ProbeResult> | undefined
   #probed: S3ProbeResult | undefined
@@ -130,12 +124,10 @@ export class S3FileSystem extends FileSystem {
   }
 
   constructor(options: Readonly<S3FileSystemOptions>) {
-    super()
+    super(options)
     if (typeof options.bucket !== 'string' || options.bucket === '') throw new TypeError('bucket must be a non-empty string')
     const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000) throw new RangeError('pageSize must be an integer within 1..1000')
-    const cap = options.diffBasisMaxBytes ?? DEFAULT_DIFF_BASIS_MAX_BYTES
-    if (!Number.isSafeInteger(cap) || cap < 0) throw new RangeError('diffBasisMaxBytes must be a non-negative integer')
     this.bucket = options.bucket
     this.prefix = normalizePrefix(options.prefix)
     this.#paths = new Paths(this.bucket, this.prefix, options.cwd)
@@ -144,7 +136,6 @@ export class S3FileSystem extends FileSystem {
     this.#ownsClient = options.client === undefined
     this.#store = new Store(this.client, this.bucket, pageSize)
     this.#requireAtomic = options.requireAtomicGuards ?? false
-    this.#diffBasisMaxBytes = cap
   }
 
   /** Conservative (`'process'` guards) until the probe has run; then what the probe found. */
@@ -183,29 +174,6 @@ export class S3FileSystem extends FileSystem {
     if (this.#ownsClient) this.client.destroy()
   }
 
-  override async resolve(path: string, opts: ResolveOptions = {}): Promise<FsTarget> {
-    throwIfAborted(opts.signal, 'resolve')
-    const abs = this.#paths.absolute(path, opts.cwd, 'resolve')
-    const rel = abs.slice(1)
-    const ancestors = this.#paths.ancestors(rel)
-    if (ancestors.length > 0) {
-      let revisions: (Revision | undefined)[]
-      try {
-        revisions = await Promise.all(ancestors.map((a) => this.#store.head(this.#paths.objectKey(a), opts.signal)))
-      } catch (err) {
-        throw toFsError(err, 'resolve', abs)
-      }
-      if (revisions.some((r) => r !== undefined)) {
-        throw new FsError('FS_NOT_FOUND', `cannot resolve "${abs}": a parent path segment is a file`)
-      }
-    }
-    return this.#paths.target(rel)
-  }
-
-  override processPath(): string {
-    throw new FsError('FS_UNSUPPORTED', 'an S3 object has no path a local process can open')
-  }
-
   override fileUrl(target: FsTarget): string {
     return this.#paths.url(this.#paths.relOf(target, 'resolve'))
   }
@@ -214,191 +182,152 @@ export class S3FileSystem extends FileSystem {
     return Paths.contains(parent, child)
   }
 
-  override async stat(target: FsTarget, opts: SignalOptions = {}): Promise<FsInfo | undefined> {
-    throwIfAborted(opts.signal, 'stat')
-    const rel = this.#paths.relOf(target, 'stat')
-    try {
-      return await this.#info(rel, opts.signal)
-    } catch (err) {
-      throw toFsError(err, 'stat', target.displayPath)
-    }
+  protected override errorRow(err: unknown): ErrorRow {
+    return s3ErrorRow(err)
   }
 
-  override async lstat(path: string, opts: ResolveOptions = {}): Promise<FsPathInfo | undefined> {
-    throwIfAborted(opts.signal, 'lstat')
-    const abs = this.#paths.absolute(path, opts.cwd, 'lstat')
-    try {
-      return await this.#info(abs.slice(1), opts.signal)
-    } catch (err) {
-      throw toFsError(err, 'lstat', abs)
+  protected override async resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
+    const abs = this.#paths.absolute(path, cwd)
+    const rel = abs.slice(1)
+    const ancestors = this.#paths.ancestors(rel)
+    if (ancestors.length > 0) {
+      const revisions = await Promise.all(ancestors.map((a) => this.#store.head(this.#paths.objectKey(a), signal)))
+      if (revisions.some((r) => r !== undefined)) throw FsError.throughFile('resolve', abs)
     }
+    return this.#paths.target(rel)
   }
 
-  override async readText(target: FsTarget, opts: SignalOptions = {}): Promise<string> {
-    const { signal } = opts
-    throwIfAborted(signal, 'read')
+  protected override statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
+    return this.#info(this.#paths.relOf(target, 'stat'), signal)
+  }
+
+  protected override lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
+    return this.#info(this.#paths.absolute(path, cwd).slice(1), signal)
+  }
+
+  protected override async readBytes(target: FsTarget, { signal, maxBytes }: ReadRequest): Promise<Uint8Array> {
+    const path = target.displayPath
     const rel = this.#fileRel(target, 'read')
-    try {
-      const found = await this.#fetch(rel, target.displayPath, signal, Infinity)
-      if (found === undefined) throw await this.#absent(rel, 'read', target.displayPath, signal)
-      return decodeText(found.bytes ?? new Uint8Array(0), target.displayPath)
-    } catch (err) {
-      throw toFsError(err, 'read', target.displayPath)
-    }
+    const found = await this.#fetch(rel, 'read', path, signal, ({ size }) => {
+      if (size > maxBytes) throw FsError.tooLarge('read', path, size, maxBytes)
+      return true
+    })
+    if (found === undefined) throw await this.#absent(rel, 'read', path, signal)
+    return found.bytes ?? new Uint8Array(0)
   }
 
-  override async streamText(target: FsTarget, opts: SignalOptions = {}): Promise<AsyncIterable<string>> {
-    const { signal } = opts
-    throwIfAborted(signal, 'read')
+  protected override async openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks> {
     const rel = this.#fileRel(target, 'read')
-    try {
-      const opened = await this.#store.open(this.#paths.objectKey(rel), signal)
-      if (opened === undefined) throw await this.#absent(rel, 'read', target.displayPath, signal)
-      return streamBody(opened.body, opened.revision.size, target.displayPath, signal)
-    } catch (err) {
-      throw toFsError(err, 'read', target.displayPath)
-    }
+    const opened = await this.#store.open(this.#paths.objectKey(rel), signal)
+    if (opened === undefined) throw await this.#absent(rel, 'read', target.displayPath, signal)
+    return bodyChunks(opened.body, opened.revision.size, target.displayPath, signal)
   }
 
-  override async listDir(target: FsTarget, opts: SignalOptions = {}): Promise<FsDirEntry[]> {
-    const { signal } = opts
-    throwIfAborted(signal, 'list')
+  protected override async listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
+    const path = target.displayPath
     const rel = this.#paths.relOf(target, 'list')
     const childRel = (name: string): string => (rel === '' ? name : `${rel}/${name}`)
     // ListObjectsV2 carries no VersionId: the ETag alone is the version only in an unversioned bucket.
     const withVersion = this.#probed?.versioned === false
-    try {
-      const files = new Map<string, FsDirEntry>()
-      const dirs = new Set<string>()
-      let exists = rel === ''
-      for await (const page of this.#store.list(this.#paths.childPrefix(rel), signal)) {
-        throwIfAborted(signal, 'list')
-        exists ||= page.files.length > 0 || page.dirs.length > 0
-        // An empty name is the directory's own marker, or a key with an empty segment (no path reaches it).
-        for (const f of page.files) {
-          if (f.name === '') continue
-          files.set(f.name, {
-            name: f.name,
-            type: 'file',
-            target: this.#paths.target(childRel(f.name)),
-            ...(f.size === undefined ? {} : { size: f.size }),
-            ...(withVersion && f.etag !== undefined ? { version: FsVersion(f.etag) } : {}),
-          })
-        }
-        for (const d of page.dirs) if (d !== '') dirs.add(d)
+    const files = new Map<string, FsDirEntry>()
+    const dirs = new Set<string>()
+    let exists = rel === ''
+    for await (const page of this.#store.list(this.#paths.childPrefix(rel), path, signal)) {
+      exists ||= page.files.length > 0 || page.dirs.length > 0
+      // An empty name is the directory's own marker, or a key with an empty segment (no path reaches it).
+      for (const f of page.files) {
+        if (f.name === '') continue
+        files.set(f.name, {
+          name: f.name,
+          type: 'file',
+          target: this.#paths.target(childRel(f.name)),
+          ...(f.size === undefined ? {} : { size: f.size }),
+          ...(withVersion && f.etag !== undefined ? { version: FsVersion(f.etag) } : {}),
+        })
       }
-      if (!exists) {
-        const file = await this.#store.head(this.#paths.objectKey(rel), signal)
-        const code = file === undefined ? 'FS_NOT_FOUND' : 'FS_NOT_DIRECTORY'
-        throw new FsError(code, `cannot list "${target.displayPath}": ${file === undefined ? 'not found' : 'not a directory'}`)
-      }
-      const entries = [...files.values()]
-      // A key that is both an object and a prefix is shown as the file (stat and resolve agree).
-      for (const name of dirs) {
-        if (!files.has(name)) entries.push({ name, type: 'directory', target: this.#paths.target(childRel(name)) })
-      }
-      return entries.sort((a, b) => compareNames(a.name, b.name))
-    } catch (err) {
-      throw toFsError(err, 'list', target.displayPath)
+      for (const d of page.dirs) if (d !== '') dirs.add(d)
     }
+    if (!exists) {
+      const file = await this.#store.head(this.#paths.objectKey(rel), signal)
+      throw file === undefined ? FsError.notFound('list', path) : FsError.notDirectory('list', path)
+    }
+    const entries = [...files.values()]
+    // A key that is both an object and a prefix is shown as the file (stat and resolve agree).
+    for (const name of dirs) {
+      if (!files.has(name)) entries.push({ name, type: 'directory', target: this.#paths.target(childRel(name)) })
+    }
+    return entries
   }
 
-  override async writeText(target: FsTarget, content: string, opts: WriteOptions = {}): Promise<FsWriteOutcome> {
-    const { expected, signal } = opts
-    throwIfAborted(signal, 'write')
-    assertWriteIntent(expected, target.displayPath)
-    const bytes = encodeWriteContent(content, target.displayPath)
+  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    const path = target.displayPath
     const rel = this.#fileRel(target, 'write')
-    try {
-      const probe = await this.probe()
-      if (expected !== undefined && !probe[expected.kind]) this.#assertFallbackAllowed(expected.kind, 'write', target.displayPath)
-      return await this.#serialized(rel, probe, () => this.#write(rel, target.displayPath, bytes, content, expected, signal, probe))
-    } catch (err) {
-      throw toFsError(err, 'write', target.displayPath)
-    }
+    const probe = await this.probe()
+    const { expected } = request
+    if (expected !== undefined && !probe[expected.kind]) this.#assertFallbackAllowed(expected.kind, 'write', path)
+    return this.#serialized(rel, probe, () => this.#write(rel, path, bytes, request, probe))
   }
 
-  override async editText(target: FsTarget, edit: FsEditRequest, opts: EditOptions = {}): Promise<FsEditOutcome> {
-    const { expected, signal } = opts
-    throwIfAborted(signal, 'edit')
-    assertEditRequest(edit)
+  protected override async updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
+    const path = target.displayPath
     const rel = this.#fileRel(target, 'edit')
-    try {
-      const probe = await this.probe()
-      if (expected !== undefined && !probe.replaceIfVersion) this.#assertFallbackAllowed('replaceIfVersion', 'edit', target.displayPath)
-      return await this.#serialized(rel, probe, () => this.#edit(rel, target.displayPath, edit, expected, signal, probe))
-    } catch (err) {
-      throw toFsError(err, 'edit', target.displayPath)
-    }
+    const probe = await this.probe()
+    if (request.expected !== undefined && !probe.replaceIfVersion) this.#assertFallbackAllowed('replaceIfVersion', 'edit', path)
+    return this.#serialized(rel, probe, () => this.#update(rel, path, request, transform, probe))
   }
 
-  async #write(
-    rel: string,
-    path: string,
-    bytes: Uint8Array,
-    content: string,
-    expected: FsWriteIntent | undefined,
-    signal: AbortSignal | undefined,
-    probe: S3ProbeResult,
-  ): Promise<FsWriteOutcome> {
+  async #write(rel: string, path: string, bytes: Uint8Array, request: WriteRequest, probe: S3ProbeResult): Promise<WriteResult> {
+    const { expected, signal } = request
     const key = this.#paths.objectKey(rel)
-    const after = normalizeLf(content)
     if (expected?.kind === 'createIfAbsent') {
-      if (!probe.createIfAbsent && (await this.#store.head(key, signal)) !== undefined) throw notObserved(path)
-      if (await this.#isDirectory(rel, signal)) throw notRegularFile('write', path)
+      if (!probe.createIfAbsent && (await this.#store.head(key, signal)) !== undefined) throw FsError.notObserved(path)
+      if (await this.#isDirectory(rel, signal)) throw FsError.notRegularFile('write', path)
       throwIfAborted(signal, 'write')
       const put = await this.#store.put(key, bytes, probe.createIfAbsent ? { ifNoneMatch: '*' } : undefined)
       const revision = put.ok ? put.revision : await this.#afterConflict(put, key, bytes, undefined, 'write', path)
-      if (revision === 'lost') throw notObserved(path)
-      return { operation: 'create', version: versionOf(revision), before: null, after }
+      if (revision === 'lost') throw FsError.notObserved(path)
+      return { created: true, version: versionOf(revision), before: null }
     }
-    const current = await this.#fetch(rel, path, signal, this.#diffBasisMaxBytes)
-    if (current === undefined) {
-      if (await this.#isDirectory(rel, signal)) throw notRegularFile('write', path)
-      if (expected !== undefined) throw stale('write', path, 'file no longer exists')
-    } else if (expected !== undefined && versionOf(current.revision) !== expected.version) {
-      throw stale('write', path, 'file changed since it was read')
-    }
+    // The diff basis is decoded into one string: never read more than one can hold.
+    const basisMaxBytes = Math.min(request.beforeMaxBytes, bufferConstants.MAX_STRING_LENGTH)
+    const current = await this.#fetch(rel, 'write', path, signal, ({ size }) => size <= basisMaxBytes)
+    if (current === undefined && (await this.#isDirectory(rel, signal))) throw FsError.notRegularFile('write', path)
+    checkGuard('write', path, expected, current && versionOf(current.revision))
     throwIfAborted(signal, 'write')
     const guard = expected !== undefined && current !== undefined && probe.replaceIfVersion
     const put = await this.#store.put(key, bytes, guard ? { ifMatch: this.#ifMatch(current.revision.etag) } : undefined)
     const revision = put.ok ? put.revision : await this.#afterConflict(put, key, bytes, current?.revision, 'write', path)
-    if (revision === 'lost') throw stale('write', path, 'file changed since it was read')
-    const before = current?.bytes == null ? null : decodeTextOrNull(current.bytes)
-    return {
-      operation: current === undefined ? 'create' : 'update',
-      version: versionOf(revision),
-      before: before === null ? null : normalizeLf(before),
-      after,
-    }
+    if (revision === 'lost') throw FsError.stale('write', path, 'changed')
+    return { created: current === undefined, version: versionOf(revision), before: current?.bytes ?? null }
   }
 
-  async #edit(
+  async #update(
     rel: string,
     path: string,
-    edit: FsEditRequest,
-    expected: { readonly version: FsVersion } | undefined,
-    signal: AbortSignal | undefined,
+    { expected, signal, maxBytes }: UpdateRequest,
+    transform: (bytes: Uint8Array) => Uint8Array,
     probe: S3ProbeResult,
-  ): Promise<FsEditOutcome> {
+  ): Promise<FsVersion> {
     const key = this.#paths.objectKey(rel)
     for (let attempt = 1; ; attempt++) {
-      const current = await this.#fetch(rel, path, signal, Infinity)
+      // The guard and the size are checked on the GET's headers, before its body is read.
+      const current = await this.#fetch(rel, 'edit', path, signal, (revision) => {
+        checkGuard('edit', path, expected, versionOf(revision))
+        if (revision.size > maxBytes) throw FsError.tooLarge('edit', path, revision.size, maxBytes)
+        return true
+      })
       if (current === undefined) {
-        if (await this.#isDirectory(rel, signal)) throw notRegularFile('edit', path)
-        throw stale('edit', path, 'file no longer exists')
+        if (await this.#isDirectory(rel, signal)) throw FsError.notRegularFile('edit', path)
+        throw FsError.stale('edit', path, 'gone')
       }
-      if (expected !== undefined && versionOf(current.revision) !== expected.version) {
-        throw stale('edit', path, 'file changed since it was read')
-      }
-      const result = editTextBytes(current.bytes ?? new Uint8Array(0), edit, path)
+      const bytes = transform(current.bytes ?? new Uint8Array(0))
       throwIfAborted(signal, 'edit')
       const conditions = probe.replaceIfVersion ? { ifMatch: this.#ifMatch(current.revision.etag) } : undefined
-      const put = await this.#store.put(key, result.bytes, conditions)
-      const revision = put.ok ? put.revision : await this.#afterConflict(put, key, result.bytes, current.revision, 'edit', path)
-      if (revision !== 'lost') return { version: versionOf(revision), before: result.before, after: result.after }
+      const put = await this.#store.put(key, bytes, conditions)
+      const revision = put.ok ? put.revision : await this.#afterConflict(put, key, bytes, current.revision, 'edit', path)
+      if (revision !== 'lost') return versionOf(revision)
       // An unguarded edit that lost a race is redone on the new content; a guarded one is stale.
-      if (expected !== undefined || attempt >= EDIT_ATTEMPTS) throw stale('edit', path, 'file changed while it was being edited')
+      if (expected !== undefined || attempt >= EDIT_ATTEMPTS) throw FsError.stale('edit', path, 'changed')
     }
   }
 
@@ -420,7 +349,7 @@ export class S3FileSystem extends FileSystem {
     if (now !== undefined && conflict.unanswered && now.etag === md5Hex(bytes)) return now
     const unchanged = basis === undefined ? now === undefined : now !== undefined && versionOf(now) === versionOf(basis)
     if (!unchanged) return 'lost'
-    throw new FsError('FS_IO_ERROR', `cannot ${verb} "${path}": the server failed a conditional write (status ${conflict.status}) and nothing changed`, {
+    throw FsError.io(verb, path, `the server failed a conditional write (status ${conflict.status}) and nothing changed`, {
       cause: conflict.error,
       retryable: true,
     })
@@ -435,7 +364,7 @@ export class S3FileSystem extends FileSystem {
   #assertFallbackAllowed(kind: FsWriteIntent['kind'], verb: FsVerb, path: string): void {
     if (!this.#requireAtomic) return
     const header = kind === 'createIfAbsent' ? 'If-None-Match: *' : 'If-Match'
-    throw new FsError('FS_UNSUPPORTED', `cannot ${verb} "${path}": the server does not enforce ${header} and requireAtomicGuards is set`)
+    throw FsError.unsupported(verb, path, `the server does not enforce ${header} and requireAtomicGuards is set`)
   }
 
   #ifMatch(etag: string): string {
@@ -445,7 +374,7 @@ export class S3FileSystem extends FileSystem {
   /** The relative path of a target that may be a file (the root never is). */
   #fileRel(target: FsTarget, verb: FsVerb): string {
     const rel = this.#paths.relOf(target, verb)
-    if (rel === '') throw notRegularFile(verb, target.displayPath)
+    if (rel === '') throw FsError.notRegularFile(verb, target.displayPath)
     return rel
   }
 
@@ -462,30 +391,24 @@ export class S3FileSystem extends FileSystem {
 
   /** The error for a file that is not there: a directory, or `FS_NOT_FOUND`. */
   async #absent(rel: string, verb: FsVerb, path: string, signal: AbortSignal | undefined): Promise<FsError> {
-    if (await this.#isDirectory(rel, signal)) return notRegularFile(verb, path)
-    return new FsError('FS_NOT_FOUND', `cannot ${verb} "${path}": not found`)
+    return (await this.#isDirectory(rel, signal)) ? FsError.notRegularFile(verb, path) : FsError.notFound(verb, path)
   }
 
-  /** One GET: the revision and, up to `maxBytes`, the content (`null` above it). */
+  /**
+   * One GET: the revision and the content, or `undefined` when there is no object. `wanted`
+   * sees the revision (from the headers) before the body is read: false leaves the content
+   * unread (`bytes: null`); it may throw, and the body is then released unread too.
+   */
   async #fetch(
     rel: string,
+    verb: FsVerb,
     path: string,
     signal: AbortSignal | undefined,
-    maxBytes: number,
-  ): Promise<{ revision: Revision; bytes: Uint8Array | null } | undefined> {
+    wanted: (revision: Revision) => boolean,
+  ): Promise<Fetched | undefined> {
     const opened = await this.#store.open(this.#paths.objectKey(rel), signal)
     if (opened === undefined) return undefined
     const { revision, body } = opened
-    if (revision.size > maxBytes) {
-      body.destroy()
-      return { revision, bytes: null }
-    }
-    const unsubscribe = abortBodyOn(body, signal)
-    try {
-      return { revision, bytes: await readBody(body, revision.size, path) }
-    } finally {
-      unsubscribe()
-      body.destroy()
-    }
+    return { revision, bytes: await readBody(body, revision.size, verb, path, signal, () => wanted(revision)) }
   }
 }

@@ -8,7 +8,7 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3'
-import { FsError, FsVersion } from '@seamfs/core'
+import { FsError, FsVersion } from '@seamfs/core/backend'
 import { httpStatusOf } from './errors.js'
 
 /** What a HEAD, GET or PUT tells about an object's current revision. */
@@ -63,12 +63,12 @@ function isMissing(err: unknown): boolean {
 }
 
 /** Keys in a listing sent with `EncodingType: url` (AWS writes a space as `+`). */
-function decodeKey(key: string, encoded: boolean): string {
+function decodeKey(key: string, encoded: boolean, path: string): string {
   if (!encoded) return key
   try {
     return decodeURIComponent(key.replaceAll('+', ' '))
   } catch (err) {
-    throw new FsError('FS_IO_ERROR', `the server listed a malformed key "${key}"`, { cause: err })
+    throw FsError.io('list', path, `the server listed a malformed key "${key}"`, { cause: err })
   }
 }
 
@@ -119,8 +119,8 @@ export class Store {
     return (out.KeyCount ?? out.Contents?.length ?? 0) > 0
   }
 
-  /** The delimited listing of `prefix`, page by page, following continuation tokens. */
-  async *list(prefix: string, signal?: AbortSignal): AsyncGenerator<ListPage, void, undefined> {
+  /** The delimited listing of `prefix` (the directory `path`), page by page, following continuation tokens. */
+  async *list(prefix: string, path: string, signal?: AbortSignal): AsyncGenerator<ListPage, void, undefined> {
     let token: string | undefined
     do {
       const out = await this.client.send(
@@ -136,7 +136,7 @@ export class Store {
       )
       const encoded = out.EncodingType === 'url'
       const strip = (key: string): string => {
-        const decoded = decodeKey(key, encoded)
+        const decoded = decodeKey(key, encoded, path)
         return decoded.startsWith(prefix) ? decoded.slice(prefix.length) : ''
       }
       yield {

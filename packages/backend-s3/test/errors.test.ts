@@ -1,6 +1,6 @@
 /** The error table, row by row, on synthetic SDK-shaped errors (the only test without the server). */
 import { FsError } from '@seamfs/core'
-import { S3_ERROR_TABLE, toFsError } from '@seamfs/backend-s3'
+import { S3_ERROR_TABLE, toFsError } from '../src/errors.js'
 import { describe, expect, it } from 'vitest'
 
 const s3 = (name: string, status: number): unknown => Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } })

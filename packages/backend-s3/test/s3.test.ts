@@ -1,10 +1,11 @@
 /**
  * What is specific to S3 (beyond the conformance kit): the capability probe on both buckets,
- * requireAtomicGuards, prefix scoping, directory markers, revision tokens, abort of a
- * streamed GET, and a client built from options.
+ * requireAtomicGuards, prefix scoping, directory markers, revision tokens, the size limit
+ * checked on the GET's headers, abort of a streamed GET, and a client built from options.
  */
-import { ListObjectVersionsCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
-import { FsTargetKey, isFsError, type FsErrorCode } from '@seamfs/core'
+import { Readable } from 'node:stream'
+import { HeadObjectCommand, ListObjectVersionsCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
+import { FsTargetKey, isFsError, type FsErrorCode } from '@seamfs/core/backend'
 import { S3FileSystem, type S3FileSystemOptions } from '@seamfs/backend-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freshPrefix, purge, rawClient, server, serverWhy } from './support.js'
@@ -168,6 +169,49 @@ describe.skipIf(server === null)(`S3FileSystem on radosgw${server === null ? ` (
       for (const path of ['a', 'a.txt', 'a-b', 'b/c', 'a0/x', '中/y', 'Z']) await put(bucket, `${fs.prefix}${path}`, path)
       const entries = await fs.listDir(await fs.resolve('/'))
       expect(entries.map((e) => `${e.name}:${e.type}`)).toEqual(['Z:file', 'a:file', 'a-b:file', 'a.txt:file', 'a0:directory', 'b:directory', '中:directory'])
+    })
+  })
+
+  describe('size limits', () => {
+    it('an object above maxTextBytes: readText and editText are FS_TOO_LARGE on the GET headers; the body is never read; the object is unchanged', async () => {
+      if (server === null) return
+      const watched = rawClient(server)
+      const requests: string[] = []
+      const bodies: Readable[] = []
+      // Once per HTTP attempt: the command, and the raw response body (the stream the SDK hands out as Body).
+      watched.middlewareStack.add(
+        (next, context) => async (args) => {
+          requests.push(context.commandName ?? '?')
+          const out = await next(args)
+          const body = (out.response as { body?: unknown }).body
+          if (body instanceof Readable) bodies.push(body)
+          return out
+        },
+        { step: 'deserialize', name: 'watchBodies' },
+      )
+      try {
+        const prefix = make().prefix
+        const fs = await S3FileSystem.open({ client: watched, bucket, prefix, maxTextBytes: 1000 })
+        const t = await fs.resolve('big.txt')
+        await put(bucket, `${prefix}big.txt`, 'x'.repeat(1001))
+        const etag = async (): Promise<string | undefined> => (await client.send(new HeadObjectCommand({ Bucket: bucket, Key: `${prefix}big.txt` }))).ETag
+        const before = await etag()
+        for (const operation of [() => fs.readText(t), () => fs.editText(t, { oldString: 'x', newString: 'y', replaceAll: true })]) {
+          requests.length = 0
+          bodies.length = 0
+          expect(await codeOf(operation())).toBe('FS_TOO_LARGE')
+          expect(requests).toEqual(['GetObjectCommand'])
+          expect(bodies.map((b) => [b.destroyed, b.readableDidRead])).toEqual([[true, false]])
+        }
+        expect(await etag()).toBe(before)
+        let streamed = 0
+        for await (const chunk of await fs.streamText(t)) streamed += chunk.length
+        expect(streamed).toBe(1001)
+        await fs.writeText(t, 'x'.repeat(1000))
+        expect(await fs.readText(t)).toBe('x'.repeat(1000))
+      } finally {
+        watched.destroy()
+      }
     })
   })
 

@@ -74,8 +74,8 @@ export function conformanceOptions(info: S3ServerInfo, bucket: string, name: str
   const keyOf = (fs: S3FileSystem, path: string): string => fs.prefix + path
   return {
     name,
-    create: async () => {
-      const fs = await S3FileSystem.open({ client, bucket, prefix: freshPrefix('conformance'), ...extra })
+    create: async ({ limits }) => {
+      const fs = await S3FileSystem.open({ client, bucket, prefix: freshPrefix('conformance'), ...limits, ...extra })
       return { fs, dispose: () => purge(client, bucket, fs.prefix) }
     },
     external: {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { Client, type ConnectConfig, type FileEntryWithStats, type InputAttributes, type SFTPWrapper, type Stats } from 'ssh2'
-import { FsError, abortedError, type FsVerb } from '@seamfs/core'
-import { UnsupportedRequest } from './errors.js'
+import { abortedError, type FsVerb } from '@seamfs/core/backend'
+import { ConnectionFailure, UnsupportedRequest } from './errors.js'
 
 /** Bytes per READ / WRITE request: well under OpenSSH's 255 KiB limit and ssh2's default. */
 const CHUNK = 64 * 1024
@@ -117,16 +117,24 @@ export class Session {
   /**
    * Reads an open file to its end with up to 32 requests in flight. `sizeHint`
    * (from a stat) plans the requests; a file that grew or shrank since is
-   * still read exactly to the end the server reports.
+   * still read exactly to the end the server reports, but never past `limit`
+   * bytes: a file that grew beyond it yields its first `limit` bytes.
    */
-  readAll(handle: Buffer, sizeHint: number, verb: FsVerb, signal?: AbortSignal): Promise<Buffer> {
-    const planned = Math.max(0, sizeHint)
+  readAll(handle: Buffer, sizeHint: number, verb: FsVerb, signal?: AbortSignal, limit = Number.POSITIVE_INFINITY): Promise<Buffer> {
+    const planned = Math.min(Math.max(0, sizeHint), limit)
     const main = Buffer.allocUnsafe(planned)
     const extra = new Map<number, Buffer>()
     const queue: [number, number][] = []
     for (let o = 0; o < planned; o += CHUNK) queue.push([o, Math.min(CHUNK, planned - o)])
-    queue.push([planned, CHUNK])
-    let planEnd = planned + CHUNK
+    let planEnd = planned
+    // One request past the plan: it finds the end of file, or that the file grew.
+    const extend = (): void => {
+      if (planEnd >= limit) return
+      const length = Math.min(CHUNK, limit - planEnd)
+      queue.push([planEnd, length])
+      planEnd += length
+    }
+    extend()
     let eof = Number.POSITIVE_INFINITY
     let inflight = 0
     let failed = false
@@ -136,10 +144,12 @@ export class Session {
         reject(err)
       }
       const finish = (): void => {
-        if (eof === planned && extra.size === 0) return resolve(main)
-        const out = Buffer.allocUnsafe(eof)
-        main.copy(out, 0, 0, Math.min(planned, eof))
-        for (const [offset, bytes] of extra) if (offset < eof) bytes.copy(out, offset, 0, Math.min(bytes.length, eof - offset))
+        // No end of file seen: every byte up to the limit was read.
+        const end = Math.min(eof, limit)
+        if (end === planned && extra.size === 0) return resolve(main)
+        const out = Buffer.allocUnsafe(end)
+        main.copy(out, 0, 0, Math.min(planned, end))
+        for (const [offset, bytes] of extra) if (offset < end) bytes.copy(out, offset, 0, Math.min(bytes.length, end - offset))
         resolve(out)
       }
       const pump = (): void => {
@@ -161,11 +171,8 @@ export class Session {
                 if (!inMain) extra.delete(offset)
               }
               else if (n < length) queue.unshift([offset + n, length - n])
-              else if (offset + length >= planEnd) {
-                // The file grew past the plan: keep reading until the server says EOF.
-                queue.push([planEnd, CHUNK])
-                planEnd += CHUNK
-              }
+              // The file grew past the plan: keep reading until the server says EOF (or the limit).
+              else if (offset + length >= planEnd) extend()
               if (n > 0 && n < length && !inMain) {
                 // A short read into a separate buffer: the rest goes to its own buffer.
                 extra.set(offset, target.subarray(0, n))
@@ -264,7 +271,7 @@ export class Connection {
 
   /** The live session, connecting first when there is none. */
   session(): Promise<Session> {
-    if (this.#closed) return Promise.reject(new FsError('FS_IO_ERROR', 'the SFTP filesystem is closed'))
+    if (this.#closed) return Promise.reject(closedFailure())
     const current = (this.#current ??= this.#open())
     current.catch(() => {
       if (this.#current === current) this.#current = undefined
@@ -294,7 +301,9 @@ export class Connection {
       client = await this.#connect()
       owned = true
     } else {
-      throw new FsError('FS_IO_ERROR', 'the injected ssh2 client is gone and no host/username were given to reconnect', {
+      throw new ConnectionFailure({
+        code: 'FS_IO_ERROR',
+        reason: 'the injected ssh2 client is gone and no host/username were given to reconnect',
         retryable: true,
       })
     }
@@ -331,7 +340,7 @@ export class Connection {
     if (this.#closed) {
       cleanup()
       session.end()
-      throw new FsError('FS_IO_ERROR', 'the SFTP filesystem is closed')
+      throw closedFailure()
     }
     return session
   }
@@ -364,7 +373,8 @@ export class Connection {
         client.removeListener('ready', onReady)
         client.end()
         if (hostRejected) {
-          reject(new FsError('FS_PERMISSION_DENIED', `host key of ${o.host}:${o.port} does not match the pinned one`, { cause: err }))
+          const reason = `host key of ${o.host}:${o.port} does not match the pinned one`
+          reject(new ConnectionFailure({ code: 'FS_PERMISSION_DENIED', reason }, err))
         } else reject(err)
       }
       const onReady = (): void => {
@@ -380,8 +390,12 @@ export class Connection {
       } catch (err) {
         // ssh2 validates options (an unparsable key, say) synchronously: a setup error, not a network one.
         const detail = err instanceof Error ? err.message : String(err)
-        reject(new FsError('FS_IO_ERROR', `invalid SFTP connection options: ${detail}`, { cause: err }))
+        reject(new ConnectionFailure({ code: 'FS_IO_ERROR', reason: `invalid SFTP connection options: ${detail}` }, err))
       }
     })
   }
+}
+
+function closedFailure(): ConnectionFailure {
+  return new ConnectionFailure({ code: 'FS_IO_ERROR', reason: 'the SFTP filesystem is closed' })
 }

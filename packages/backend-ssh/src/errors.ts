@@ -1,6 +1,4 @@
-import { FsError, translateError, type ErrorRow, type FsVerb } from '@seamfs/core'
-
-type StatusRow = ErrorRow
+import type { ErrorRow } from '@seamfs/core/backend'
 
 /**
  * The one translation table: SFTP v3 status codes (draft-ietf-secsh-filexfer-02 §7)
@@ -9,7 +7,7 @@ type StatusRow = ErrorRow
  * ENAMETOOLONG and EINVAL are BAD_MESSAGE; everything else (EEXIST, EISDIR,
  * ENOTEMPTY, ENOSPC…) is FAILURE, which callers disambiguate with a fresh stat.
  */
-export const STATUS_TABLE: Readonly<Record<number, StatusRow>> = {
+export const STATUS_TABLE: Readonly<Record<number, ErrorRow>> = {
   1: { code: 'FS_IO_ERROR', reason: 'unexpected end of file' },
   2: { code: 'FS_NOT_FOUND', reason: 'not found' },
   3: { code: 'FS_PERMISSION_DENIED', reason: 'permission denied' },
@@ -24,7 +22,7 @@ export const STATUS_TABLE: Readonly<Record<number, StatusRow>> = {
 export const STATUS = { EOF: 1, NO_SUCH_FILE: 2, PERMISSION_DENIED: 3, FAILURE: 4 } as const
 
 /** ssh2's connection-level failures (`err.level`): none is an SFTP status. */
-const LEVEL_TABLE: Readonly<Record<string, StatusRow>> = {
+const LEVEL_TABLE: Readonly<Record<string, ErrorRow>> = {
   'client-authentication': { code: 'FS_PERMISSION_DENIED', reason: 'authentication failed' },
   'client-timeout': { code: 'FS_IO_ERROR', reason: 'timed out connecting', retryable: true },
   'client-socket': { code: 'FS_IO_ERROR', reason: 'connection failed', retryable: true },
@@ -43,21 +41,35 @@ export class UnsupportedRequest extends Error {
 }
 
 /**
- * Translates anything thrown by ssh2 into an {@link FsError}: SFTP statuses by
- * the table, connection failures by ssh2's `level`, and every other error
- * (a dropped connection fails pending requests with a plain Error, sockets with
- * an errno string) as a retryable `FS_IO_ERROR`. Never by message text.
+ * A failure of this backend's own connection handling, which no SFTP status
+ * names (a closed filesystem, a host key that does not match the pin…): it
+ * carries its row, so the operation that meets it names itself in the message.
  */
-export function toFsError(err: unknown, verb: FsVerb, path: string): FsError {
-  return translateError(err, verb, path, (e) => {
-    if (e instanceof UnsupportedRequest) return { code: 'FS_UNSUPPORTED', reason: e.message }
-    const status = statusOf(e)
-    const level = typeof e === 'object' && e !== null ? (e as { level?: unknown }).level : undefined
-    const row = status !== undefined ? STATUS_TABLE[status] : typeof level === 'string' ? LEVEL_TABLE[level] : undefined
-    if (row !== undefined) return row
-    if (status !== undefined) return { code: 'FS_IO_ERROR', reason: `SFTP status ${status}` }
-    // Neither a status nor a known level: the connection itself failed, which a retry may fix.
-    const detail = e instanceof Error ? e.message : String(e)
-    return { code: 'FS_IO_ERROR', reason: `connection failed: ${detail}`, retryable: true }
-  })
+export class ConnectionFailure extends Error {
+  override readonly name = 'ConnectionFailure'
+  readonly row: ErrorRow
+
+  constructor(row: ErrorRow, cause?: unknown) {
+    super(row.reason, cause === undefined ? undefined : { cause })
+    this.row = row
+  }
+}
+
+/**
+ * The row of anything ssh2 (or the connection handling) throws: SFTP statuses by
+ * the table, connection failures by ssh2's `level`, and every other error (a
+ * dropped connection fails pending requests with a plain Error, sockets with an
+ * errno string) a retryable `FS_IO_ERROR`. Never by message text.
+ */
+export function sftpErrorRow(err: unknown): ErrorRow {
+  if (err instanceof ConnectionFailure) return err.row
+  if (err instanceof UnsupportedRequest) return { code: 'FS_UNSUPPORTED', reason: err.message }
+  const status = statusOf(err)
+  const level = typeof err === 'object' && err !== null ? (err as { level?: unknown }).level : undefined
+  const row = status !== undefined ? STATUS_TABLE[status] : typeof level === 'string' ? LEVEL_TABLE[level] : undefined
+  if (row !== undefined) return row
+  if (status !== undefined) return { code: 'FS_IO_ERROR', reason: `SFTP status ${status}` }
+  // Neither a status nor a known level: the connection itself failed, which a retry may fix.
+  const detail = err instanceof Error ? err.message : String(err)
+  return { code: 'FS_IO_ERROR', reason: `connection failed: ${detail}`, retryable: true }
 }

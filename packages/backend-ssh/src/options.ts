@@ -1,7 +1,8 @@
 import type { Client } from 'ssh2'
+import type { FsLimits } from '@seamfs/core/backend'
 
-/** Options of {@link SftpFileSystem}. */
-export interface SftpFileSystemOptions {
+/** Options of {@link SftpFileSystem}, with core's size limits (`maxTextBytes`, `diffBasisMaxBytes`). */
+export interface SftpFileSystemOptions extends FsLimits {
   /** Server host name or address (needed unless `client` is given; used again to reconnect). */
   readonly host?: string | undefined
   /** Server port (default 22). */
@@ -40,11 +41,6 @@ export interface SftpFileSystemOptions {
   readonly hostVerifier?: ((key: Buffer) => boolean) | undefined
   /** Connect timeout in ms (default 20 000). */
   readonly readyTimeoutMs?: number | undefined
-  /**
-   * Largest previous content (bytes) read back as a write's `before` diff basis;
-   * larger files report `before: null`. Default 10 MiB.
-   */
-  readonly diffBasisMaxBytes?: number | undefined
   /** Mode bits of newly created files (default `0o600`). Existing files keep theirs. */
   readonly newFileMode?: number | undefined
   /**
@@ -58,5 +54,4 @@ export interface SftpFileSystemOptions {
 
 export const DEFAULT_PORT = 22
 export const DEFAULT_READY_TIMEOUT_MS = 20_000
-export const DEFAULT_DIFF_BASIS_MAX_BYTES = 10 * 1024 * 1024
 export const DEFAULT_NEW_FILE_MODE = 0o600

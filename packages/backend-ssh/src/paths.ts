@@ -1,7 +1,7 @@
 import { posix } from 'node:path'
-import { FsError, type FsVerb } from '@seamfs/core'
+import { FsError, type FsVerb } from '@seamfs/core/backend'
 import type { Session } from './connection.js'
-import { STATUS, statusOf, toFsError } from './errors.js'
+import { STATUS, statusOf } from './errors.js'
 
 /** Linux's SYMLOOP_MAX: how many dangling links `canonicalPath` follows. */
 const MAX_LINK_HOPS = 40
@@ -40,11 +40,7 @@ export function childPath(parent: string, name: string): string {
 
 /** The error of a path that leaves the root (lexically or through a symlink). */
 export function outsideRoot(verb: FsVerb, path: string, root: string): FsError {
-  return new FsError('FS_PERMISSION_DENIED', `cannot ${verb} "${path}": outside the root "${root}"`)
-}
-
-function notDirectoryParent(verb: FsVerb, path: string): FsError {
-  return new FsError('FS_NOT_FOUND', `cannot ${verb} "${path}": a parent path segment is not a directory`)
+  return FsError.at('FS_PERMISSION_DENIED', verb, path, `outside the root "${root}"`)
 }
 
 /**
@@ -59,25 +55,18 @@ export async function canonicalPath(s: Session, abs: string, verb: FsVerb, hops 
   try {
     return await s.realpath(abs)
   } catch (err) {
-    if (statusOf(err) !== STATUS.NO_SUCH_FILE) throw toFsError(err, verb, abs)
+    if (statusOf(err) !== STATUS.NO_SUCH_FILE) throw err
   }
   const parent = posix.dirname(abs)
   if (parent === abs) return abs
   const dir = await canonicalPath(s, parent, verb, hops)
   const here = childPath(dir, posix.basename(abs))
   const [dirAttrs, link] = await Promise.allSettled([s.stat(dir), s.lstat(here)])
-  if (dirAttrs.status === 'fulfilled' && kindOf(dirAttrs.value.mode) !== 'directory') throw notDirectoryParent(verb, abs)
-  if (dirAttrs.status === 'rejected' && statusOf(dirAttrs.reason) !== STATUS.NO_SUCH_FILE) {
-    throw toFsError(dirAttrs.reason, verb, abs)
-  }
+  if (dirAttrs.status === 'fulfilled' && kindOf(dirAttrs.value.mode) !== 'directory') throw FsError.throughFile(verb, abs)
+  if (dirAttrs.status === 'rejected' && statusOf(dirAttrs.reason) !== STATUS.NO_SUCH_FILE) throw dirAttrs.reason
   if (link.status === 'fulfilled' && kindOf(link.value.mode) === 'symlink') {
-    if (hops >= MAX_LINK_HOPS) {
-      throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${abs}": too many levels of symbolic links`)
-    }
-    const text = await s.readlink(here).catch((err: unknown) => {
-      throw toFsError(err, verb, abs)
-    })
-    return canonicalPath(s, posix.resolve(dir, text), verb, hops + 1)
+    if (hops >= MAX_LINK_HOPS) throw FsError.linkLoop(verb, abs)
+    return canonicalPath(s, posix.resolve(dir, await s.readlink(here)), verb, hops + 1)
   }
   return here
 }

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { posix } from 'node:path'
-import { FsError, throwIfAborted, type FsVerb } from '@seamfs/core'
+import { FsError, throwIfAborted } from '@seamfs/core/backend'
 import { WRITE_AT_ONCE_BYTES, type Attrs, type Session } from './connection.js'
-import { STATUS, statusOf, toFsError } from './errors.js'
+import { STATUS, statusOf } from './errors.js'
 import { containsPath, kindOf, outsideRoot } from './paths.js'
 
 const TEMP_PREFIX = '.seamfs-tmp-'
@@ -23,14 +23,8 @@ export interface PublishRequest {
   readonly mode: 'rename' | 'link'
   /** Permission bits of the published file. */
   readonly permissions: number
-  readonly verb: FsVerb
+  readonly verb: 'write' | 'edit'
   readonly signal?: AbortSignal | undefined
-}
-
-function notDirectoryParent(req: PublishRequest, cause?: unknown): FsError {
-  return new FsError('FS_NOT_FOUND', `cannot ${req.verb} "${req.displayPath}": a parent path segment is not a directory`, {
-    cause,
-  })
 }
 
 /**
@@ -79,7 +73,7 @@ export class Publisher {
       else await this.#link(s, open, temp, req)
     } catch (err) {
       await this.#discard(s, handle, temp, dir, made)
-      throw toFsError(err, req.verb, req.displayPath)
+      throw err
     }
     return attrs
   }
@@ -94,13 +88,9 @@ export class Publisher {
     const existing = await s.lstat(req.key).catch(() => undefined)
     if (existing === undefined) throw linked.reason
     if (kindOf(existing.mode) !== 'file' && kindOf(existing.mode) !== 'symlink') {
-      throw new FsError('FS_NOT_REGULAR_FILE', `cannot ${req.verb} "${req.displayPath}": not a regular file`, {
-        cause: linked.reason,
-      })
+      throw FsError.notRegularFile(req.verb, req.displayPath, linked.reason)
     }
-    throw new FsError('FS_NOT_OBSERVED', `cannot overwrite existing "${req.displayPath}" without reading it first`, {
-      cause: linked.reason,
-    })
+    throw FsError.notObserved(req.displayPath, linked.reason)
   }
 
   /** Best-effort cleanup of a failed write; what cannot be removed now is removed over the next connection. */
@@ -145,19 +135,19 @@ export class Publisher {
       throw outsideRoot(req.verb, req.displayPath, this.#root())
     }
     if (attrs.status === 'fulfilled') {
-      if (kindOf(attrs.value.mode) !== 'directory') throw notDirectoryParent(req)
+      if (kindOf(attrs.value.mode) !== 'directory') throw FsError.throughFile(req.verb, req.displayPath)
       return undefined
     }
-    if (statusOf(attrs.reason) !== STATUS.NO_SUCH_FILE) throw toFsError(attrs.reason, req.verb, req.displayPath)
-    if (!containsPath(this.#root(), dir) || dir === this.#root()) throw toFsError(attrs.reason, req.verb, req.displayPath)
+    if (statusOf(attrs.reason) !== STATUS.NO_SUCH_FILE) throw attrs.reason
+    if (!containsPath(this.#root(), dir) || dir === this.#root()) throw attrs.reason
     const made = await this.#ensureDirectory(s, posix.dirname(dir), req)
     try {
       await s.mkdir(dir)
     } catch (err) {
       // Made meanwhile by someone else is fine; a file in the way is a parent that is not a directory.
       const now = await s.stat(dir).catch(() => undefined)
-      if (now === undefined) throw statusOf(err) === STATUS.NO_SUCH_FILE ? notDirectoryParent(req, err) : err
-      if (kindOf(now.mode) !== 'directory') throw notDirectoryParent(req, err)
+      if (now === undefined) throw statusOf(err) === STATUS.NO_SUCH_FILE ? FsError.throughFile(req.verb, req.displayPath, err) : err
+      if (kindOf(now.mode) !== 'directory') throw FsError.throughFile(req.verb, req.displayPath, err)
       return made
     }
     return made ?? dir

@@ -1,45 +1,30 @@
 import { posix } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import {
-  assertEditRequest,
-  processWide,
-  assertWriteIntent,
-  compareNames,
-  decodeText,
-  decodeTextOrNull,
-  editTextBytes,
-  encodeWriteContent,
+  checkGuard,
   FileSystem,
   FsError,
   FsTargetKey,
   KeyedMutex,
-  normalizeLf,
+  processWide,
   throwIfAborted,
-  type EditOptions,
+  translateError,
+  type ErrorRow,
   type FsCapabilities,
   type FsDirEntry,
-  type FsEditOutcome,
-  type FsEditRequest,
   type FsInfo,
   type FsPathInfo,
   type FsTarget,
   type FsVerb,
   type FsVersion,
-  type FsWriteOutcome,
-  type ResolveOptions,
-  type SignalOptions,
-  type WriteOptions,
-} from '@seamfs/core'
-import { assertPathText } from '@seamfs/core'
+  type ReadRequest,
+  type UpdateRequest,
+  type WriteRequest,
+  type WriteResult,
+} from '@seamfs/core/backend'
 import { Connection, type Attrs, type Session } from './connection.js'
-import { STATUS, statusOf, toFsError } from './errors.js'
-import {
-  DEFAULT_DIFF_BASIS_MAX_BYTES,
-  DEFAULT_NEW_FILE_MODE,
-  DEFAULT_PORT,
-  DEFAULT_READY_TIMEOUT_MS,
-  type SftpFileSystemOptions,
-} from './options.js'
+import { sftpErrorRow, STATUS, statusOf } from './errors.js'
+import { DEFAULT_NEW_FILE_MODE, DEFAULT_PORT, DEFAULT_READY_TIMEOUT_MS, type SftpFileSystemOptions } from './options.js'
 import { canonicalPath, childPath, containsPath, kindOf, outsideRoot } from './paths.js'
 import { isTempName, Publisher } from './publish.js'
 import { streamFile } from './stream.js'
@@ -71,6 +56,14 @@ interface Ready {
   readonly cwd: string
 }
 
+/** What `#readCurrent` reads for: the verb and path of its errors, the signal, and an optional size limit. */
+interface ReadFor {
+  readonly verb: FsVerb
+  readonly path: string
+  readonly signal: AbortSignal | undefined
+  readonly maxBytes?: number
+}
+
 /**
  * A directory on an SFTP server (OpenSSH) behind the seamfs contract, over
  * one reused ssh2 SFTP session. Writes are atomic (temp + fsync + posix-rename),
@@ -86,22 +79,18 @@ export class SftpFileSystem extends FileSystem {
   readonly #urlBase: string
   readonly #versions: VersionCache
   readonly #publisher: Publisher
-  readonly #diffBasisMaxBytes: number
   readonly #newFileMode: number
   #ready: Promise<{ root: string; cwd: string }> | undefined
   #root = ''
 
   constructor(options: Readonly<SftpFileSystemOptions>) {
-    super()
     if (options.client === undefined && (options.host === undefined || options.username === undefined)) {
       throw new TypeError('SftpFileSystem needs host and username, or a connected client')
     }
-    const cap = options.diffBasisMaxBytes ?? DEFAULT_DIFF_BASIS_MAX_BYTES
-    if (!Number.isSafeInteger(cap) || cap < 0) throw new RangeError('diffBasisMaxBytes must be a non-negative integer')
     const mode = options.newFileMode ?? DEFAULT_NEW_FILE_MODE
     if (!Number.isInteger(mode) || mode < 0 || mode > 0o777) throw new RangeError('newFileMode must be within 0o000..0o777')
+    super(options)
     this.#options = options
-    this.#diffBasisMaxBytes = cap
     this.#newFileMode = mode
     const port = options.port ?? DEFAULT_PORT
     this.#conn = new Connection({ ...options, port, readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS })
@@ -118,38 +107,13 @@ export class SftpFileSystem extends FileSystem {
     try {
       await this.#session()
     } catch (err) {
-      throw toFsError(err, 'resolve', this.#options.root ?? '.')
+      throw this.#translate(err, 'resolve', this.#options.root ?? '.')
     }
   }
 
   /** Ends the SFTP session (and the connection, when this filesystem made it). Idempotent. */
   override async close(): Promise<void> {
     await this.#conn.close()
-  }
-
-  override async resolve(path: string, opts: ResolveOptions = {}): Promise<FsTarget> {
-    throwIfAborted(opts.signal, 'resolve')
-    assertPathText(path, 'resolve')
-    let abs = path
-    try {
-      const { s, root, cwd } = await this.#session()
-      abs = this.#absolute(path, opts.cwd, cwd)
-      if (!containsPath(root, abs)) throw outsideRoot('resolve', abs, root)
-      const key = await canonicalPath(s, abs, 'resolve')
-      if (!containsPath(root, key)) throw outsideRoot('resolve', abs, root)
-      throwIfAborted(opts.signal, 'resolve')
-      return { targetKey: FsTargetKey(key), displayPath: abs }
-    } catch (err) {
-      throw toFsError(err, 'resolve', abs)
-    }
-  }
-
-  /** Always `FS_UNSUPPORTED`: the file is on the server. {@link remotePath} is its path there. */
-  override processPath(target: FsTarget): string {
-    throw new FsError(
-      'FS_UNSUPPORTED',
-      `"${target.displayPath}" is on the SFTP server, not openable by this process (remotePath() gives its path there)`,
-    )
   }
 
   /** The canonical path of `target` in the server's filesystem (what `processPath` would be on that host). */
@@ -165,189 +129,153 @@ export class SftpFileSystem extends FileSystem {
     return containsPath(parent.targetKey, child.targetKey)
   }
 
-  override async stat(target: FsTarget, opts: SignalOptions = {}): Promise<FsInfo | undefined> {
-    throwIfAborted(opts.signal, 'stat')
+  protected override errorRow(err: unknown): ErrorRow {
+    return sftpErrorRow(err)
+  }
+
+  protected override async resolvePath(path: string, cwd: string | undefined): Promise<FsTarget> {
+    const { s, root, cwd: base } = await this.#session()
+    const abs = posix.resolve(cwd === undefined ? base : posix.resolve(base, cwd), path)
+    if (!containsPath(root, abs)) throw outsideRoot('resolve', abs, root)
+    const key = await canonicalPath(s, abs, 'resolve')
+    if (!containsPath(root, key)) throw outsideRoot('resolve', abs, root)
+    return { targetKey: FsTargetKey(key), displayPath: abs }
+  }
+
+  protected override async statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
+    const { s } = await this.#session()
+    const key = this.#key(target, 'stat')
+    const attrs = await this.#current(s, key, 'stat', target)
+    if (attrs === undefined) return undefined
+    const kind = kindOf(attrs.mode)
+    if (kind !== 'file') return { version: metadataVersion(kind, attrs), type: kind === 'directory' ? kind : 'other' }
+    const version = await this.#fileVersion(s, key, attrs, { verb: 'stat', path: target.displayPath, signal })
+    return version === undefined ? undefined : { version, type: 'file', size: attrs.size }
+  }
+
+  protected override async lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
+    const { s, root, cwd: base } = await this.#session()
+    const abs = posix.resolve(cwd === undefined ? base : posix.resolve(base, cwd), path)
+    if (!containsPath(root, abs)) throw outsideRoot('lstat', abs, root)
+    const parent = abs === root ? undefined : posix.dirname(abs)
+    const [, attrs] = await Promise.all([
+      parent === undefined ? undefined : this.#fence(s, parent, 'lstat', { displayPath: abs }),
+      s.lstat(abs).catch(absent),
+    ])
+    if (attrs === undefined) return undefined
+    const kind = kindOf(attrs.mode)
+    if (kind !== 'file') return { version: metadataVersion(kind, attrs), type: kind }
+    const version = await this.#fileVersion(s, abs, attrs, { verb: 'lstat', path: abs, signal })
+    return version === undefined ? undefined : { version, type: 'file', size: attrs.size }
+  }
+
+  protected override async readBytes(target: FsTarget, { signal, maxBytes }: ReadRequest): Promise<Uint8Array> {
+    const { s } = await this.#session()
+    const key = this.#key(target, 'read')
+    const attrs = await this.#regularFile(s, key, 'read', target)
+    // Refused on the stat that came with the fence: no OPEN, no READ.
+    if (attrs.size > maxBytes) throw FsError.tooLarge('read', target.displayPath, attrs.size, maxBytes)
+    const handle = await s.open(key, 'r')
     try {
-      const { s } = await this.#session()
-      const key = this.#key(target, 'stat')
-      const [, attrs] = await Promise.all([this.#fence(s, key, 'stat', target), s.stat(key).catch(absent)])
-      if (attrs === undefined) return undefined
-      const kind = kindOf(attrs.mode)
-      if (kind !== 'file') return { version: metadataVersion(kind, attrs), type: kind === 'directory' ? kind : 'other' }
-      const version = await this.#fileVersion(s, key, attrs, 'stat', opts.signal)
-      return version === undefined ? undefined : { version, type: 'file', size: attrs.size }
-    } catch (err) {
-      throw toFsError(err, 'stat', target.displayPath)
+      // One byte past the limit is enough for core to see that the file grew beyond it.
+      return await s.readAll(handle, attrs.size, 'read', signal, maxBytes + 1)
+    } finally {
+      s.close(handle).catch(() => undefined)
     }
   }
 
-  override async lstat(path: string, opts: ResolveOptions = {}): Promise<FsPathInfo | undefined> {
-    throwIfAborted(opts.signal, 'lstat')
-    assertPathText(path, 'lstat')
-    let abs = path
-    try {
-      const { s, root, cwd } = await this.#session()
-      abs = this.#absolute(path, opts.cwd, cwd)
-      if (!containsPath(root, abs)) throw outsideRoot('lstat', abs, root)
-      const parent = abs === root ? undefined : posix.dirname(abs)
-      const display = { displayPath: abs }
-      const [, attrs] = await Promise.all([
-        parent === undefined ? undefined : this.#fence(s, parent, 'lstat', display),
-        s.lstat(abs).catch(absent),
-      ])
-      if (attrs === undefined) return undefined
-      const kind = kindOf(attrs.mode)
-      if (kind !== 'file') return { version: metadataVersion(kind, attrs), type: kind }
-      const version = await this.#fileVersion(s, abs, attrs, 'lstat', opts.signal)
-      return version === undefined ? undefined : { version, type: 'file', size: attrs.size }
-    } catch (err) {
-      throw toFsError(err, 'lstat', abs)
-    }
+  protected override async openBytes(target: FsTarget): Promise<AsyncIterable<Uint8Array>> {
+    const { s } = await this.#session()
+    const key = this.#key(target, 'read')
+    await this.#regularFile(s, key, 'read', target)
+    return streamFile(s, key)
   }
 
-  override async readText(target: FsTarget, opts: SignalOptions = {}): Promise<string> {
-    throwIfAborted(opts.signal, 'read')
-    try {
-      const { s } = await this.#session()
-      const key = this.#key(target, 'read')
-      const attrs = await this.#regularFile(s, key, 'read', target)
-      const handle = await s.open(key, 'r')
-      try {
-        const bytes = await s.readAll(handle, attrs.size, 'read', opts.signal)
-        return decodeText(bytes, target.displayPath, 'read')
-      } finally {
-        s.close(handle).catch(() => undefined)
-      }
-    } catch (err) {
-      throw toFsError(err, 'read', target.displayPath)
-    }
-  }
-
-  override async streamText(target: FsTarget, opts: SignalOptions = {}): Promise<AsyncIterable<string>> {
-    throwIfAborted(opts.signal, 'read')
-    try {
-      const { s } = await this.#session()
-      const key = this.#key(target, 'read')
-      await this.#regularFile(s, key, 'read', target)
-      // The handle is opened on first iteration, so an iterable that is never consumed holds nothing.
-      return streamFile(s, key, target.displayPath, opts.signal)
-    } catch (err) {
-      throw toFsError(err, 'read', target.displayPath)
-    }
-  }
-
-  override async listDir(target: FsTarget, opts: SignalOptions = {}): Promise<FsDirEntry[]> {
-    const { signal } = opts
+  protected override async listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
+    const { s, root } = await this.#session()
+    const key = this.#key(target, 'list')
+    const attrs = await this.#current(s, key, 'list', target)
+    if (attrs === undefined) throw FsError.notFound('list', target.displayPath)
+    if (kindOf(attrs.mode) !== 'directory') throw FsError.notDirectory('list', target.displayPath)
+    const listing = await s.readdir(key)
+    // Before following links: one request each, wasted on a caller that is gone.
     throwIfAborted(signal, 'list')
-    try {
-      const { s, root } = await this.#session()
-      const key = this.#key(target, 'list')
-      const [, attrs] = await Promise.all([this.#fence(s, key, 'list', target), s.stat(key).catch(absent)])
-      if (attrs === undefined) throw new FsError('FS_NOT_FOUND', `cannot list "${target.displayPath}": not found`)
-      if (kindOf(attrs.mode) !== 'directory') {
-        throw new FsError('FS_NOT_DIRECTORY', `cannot list "${target.displayPath}": not a directory`)
-      }
-      const listing = await s.readdir(key)
-      throwIfAborted(signal, 'list')
-      const entries = await Promise.all(
-        listing
-          .filter((e) => !(isTempName(e.filename) && kindOf(e.attrs.mode) === 'file'))
-          .map(async (e): Promise<FsDirEntry> => {
-            const name = e.filename
-            const child = { targetKey: FsTargetKey(childPath(key, name)), displayPath: childPath(target.displayPath, name) }
-            const kind = kindOf(e.attrs.mode)
-            if (kind === 'file') return { name, type: 'file', target: child, size: e.attrs.size }
-            if (kind !== 'symlink') return { name, type: kind === 'directory' ? kind : 'other', target: child }
-            // A link: followed on the server; broken, looping or leading out of the root is `other`.
-            const [real, linked] = await Promise.all([s.realpath(child.targetKey).catch(() => undefined), s.stat(child.targetKey).catch(() => undefined)])
-            if (real === undefined || linked === undefined || !containsPath(root, real)) return { name, type: 'other', target: child }
-            const followed = { targetKey: FsTargetKey(real), displayPath: child.displayPath }
-            const type = kindOf(linked.mode)
-            if (type === 'file') return { name, type, target: followed, size: linked.size }
-            return { name, type: type === 'directory' ? type : 'other', target: followed }
-          }),
-      )
-      return entries.sort((a, b) => compareNames(a.name, b.name))
-    } catch (err) {
-      throw toFsError(err, 'list', target.displayPath)
-    }
+    return Promise.all(
+      listing
+        .filter((e) => !(isTempName(e.filename) && kindOf(e.attrs.mode) === 'file'))
+        .map(async (e): Promise<FsDirEntry> => {
+          const name = e.filename
+          const child = { targetKey: FsTargetKey(childPath(key, name)), displayPath: childPath(target.displayPath, name) }
+          const kind = kindOf(e.attrs.mode)
+          if (kind === 'file') return { name, type: 'file', target: child, size: e.attrs.size }
+          if (kind !== 'symlink') return { name, type: kind === 'directory' ? kind : 'other', target: child }
+          // A link: followed on the server; broken, looping or leading out of the root is `other`.
+          const [real, linked] = await Promise.all([s.realpath(child.targetKey).catch(() => undefined), s.stat(child.targetKey).catch(() => undefined)])
+          if (real === undefined || linked === undefined || !containsPath(root, real)) return { name, type: 'other', target: child }
+          const followed = { targetKey: FsTargetKey(real), displayPath: child.displayPath }
+          const type = kindOf(linked.mode)
+          if (type === 'file') return { name, type, target: followed, size: linked.size }
+          return { name, type: type === 'directory' ? type : 'other', target: followed }
+        }),
+    )
   }
 
-  override async writeText(target: FsTarget, content: string, opts: WriteOptions = {}): Promise<FsWriteOutcome> {
-    const { expected, signal } = opts
-    throwIfAborted(signal, 'write')
-    const bytes = encodeWriteContent(content, target.displayPath)
-    assertWriteIntent(expected, target.displayPath)
-    const after = normalizeLf(content)
-    try {
-      const { s } = await this.#session()
-      const key = this.#key(target, 'write')
-      const name = posix.basename(key)
-      if (isTempName(name)) {
-        throw new FsError('FS_UNSUPPORTED', `cannot write "${target.displayPath}": the name "${name}" is reserved for temp files`)
+  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, { expected, signal, beforeMaxBytes }: WriteRequest): Promise<WriteResult> {
+    const { s } = await this.#session()
+    const key = this.#key(target, 'write')
+    const path = target.displayPath
+    const name = posix.basename(key)
+    if (isTempName(name)) throw FsError.unsupported('write', path, `the name "${name}" is reserved for temp files`)
+    if (expected?.kind === 'createIfAbsent') {
+      // No lock: the hard link decides, against this process and every other client alike.
+      const current = await this.#current(s, key, 'write', target)
+      if (current !== undefined) {
+        this.#assertFile(current, 'write', target)
+        throw FsError.notObserved(path)
       }
-      if (expected?.kind === 'createIfAbsent') {
-        // No lock: the hard link decides, against this process and every other client alike.
-        const [, current] = await Promise.all([this.#fence(s, key, 'write', target), s.stat(key).catch(absent)])
-        if (current !== undefined) this.#assertFile(current, 'write', target, 'FS_NOT_OBSERVED')
-        const attrs = await this.#publish(s, { key, displayPath: target.displayPath, bytes, mode: 'link', permissions: this.#newFileMode, verb: 'write', signal })
-        return { operation: 'create', version: this.#published(key, attrs, bytes), before: null, after }
-      }
-      return await locks.run(`${this.#lockScope}\0${key}`, async () => {
-        throwIfAborted(signal, 'write')
-        const [, current] = await Promise.all([this.#fence(s, key, 'write', target), s.stat(key).catch(absent)])
-        if (current !== undefined) this.#assertFile(current, 'write', target)
-        if (expected?.kind === 'replaceIfVersion' && current === undefined) throw stale('write', target, 'file no longer exists')
-        let before: string | null = null
-        if (current !== undefined && (expected !== undefined || current.size <= this.#diffBasisMaxBytes)) {
-          const read = await this.#readCurrent(s, key, current, 'write', signal)
-          if (expected?.kind === 'replaceIfVersion' && read?.version !== expected.version) {
-            throw stale('write', target, read === undefined ? 'file no longer exists' : 'file changed since it was read')
-          }
-          const text = read === undefined || read.bytes.length > this.#diffBasisMaxBytes ? null : decodeTextOrNull(read.bytes)
-          before = text === null ? null : normalizeLf(text)
-        }
-        const permissions = current === undefined ? this.#newFileMode : current.mode & 0o777
-        const attrs = await this.#publish(s, { key, displayPath: target.displayPath, bytes, mode: 'rename', permissions, verb: 'write', signal })
-        return { operation: current === undefined ? 'create' : 'update', version: this.#published(key, attrs, bytes), before, after }
-      })
-    } catch (err) {
-      throw toFsError(err, 'write', target.displayPath)
+      const attrs = await this.#publisher.publish(s, { key, displayPath: path, bytes, mode: 'link', permissions: this.#newFileMode, verb: 'write', signal })
+      return { created: true, version: this.#published(key, attrs, bytes), before: null }
     }
+    return locks.run(`${this.#lockScope}\0${key}`, async () => {
+      throwIfAborted(signal, 'write')
+      const current = await this.#current(s, key, 'write', target)
+      if (current !== undefined) this.#assertFile(current, 'write', target)
+      // A guarded write reads the file whatever its size: its hash is the version to check.
+      const read =
+        current !== undefined && (expected !== undefined || current.size <= beforeMaxBytes)
+          ? await this.#readCurrent(s, key, current, { verb: 'write', path, signal })
+          : undefined
+      checkGuard('write', path, expected, read?.version)
+      const permissions = current === undefined ? this.#newFileMode : current.mode & 0o777
+      const attrs = await this.#publisher.publish(s, { key, displayPath: path, bytes, mode: 'rename', permissions, verb: 'write', signal })
+      const before = read !== undefined && read.bytes.length <= beforeMaxBytes ? read.bytes : null
+      return { created: current === undefined, version: this.#published(key, attrs, bytes), before }
+    })
   }
 
-  override async editText(target: FsTarget, edit: FsEditRequest, opts: EditOptions = {}): Promise<FsEditOutcome> {
-    const { expected, signal } = opts
-    throwIfAborted(signal, 'edit')
-    assertEditRequest(edit)
-    try {
-      const { s } = await this.#session()
-      const key = this.#key(target, 'edit')
-      return await locks.run(`${this.#lockScope}\0${key}`, async () => {
-        throwIfAborted(signal, 'edit')
-        const [, current] = await Promise.all([this.#fence(s, key, 'edit', target), s.stat(key).catch(absent)])
-        if (current === undefined) throw stale('edit', target, 'file no longer exists')
-        this.#assertFile(current, 'edit', target)
-        const read = await this.#readCurrent(s, key, current, 'edit', signal)
-        if (read === undefined) throw stale('edit', target, 'file no longer exists')
-        if (expected !== undefined && read.version !== expected.version) {
-          throw stale('edit', target, 'file changed since it was read')
-        }
-        const result = editTextBytes(read.bytes, edit, target.displayPath)
-        const attrs = await this.#publish(s, {
-          key,
-          displayPath: target.displayPath,
-          bytes: result.bytes,
-          mode: 'rename',
-          permissions: current.mode & 0o777,
-          verb: 'edit',
-          signal,
-        })
-        return { version: this.#published(key, attrs, result.bytes), before: result.before, after: result.after }
-      })
-    } catch (err) {
-      throw toFsError(err, 'edit', target.displayPath)
-    }
+  protected override async updateBytes(
+    target: FsTarget,
+    { expected, signal, maxBytes }: UpdateRequest,
+    transform: (bytes: Uint8Array) => Uint8Array,
+  ): Promise<FsVersion> {
+    const { s } = await this.#session()
+    const key = this.#key(target, 'edit')
+    const path = target.displayPath
+    return locks.run(`${this.#lockScope}\0${key}`, async () => {
+      throwIfAborted(signal, 'edit')
+      const current = await this.#current(s, key, 'edit', target)
+      if (current === undefined) throw FsError.stale('edit', path, 'gone')
+      this.#assertFile(current, 'edit', target)
+      // The version is the content's hash, so the guard can only be checked on the bytes:
+      // a file above the limit is refused before any of them is read.
+      if (current.size > maxBytes) throw FsError.tooLarge('edit', path, current.size, maxBytes)
+      const read = await this.#readCurrent(s, key, current, { verb: 'edit', path, signal, maxBytes })
+      if (read === undefined) throw FsError.stale('edit', path, 'gone')
+      checkGuard('edit', path, expected, read.version)
+      const bytes = transform(read.bytes)
+      const attrs = await this.#publisher.publish(s, { key, displayPath: path, bytes, mode: 'rename', permissions: current.mode & 0o777, verb: 'edit', signal })
+      return this.#published(key, attrs, bytes)
+    })
   }
 
   async #session(): Promise<Ready> {
@@ -360,33 +288,33 @@ export class SftpFileSystem extends FileSystem {
     return { s, root, cwd }
   }
 
+  /** Canonicalizes the root; its failures name the root, not the path of the operation that met them. */
   async #locateRoot(s: Session): Promise<{ root: string; cwd: string }> {
     const home = await s.realpath('.')
     const wanted = posix.resolve(home, this.#options.root ?? '.')
-    const root = await s.realpath(wanted).catch((err: unknown) => {
-      throw toFsError(err, 'resolve', wanted)
-    })
-    const attrs = await s.stat(root).catch((err: unknown) => {
-      throw toFsError(err, 'resolve', wanted)
-    })
-    if (kindOf(attrs.mode) !== 'directory') throw new FsError('FS_NOT_FOUND', `root "${wanted}" is not a directory`)
+    let root: string
+    let attrs: Attrs
+    try {
+      root = await s.realpath(wanted)
+      attrs = await s.stat(root)
+    } catch (err) {
+      throw this.#translate(err, 'resolve', wanted)
+    }
+    if (kindOf(attrs.mode) !== 'directory') throw FsError.notDirectory('resolve', wanted)
     const cwd = posix.resolve(root, this.#options.cwd ?? '.')
     if (!containsPath(root, cwd)) throw outsideRoot('resolve', cwd, root)
     this.#root = root
     return { root, cwd }
   }
 
-  #absolute(path: string, cwdOption: string | undefined, cwd: string): string {
-    if (cwdOption !== undefined && (typeof cwdOption !== 'string' || !cwdOption.isWellFormed())) {
-      throw new FsError('FS_NOT_FOUND', 'cwd must be a string of well-formed Unicode')
-    }
-    return posix.resolve(cwdOption === undefined ? cwd : posix.resolve(cwd, cwdOption), path)
+  #translate(err: unknown, verb: FsVerb, path: string): FsError {
+    return translateError(err, verb, path, (e) => this.errorRow(e))
   }
 
   /** The target's key, refused when it lies outside the root (a forged or foreign target). */
   #key(target: FsTarget, verb: FsVerb): string {
     const key: string = target.targetKey
-    if (typeof key !== 'string' || !key.startsWith('/') || posix.normalize(key) !== key || !containsPath(this.#root, key)) {
+    if (!key.startsWith('/') || posix.normalize(key) !== key || !containsPath(this.#root, key)) {
       throw outsideRoot(verb, target.displayPath, this.#root)
     }
     return key
@@ -402,28 +330,29 @@ export class SftpFileSystem extends FileSystem {
     if (real !== undefined && !containsPath(this.#root, real)) throw outsideRoot(verb, target.displayPath, this.#root)
   }
 
-  async #regularFile(s: Session, key: string, verb: FsVerb, target: FsTarget): Promise<Attrs> {
+  /** The attrs of `key` (symlinks followed), undefined when absent; fenced in the same round trip. */
+  async #current(s: Session, key: string, verb: FsVerb, target: FsTarget): Promise<Attrs | undefined> {
     const [, attrs] = await Promise.all([this.#fence(s, key, verb, target), s.stat(key).catch(absent)])
-    if (attrs === undefined) throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${target.displayPath}": not found`)
+    return attrs
+  }
+
+  async #regularFile(s: Session, key: string, verb: FsVerb, target: FsTarget): Promise<Attrs> {
+    const attrs = await this.#current(s, key, verb, target)
+    if (attrs === undefined) throw FsError.notFound(verb, target.displayPath)
     this.#assertFile(attrs, verb, target)
     return attrs
   }
 
-  #assertFile(attrs: Attrs, verb: FsVerb, target: FsTarget, existing?: 'FS_NOT_OBSERVED'): void {
-    if (kindOf(attrs.mode) !== 'file') {
-      throw new FsError('FS_NOT_REGULAR_FILE', `cannot ${verb} "${target.displayPath}": not a regular file`)
-    }
-    if (existing !== undefined) {
-      throw new FsError(existing, `cannot overwrite existing "${target.displayPath}" without reading it first`)
-    }
+  #assertFile(attrs: Attrs, verb: FsVerb, target: FsTarget): void {
+    if (kindOf(attrs.mode) !== 'file') throw FsError.notRegularFile(verb, target.displayPath)
   }
 
   /** A file's content-hash version: from the settled cache, else by reading it (undefined when it vanished). */
-  async #fileVersion(s: Session, key: string, attrs: Attrs, verb: FsVerb, signal?: AbortSignal): Promise<FsVersion | undefined> {
+  async #fileVersion(s: Session, key: string, attrs: Attrs, op: ReadFor): Promise<FsVersion | undefined> {
     const cached = this.#versions.lookup(key, attrs)
     if (cached !== undefined) return cached
     try {
-      return (await this.#readCurrent(s, key, attrs, verb, signal))?.version
+      return (await this.#readCurrent(s, key, attrs, op))?.version
     } catch (err) {
       // A file this user may not read still has metadata: its version falls back to it.
       if (statusOf(err) === STATUS.PERMISSION_DENIED) return metadataVersion('unreadable', attrs)
@@ -431,19 +360,19 @@ export class SftpFileSystem extends FileSystem {
     }
   }
 
-  /** Reads a file whole with the attrs of the same handle, hashes it, and offers the hash to the cache. */
-  async #readCurrent(
-    s: Session,
-    key: string,
-    attrs: Attrs,
-    verb: FsVerb,
-    signal?: AbortSignal,
-  ): Promise<{ bytes: Buffer; version: FsVersion } | undefined> {
+  /**
+   * Reads a file whole with the attrs of the same handle, hashes it, and offers the hash to
+   * the cache; undefined when it vanished. With `maxBytes`, a file that grew beyond it since
+   * its stat is `FS_TOO_LARGE`, and no more than `maxBytes + 1` bytes are held.
+   */
+  async #readCurrent(s: Session, key: string, attrs: Attrs, op: ReadFor): Promise<{ bytes: Buffer; version: FsVersion } | undefined> {
+    const { verb, path, signal, maxBytes = Number.POSITIVE_INFINITY } = op
     const startedAt = performance.now()
     const handle = await s.open(key, 'r').catch(absent)
     if (handle === undefined) return undefined
     try {
-      const [opened, bytes] = await Promise.all([s.fstat(handle), s.readAll(handle, attrs.size, verb, signal)])
+      const [opened, bytes] = await Promise.all([s.fstat(handle), s.readAll(handle, attrs.size, verb, signal, maxBytes + 1)])
+      if (bytes.length > maxBytes) throw FsError.tooLarge(verb, path, Math.max(bytes.length, opened.size), maxBytes)
       const version = contentVersion(bytes)
       this.#versions.offer(key, opened, version, startedAt)
       return { bytes, version }
@@ -452,18 +381,10 @@ export class SftpFileSystem extends FileSystem {
     }
   }
 
-  #publish(s: Session, req: Parameters<Publisher['publish']>[1]): Promise<Attrs> {
-    return this.#publisher.publish(s, req)
-  }
-
   /** Bookkeeping after a publication; returns the new version. */
   #published(key: string, attrs: Attrs, bytes: Uint8Array): FsVersion {
     this.#versions.observe(attrs.mtime)
     this.#versions.forget(key)
     return contentVersion(bytes)
   }
-}
-
-function stale(verb: FsVerb, target: FsTarget, why: string): FsError {
-  return new FsError('FS_STALE_VERSION', `cannot ${verb} "${target.displayPath}": ${why}`)
 }

@@ -1,14 +1,15 @@
-import { TextChunkDecoder, throwIfAborted } from '@seamfs/core'
 import type { Session } from './connection.js'
-import { toFsError } from './errors.js'
 
 /** Reads kept in flight by a stream (bounded memory: 8 × 64 KiB). */
 const STREAM_WINDOW = 8
 const STREAM_CHUNK = 64 * 1024
 
-/** Streams a remote file with a window of reads in flight; a short read restarts the window where it ended. */
-export async function* streamFile(s: Session, key: string, displayPath: string, signal: AbortSignal | undefined): AsyncGenerator<string> {
-  const decoder = new TextChunkDecoder(displayPath, 'read')
+/**
+ * Streams a remote file's bytes with a window of reads in flight; a short read
+ * restarts the window where it ended. The handle is opened on the first `next()`,
+ * so an iterable that is never consumed holds nothing; `return()` closes it.
+ */
+export async function* streamFile(s: Session, key: string): AsyncGenerator<Uint8Array> {
   let handle: Buffer | undefined
   const window: { offset: number; read: Promise<Buffer> }[] = []
   try {
@@ -25,7 +26,6 @@ export async function* streamFile(s: Session, key: string, displayPath: string, 
     }
     fill()
     for (;;) {
-      throwIfAborted(signal, 'read')
       const next = window.shift() as { offset: number; read: Promise<Buffer> }
       const chunk = await next.read
       if (chunk.length === 0) break
@@ -34,13 +34,8 @@ export async function* streamFile(s: Session, key: string, displayPath: string, 
         offset = next.offset + chunk.length
       }
       fill()
-      const text = decoder.push(chunk)
-      if (text !== '') yield text
+      yield chunk
     }
-    const tail = decoder.end()
-    if (tail !== '') yield tail
-  } catch (err) {
-    throw toFsError(err, 'read', displayPath)
   } finally {
     if (handle !== undefined) s.close(handle).catch(() => undefined)
   }

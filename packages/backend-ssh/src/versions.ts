@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
-import { FsVersion } from '@seamfs/core'
+import { FsVersion } from '@seamfs/core/backend'
 import type { Attrs } from './connection.js'
 
 /**

@@ -14,9 +14,9 @@ if (server === null) {
   const at = (fs: SftpFileSystem, path: string): string => `${roots.get(fs)}/${path}`
   await describeConformance<SftpFileSystem>({
     name: 'SftpFileSystem (OpenSSH sshd)',
-    create: async () => {
+    create: async ({ limits }) => {
       const root = await raw.freshDir(server.root)
-      const fs = new SftpFileSystem({ ...server, root })
+      const fs = new SftpFileSystem({ ...server, ...limits, root })
       roots.set(fs, root)
       return { fs, dispose: () => raw.rmrf(root) }
     },

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { FS_ERROR_CODES, FsError } from '@seamfs/core'
-import { STATUS_TABLE, toFsError } from '@seamfs/backend-ssh'
+import { FS_ERROR_CODES, FsError, type FsVerb } from '@seamfs/core'
+import { translateError } from '@seamfs/core/backend'
+import { ConnectionFailure, sftpErrorRow, STATUS_TABLE } from '../src/errors.js'
+
+const toFsError = (err: unknown, verb: FsVerb, path: string): FsError => translateError(err, verb, path, sftpErrorRow)
 
 /** ssh2's SFTP errors carry the status as a numeric `code`; connection errors a `level` or an errno string. */
 const sftpError = (code: number): Error => Object.assign(new Error('server text is never read'), { code })
@@ -43,5 +46,10 @@ describe('the SFTP status table (unit: no server)', () => {
     const own = new FsError('FS_STALE_VERSION', 'stale')
     expect(toFsError(own, 'edit', 'x')).toBe(own)
     expect(toFsError(Object.assign(new Error('aborted'), { name: 'AbortError' }), 'read', 'x').code).toBe('FS_ABORTED')
+  })
+
+  it("the connection's own failures carry their row: the operation names itself in the message", () => {
+    const closed = toFsError(new ConnectionFailure({ code: 'FS_IO_ERROR', reason: 'the SFTP filesystem is closed' }), 'read', '/r/a.txt')
+    expect(closed).toMatchObject({ code: 'FS_IO_ERROR', retryable: false, message: 'cannot read "/r/a.txt": the SFTP filesystem is closed' })
   })
 })

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
 import { codeOf } from '@seamfs/conformance'
-import { FsTargetKey } from '@seamfs/core'
-import { SftpFileSystem, sha256Fingerprint } from '@seamfs/backend-ssh'
+import { FsTargetKey } from '@seamfs/core/backend'
+import { SftpFileSystem } from '@seamfs/backend-ssh'
 import ssh2 from 'ssh2'
+import { Session, sha256Fingerprint } from '../src/connection.js'
 import { countingClient, titled } from './helpers.js'
 import { RawSftp } from './raw.js'
 
@@ -141,6 +142,70 @@ describe.skipIf(server === null)(titled('SftpFileSystem against OpenSSH', server
       const t = await fs.resolve('secret.txt')
       expect((await fs.stat(t))?.type).toBe('file')
       expect(await codeOf(fs.readText(t))).toBe('FS_PERMISSION_DENIED')
+    })
+  })
+
+  describe('size limits', () => {
+    it('maxTextBytes 1000: a 1001-byte file is FS_TOO_LARGE for readText and editText, refused on its stat, unchanged', async () => {
+      const bytes = Buffer.from(`MARK\n${'x'.repeat(996)}`)
+      expect(bytes.length).toBe(1001)
+      await raw.writeInPlace(`${root}/big.txt`, bytes)
+      await raw.writeInPlace(`${root}/fits.txt`, bytes.subarray(1))
+      const counting = await countingClient(server!)
+      const limited = new SftpFileSystem({ client: counting.client, root, maxTextBytes: 1000 })
+      try {
+        const t = await limited.resolve('big.txt')
+        const { version } = (await limited.stat(t))!
+        counting.reset()
+        expect(await codeOf(limited.readText(t))).toBe('FS_TOO_LARGE')
+        // The size comes with the stat of the root fence's round trip: the file is never opened.
+        expect(Object.fromEntries(counting.counts)).toEqual({ REALPATH: 1, STAT: 1 })
+        const edit = { oldString: 'MARK', newString: 'DONE', replaceAll: false }
+        counting.reset()
+        expect(await codeOf(limited.editText(t, edit))).toBe('FS_TOO_LARGE')
+        expect(await codeOf(limited.editText(t, edit, { expected: { version } }))).toBe('FS_TOO_LARGE')
+        expect(counting.counts.get('OPEN')).toBeUndefined()
+        expect(counting.counts.get('READ')).toBeUndefined()
+        expect((await raw.read(`${root}/big.txt`)).equals(bytes)).toBe(true)
+        expect(await raw.names(root)).toEqual(['big.txt', 'fits.txt'])
+        const fits = await limited.resolve('fits.txt')
+        expect(await limited.readText(fits)).toBe(bytes.subarray(1).toString())
+        expect((await limited.editText(fits, { oldString: 'x', newString: 'y', replaceAll: true })).after).toBe(`ARK\n${'y'.repeat(996)}`)
+      } finally {
+        await limited.close()
+        counting.client.end()
+      }
+    })
+
+    it('a 2.5 GiB sparse file under the default limit: readText and editText are FS_TOO_LARGE, nothing is read or changed', async () => {
+      const size = 2.5 * 1024 ** 3
+      const handle = await raw.call<Buffer>((cb) => raw.sftp.open(`${root}/huge.txt`, 'w', cb))
+      await raw.call((cb) => raw.sftp.write(handle, Buffer.from('Z'), 0, 1, size - 1, cb))
+      await raw.call((cb) => raw.sftp.close(handle, cb))
+      const t = await fs.resolve('huge.txt')
+      expect(await codeOf(fs.readText(t))).toBe('FS_TOO_LARGE')
+      expect(await codeOf(fs.editText(t, { oldString: 'Z', newString: 'Y', replaceAll: false }))).toBe('FS_TOO_LARGE')
+      const again = await raw.call<Buffer>((cb) => raw.sftp.open(`${root}/huge.txt`, 'r', cb))
+      const last = Buffer.alloc(2)
+      const n = await raw.call<number>((cb) => raw.sftp.read(again, last, 0, 2, size - 1, cb))
+      await raw.call((cb) => raw.sftp.close(again, cb))
+      expect(last.subarray(0, n).toString()).toBe('Z')
+      expect(await raw.names(root)).toEqual(['huge.txt'])
+    })
+
+    it('a file that grew since its stat is read no further than the limit', async () => {
+      await raw.writeInPlace(`${root}/grown.txt`, Buffer.alloc(300 * 1024, 0x61))
+      const session = new Session(raw.sftp, 1)
+      const handle = await raw.call<Buffer>((cb) => raw.sftp.open(`${root}/grown.txt`, 'r', cb))
+      try {
+        // A stale size hint of 10 bytes, as if the file grew after the stat.
+        expect((await session.readAll(handle, 10, 'read', undefined, 1001)).length).toBe(1001)
+        expect((await session.readAll(handle, 10, 'read', undefined, 200 * 1024 + 1)).length).toBe(200 * 1024 + 1)
+        expect((await session.readAll(handle, 10, 'read')).length).toBe(300 * 1024)
+        expect((await session.readAll(handle, 400 * 1024, 'read', undefined, 1001)).length).toBe(1001)
+      } finally {
+        await raw.call((cb) => raw.sftp.close(handle, cb))
+      }
     })
   })
 

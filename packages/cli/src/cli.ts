@@ -3,7 +3,8 @@ import { createRequire } from 'node:module'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
-import { ConfigError, parseFsUrl, validateConfig, type HarnessConfig } from './config.js'
+import { ConfigError, isConfigError, parseFsUrl, validateConfig, type HarnessConfig } from './config.js'
+import { isMissingPackage } from './backends.js'
 import { loadHarness, type Harness } from './harness.js'
 
 /** Where a command writes; tests pass their own. */
@@ -16,6 +17,9 @@ export interface Io {
 }
 
 export const CONFIG_FILE = 'seamfs.config.json'
+
+/** The kit and its peers: `seamfs conformance` names the one missing. */
+const KIT_PACKAGES = ['@seamfs/conformance', 'vitest', 'fast-check']
 
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
 
@@ -70,8 +74,8 @@ export async function readConfig(options: GlobalOptions, io: Io): Promise<Harnes
       throw new ConfigError(file, 'valid JSON', (err as Error).message)
     }
   }
-  const config = validateConfig(raw)
-  return options.fs === undefined ? config : { ...config, backend: parseFsUrl(options.fs) }
+  const config = await validateConfig(raw)
+  return options.fs === undefined ? config : { ...config, backend: await parseFsUrl(options.fs) }
 }
 
 /** Builds the `seamfs` program; `run` parses argv and resolves to the exit code. */
@@ -176,8 +180,15 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
       if (module !== undefined && o.builtin) command.error('error: give a module or --builtin, not both', { exitCode: 2 })
       if (module !== undefined && !existsSync(resolve(io.cwd, module))) command.error(`error: no module at ${module}`, { exitCode: 2 })
       const progress = o.quiet ? undefined : io.stderr
-      // Loaded here: the kit's runner brings vitest, which the other commands do not need.
-      const { runBuiltinConformance, runModuleConformance } = await import('./conformance.js')
+      // Loaded here: the kit (an optional peer) brings vitest, which the other commands do not need.
+      const kit = await import('./conformance.js').catch((err: unknown) => {
+        const missing = KIT_PACKAGES.find((pkg) => isMissingPackage(err, pkg))
+        if (missing === undefined) throw err
+        return command.error(`error: seamfs conformance needs the package ${missing}: npm install @seamfs/conformance (it brings vitest and fast-check)`, { exitCode: 2 })
+      })
+      const { missingBuiltin, runBuiltinConformance, runModuleConformance } = kit
+      const builtinMissing = o.builtin || module === undefined ? missingBuiltin() : undefined
+      if (builtinMissing !== undefined) command.error(`error: seamfs conformance --builtin needs the package ${builtinMissing}: npm install ${builtinMissing}`, { exitCode: 2 })
       const failed = o.builtin || module === undefined
         ? await runBuiltinConformance({ io, progress, json: o.json, fs: o.builtin ? undefined : program.opts<GlobalOptions>().fs })
         : await runModuleConformance({ io, progress, json: o.json, module: resolve(io.cwd, module) })
@@ -207,7 +218,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
     return exit()
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2
-    if (err instanceof ConfigError) {
+    if (isConfigError(err)) {
       io.stderr(`seamfs: ${err.message}\n`)
       return 2
     }

@@ -35,10 +35,23 @@ export async function runModuleConformance(run: ConformanceRun & { readonly modu
 }
 
 /** The built-in backends' conformance modules (shipped by the backend packages themselves). */
-const BUILTIN: ReadonlyArray<readonly [label: string, specifier: string]> = [
-  ['memory', '@seamfs/backend-memory/conformance'],
-  ['local', '@seamfs/backend-local/conformance'],
+const BUILTIN: ReadonlyArray<readonly [label: string, pkg: string]> = [
+  ['memory', '@seamfs/backend-memory'],
+  ['local', '@seamfs/backend-local'],
 ]
+
+/** The first built-in backend package that is not installed (they are optional peers of the CLI). */
+export function missingBuiltin(): string | undefined {
+  const require = createRequire(import.meta.url)
+  return BUILTIN.find(([, pkg]) => {
+    try {
+      require.resolve(`${pkg}/conformance`)
+      return false
+    } catch {
+      return true
+    }
+  })?.[1]
+}
 
 /**
  * The kit against the embedded backends: memory, and local in a temporary
@@ -50,10 +63,10 @@ export async function runBuiltinConformance(run: ConformanceRun & { readonly fs?
   }
   const require = createRequire(import.meta.url)
   const reports: ConformanceReport[] = []
-  for (const [label, specifier] of BUILTIN) {
+  for (const [label, pkg] of BUILTIN) {
     run.io.stdout(`\n== conformance: ${label} ==\n`)
     const report = await runConformance({
-      module: require.resolve(specifier),
+      module: require.resolve(`${pkg}/conformance`),
       root: run.io.cwd,
       onTest: progressPrinter(label, run.progress),
     })

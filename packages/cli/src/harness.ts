@@ -1,11 +1,9 @@
-import { readFileSync, statSync } from 'node:fs'
-import { homedir } from 'node:os'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { FileSystem, ObservationPolicy, SandboxedFileSystem } from '@seamfs/core'
-import { LocalFileSystem } from '@seamfs/backend-local'
-import { MemoryFileSystem, type MemoryTree } from '@seamfs/backend-memory'
+import type { ConfigEnv } from '@seamfs/core/backend'
 import { createFileTools, type FileTool } from '@seamfs/tools'
+import { backendDefinition } from './backends.js'
 import { ConfigError, validateConfig, type BackendConfig, type HarnessConfig } from './config.js'
 
 /** A mounted harness: the composed filesystem (backend → sandbox), the policy and the tools. */
@@ -25,10 +23,8 @@ export interface LoadOptions {
   /** Where relative paths of the config (local root, module, key file) start (default: cwd). */
   readonly baseDir?: string
   /** Environment to read secrets from (default: process.env). */
-  readonly env?: Readonly<Record<string, string | undefined>>
+  readonly env?: ConfigEnv
 }
-
-const expandHome = (path: string): string => (path === '~' || path.startsWith('~/') ? homedir() + path.slice(1) : path)
 
 function isFileSystem(value: unknown): value is FileSystem {
   const v = value as Partial<FileSystem> | null
@@ -56,95 +52,16 @@ async function fromModule(specifier: string, baseDir: string): Promise<FileSyste
   return value
 }
 
-/** Loose shapes of the remote backends, imported only when configured. */
-type RemoteModule = Record<string, unknown>
-
-async function remote(name: string): Promise<RemoteModule> {
-  try {
-    return (await import(name)) as RemoteModule
-  } catch (err) {
-    throw new ConfigError('backend.type', `an installed ${name}`, (err as Error).message)
-  }
-}
-
-async function construct(mod: RemoteModule, className: string, options: Record<string, unknown>): Promise<FileSystem> {
-  const ctor = mod[className] as (new (o: unknown) => FileSystem) & { open?: (o: unknown) => Promise<FileSystem> }
-  if (typeof ctor !== 'function') throw new ConfigError('backend.type', `a package exporting ${className}`, undefined)
-  return typeof ctor.open === 'function' ? ctor.open(options) : new ctor(options)
-}
-
-async function mountBackend(b: BackendConfig, baseDir: string, env: LoadOptions['env'] & object): Promise<FileSystem> {
-  switch (b.type) {
-    case 'local': {
-      const root = resolve(baseDir, expandHome(b.root))
-      if (statSync(root, { throwIfNoEntry: false })?.isDirectory() !== true) {
-        throw new ConfigError('backend.root', 'an existing directory', b.root)
-      }
-      return new LocalFileSystem({ cwd: root })
-    }
-    case 'memory':
-      return new MemoryFileSystem(b.files === undefined ? {} : { files: b.files as MemoryTree })
-    case 's3': {
-      const accessKeyId = b.accessKeyIdEnv === undefined ? undefined : env[b.accessKeyIdEnv]
-      const secretAccessKey = b.secretAccessKeyEnv === undefined ? undefined : env[b.secretAccessKeyEnv]
-      if (b.accessKeyIdEnv !== undefined && accessKeyId === undefined) {
-        throw new ConfigError('backend.accessKeyIdEnv', `the variable ${b.accessKeyIdEnv} to be set`, undefined)
-      }
-      if (b.secretAccessKeyEnv !== undefined && secretAccessKey === undefined) {
-        throw new ConfigError('backend.secretAccessKeyEnv', `the variable ${b.secretAccessKeyEnv} to be set`, undefined)
-      }
-      const credentials = accessKeyId !== undefined && secretAccessKey !== undefined ? { accessKeyId, secretAccessKey } : undefined
-      return construct(await remote('@seamfs/backend-s3'), 'S3FileSystem', {
-        bucket: b.bucket,
-        ...(b.prefix === undefined ? {} : { prefix: b.prefix }),
-        ...(b.endpoint === undefined ? {} : { endpoint: b.endpoint }),
-        region: b.region ?? env['AWS_REGION'] ?? 'us-east-1',
-        ...(b.forcePathStyle === undefined ? {} : { forcePathStyle: b.forcePathStyle }),
-        ...(credentials === undefined ? {} : { credentials }),
-      })
-    }
-    case 'sftp': {
-      let privateKey: string | undefined
-      if (b.privateKeyFile !== undefined) {
-        try {
-          privateKey = readFileSync(resolve(baseDir, expandHome(b.privateKeyFile)), 'utf8')
-        } catch {
-          throw new ConfigError('backend.privateKeyFile', 'a readable key file', b.privateKeyFile)
-        }
-      }
-      const password = b.passwordEnv === undefined ? undefined : env[b.passwordEnv]
-      if (b.passwordEnv !== undefined && password === undefined) {
-        throw new ConfigError('backend.passwordEnv', `the variable ${b.passwordEnv} to be set`, undefined)
-      }
-      return construct(await remote('@seamfs/backend-ssh'), 'SftpFileSystem', {
-        host: b.host,
-        username: b.username,
-        ...(b.port === undefined ? {} : { port: b.port }),
-        ...(b.root === undefined ? {} : { root: b.root }),
-        ...(privateKey === undefined ? {} : { privateKey }),
-        ...(password === undefined ? {} : { password }),
-        ...(b.hostKeySha256 === undefined ? {} : { hostKeySha256: b.hostKeySha256 }),
-      })
-    }
-    case 'module':
-      return fromModule(b.module, baseDir)
-  }
+/** A `{ type: 'module' }` backend is the CLI's own; every other type is opened by its package. */
+async function mountBackend(b: BackendConfig, baseDir: string, env: ConfigEnv): Promise<FileSystem> {
+  if (b.type === 'module') return fromModule(b['module'] as string, baseDir)
+  return (await backendDefinition(b.type, 'backend.type')).open(b, env, baseDir)
 }
 
 /** What was mounted, without secrets. */
-export function describeBackend(b: BackendConfig): string {
-  switch (b.type) {
-    case 'local':
-      return `local disk at ${b.root}`
-    case 'memory':
-      return 'memory'
-    case 's3':
-      return `s3://${b.bucket}/${b.prefix ?? ''}${b.endpoint === undefined ? '' : ` at ${b.endpoint}`}`
-    case 'sftp':
-      return `sftp://${b.username}@${b.host}${b.port === undefined ? '' : `:${b.port}`}${b.root ?? ''}`
-    case 'module':
-      return `module ${b.module}`
-  }
+export async function describeBackend(b: BackendConfig): Promise<string> {
+  if (b.type === 'module') return `module ${b['module'] as string}`
+  return (await backendDefinition(b.type, 'backend.type')).describe(b)
 }
 
 /**
@@ -152,7 +69,7 @@ export function describeBackend(b: BackendConfig): string {
  * and the tools. Throws {@link ConfigError} for anything wrong in the config.
  */
 export async function loadHarness(rawConfig: unknown, options: LoadOptions = {}): Promise<Harness> {
-  const config = validateConfig(rawConfig)
+  const config = await validateConfig(rawConfig)
   const baseDir = options.baseDir ?? process.cwd()
   const backend = await mountBackend(config.backend, baseDir, options.env ?? process.env)
   const fs = config.sandbox === undefined
@@ -173,7 +90,7 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
   const sandbox = config.sandbox === undefined ? '' : `, sandbox ${config.sandbox.mode}`
   return {
     config,
-    description: `${describeBackend(config.backend)}${sandbox}${policy === undefined ? ', no policy' : ''}`,
+    description: `${await describeBackend(config.backend)}${sandbox}${policy === undefined ? ', no policy' : ''}`,
     backend,
     fs,
     policy,

@@ -19,10 +19,10 @@ const TOOL_KEYS =
 const BACKEND_TYPES = 'one of "local", "memory", "s3", "sftp", "module"'
 const PORT = 'a port number (1-65535)'
 
-/** Runs `fn`, expects a ConfigError, returns it. */
-function configError(fn: () => unknown): ConfigError {
+/** Runs `fn`, expects it to reject with a ConfigError, returns it. */
+async function configError(fn: () => Promise<unknown>): Promise<ConfigError> {
   try {
-    fn()
+    await fn()
   } catch (err) {
     expect(err).toBeInstanceOf(ConfigError)
     return err as ConfigError
@@ -79,21 +79,21 @@ describe('validateConfig: a wrong config names the key, what was expected and wh
     ['unknown tools key', { backend: local, tools: { maxFiles: 3 } }, 'tools.maxFiles', `expected one of the keys ${TOOL_KEYS}, found an unknown key`],
   ]
 
-  it.each(cases)('%s', (_what, raw, key, message) => {
-    const err = configError(() => validateConfig(raw))
+  it.each(cases)('%s', async (_what, raw, key, message) => {
+    const err = await configError(() => validateConfig(raw))
     expect(err.key).toBe(key)
     expect(err.message).toBe(`config: ${key}: ${message}`)
     expect(err.message).not.toContain(SECRET)
   })
 
-  it('cuts a long found value', () => {
-    const err = configError(() => validateConfig({ backend: { type: 'x'.repeat(100) } }))
+  it('cuts a long found value', async () => {
+    const err = await configError(() => validateConfig({ backend: { type: 'x'.repeat(100) } }))
     expect(err.message).toBe(`config: backend.type: expected ${BACKEND_TYPES}, found the string "${'x'.repeat(57)}..."`)
   })
 })
 
 describe('validateConfig: the good forms', () => {
-  it('a full config comes back typed, without the keys it did not have', () => {
+  it('a full config comes back typed, without the keys it did not have', async () => {
     const raw = {
       $schema: './schema.json',
       backend: { type: 's3', bucket: 'b', prefix: '', region: 'eu-west-1', forcePathStyle: false, accessKeyIdEnv: 'K', secretAccessKeyEnv: 'S' },
@@ -102,7 +102,7 @@ describe('validateConfig: the good forms', () => {
       policy: false,
       tools: { readLimit: 100, grepMaxMatches: 5 },
     }
-    expect(validateConfig(raw)).toEqual({
+    expect(await validateConfig(raw)).toEqual({
       backend: { type: 's3', bucket: 'b', prefix: '', region: 'eu-west-1', forcePathStyle: false, accessKeyIdEnv: 'K', secretAccessKeyEnv: 'S' },
       cwd: '/work',
       sandbox: { mode: 'workspace-write', writableRoots: ['/tmp'], confineReads: true },
@@ -120,8 +120,8 @@ describe('validateConfig: the good forms', () => {
     ['memory:', { type: 'memory' }],
     ['file:./work', { type: 'local', root: './work' }],
     ['s3://bucket/p', { type: 's3', bucket: 'bucket', prefix: 'p' }],
-  ])('backend %j', (raw, backend) => {
-    expect(validateConfig({ backend: raw })).toEqual({ backend })
+  ])('backend %j', async (raw, backend) => {
+    expect(await validateConfig({ backend: raw })).toEqual({ backend })
   })
 })
 
@@ -146,8 +146,8 @@ describe('parseFsUrl', () => {
     ['sftp://us%40er@host/', { type: 'sftp', host: 'host', username: 'us@er' }],
     ['./my-backend.js', { type: 'module', module: './my-backend.js' }],
     ['backend.ts', { type: 'module', module: 'backend.ts' }],
-  ])('%s', (spec, backend) => {
-    expect(parseFsUrl(spec)).toEqual(backend)
+  ])('%s', async (spec, backend) => {
+    expect(await parseFsUrl(spec)).toEqual(backend)
   })
 
   it.each<[spec: string, message: string]>([
@@ -161,8 +161,8 @@ describe('parseFsUrl', () => {
     [`s3://key:${SECRET}@bucket/p`, 'expected no password in the URL (use an environment variable), found a password'],
     [`sftp://u:${SECRET}@host:99999/srv`, 'expected a valid URL, found the string "sftp://u:***@host:99999/srv"'],
     [`ftp://u:${SECRET}@host/x`, 'expected file:, memory:, s3:// or sftp://, found the string "ftp://u:***@host/x"'],
-  ])('%s is refused', (spec, message) => {
-    const err = configError(() => parseFsUrl(spec))
+  ])('%s is refused', async (spec, message) => {
+    const err = await configError(() => parseFsUrl(spec))
     expect(err.key).toBe('--fs')
     expect(err.message).toBe(`config: --fs: ${message}`)
     expect(err.message).not.toContain(SECRET)
@@ -244,14 +244,14 @@ describe('loadHarness', () => {
     }
   })
 
-  it('descriptions never contain a secret', () => {
+  it('descriptions never contain a secret', async () => {
     const configs: BackendConfig[] = [
       { type: 's3', bucket: 'b', prefix: 'p/', endpoint: 'http://127.0.0.1:7480', accessKeyIdEnv: 'KEY_ID', secretAccessKeyEnv: 'SECRET' },
       { type: 'sftp', host: 'h', port: 2222, username: 'u', root: '/srv', privateKeyFile: '/home/u/.ssh/id_ed25519', passwordEnv: 'PW' },
     ]
-    expect(describeBackend(configs[0] as BackendConfig)).toBe('s3://b/p/ at http://127.0.0.1:7480')
-    expect(describeBackend(configs[1] as BackendConfig)).toBe('sftp://u@h:2222/srv')
-    for (const c of configs) expect(describeBackend(c)).not.toMatch(/KEY_ID|SECRET|PW|id_ed25519/)
+    expect(await describeBackend(configs[0] as BackendConfig)).toBe('s3://b/p/ at http://127.0.0.1:7480')
+    expect(await describeBackend(configs[1] as BackendConfig)).toBe('sftp://u@h:2222/srv')
+    for (const c of configs) expect(await describeBackend(c)).not.toMatch(/KEY_ID|SECRET|PW|id_ed25519/)
   })
 
   const s3 = inject('s3')

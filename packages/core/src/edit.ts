@@ -25,7 +25,7 @@ export function findLiteral(haystack: string, needle: string): number[] {
 }
 
 /**
- * The literal edit of SPEC §2 on decoded text (`stored`, without BOM, line
+ * The literal edit of `FileSystem.editText` on decoded text (`stored`, without BOM, line
  * endings as on disk): match on LF-normalized text, `$` literal, empty or
  * missing `oldString` → `FS_EDIT_NOT_FOUND`, several matches without
  * `replaceAll` → `FS_AMBIGUOUS_EDIT`. Text outside the matches keeps its exact
@@ -34,17 +34,16 @@ export function findLiteral(haystack: string, needle: string): number[] {
 export function applyLiteralEdit(stored: string, edit: FsEditRequest, path: string): LiteralEditResult {
   const oldLf = normalizeLf(edit.oldString)
   const newLf = normalizeLf(edit.newString)
-  if (oldLf === '') throw new FsError('FS_EDIT_NOT_FOUND', 'old_string must be a non-empty string')
+  if (oldLf === '') throw new FsError('FS_EDIT_NOT_FOUND', 'oldString must be a non-empty string')
   const before = normalizeLf(stored)
   const matches = findLiteral(before, oldLf)
   if (matches.length === 0) {
-    throw new FsError('FS_EDIT_NOT_FOUND', `old_string was not found in "${path}"`)
+    throw FsError.at('FS_EDIT_NOT_FOUND', 'edit', path, 'oldString was not found')
   }
   if (matches.length > 1 && !edit.replaceAll) {
-    throw new FsError(
-      'FS_AMBIGUOUS_EDIT',
-      `old_string matched ${matches.length} times in "${path}"; provide a more specific old_string or set replace_all to true`,
-    )
+    throw FsError.at('FS_AMBIGUOUS_EDIT', 'edit', path, `oldString matched ${matches.length} times and replaceAll is false`, {
+      details: { matches: matches.length },
+    })
   }
   const after = splice(before, matches, oldLf.length, newLf)
   // No CRLF on disk: the spliced text is what gets stored; `after` is still reported
@@ -123,5 +122,5 @@ export function assertEditRequest(edit: unknown): asserts edit is FsEditRequest 
   if (e.replaceAll !== undefined && typeof e.replaceAll !== 'boolean') {
     throw new FsError('FS_EDIT_NOT_FOUND', 'replaceAll must be a boolean')
   }
-  if (normalizeLf(e.oldString) === '') throw new FsError('FS_EDIT_NOT_FOUND', 'old_string must be a non-empty string')
+  if (normalizeLf(e.oldString) === '') throw new FsError('FS_EDIT_NOT_FOUND', 'oldString must be a non-empty string')
 }

@@ -54,27 +54,110 @@ export const FS_ERROR_CODES: readonly FsErrorCode[] = Object.freeze([
 
 const CODE_SET: ReadonlySet<string> = new Set(FS_ERROR_CODES)
 
+/** Structured facts some errors carry, so a caller never parses the message. */
+export interface FsErrorDetails {
+  /** How many times `oldString` matched (`FS_AMBIGUOUS_EDIT`). */
+  readonly matches?: number
+  /** The byte size found (`FS_TOO_LARGE`). */
+  readonly size?: number
+  /** The byte limit that was exceeded (`FS_TOO_LARGE`). */
+  readonly limit?: number
+}
+
 /** Options of {@link FsError}. */
 export interface FsErrorOptions {
   /** The foreign error this one translates. */
   readonly cause?: unknown
   /** Whether the same call may succeed if tried again (network drops, EMFILE…). */
   readonly retryable?: boolean
+  readonly details?: FsErrorDetails
 }
+
+/** The verbs used in messages: `cannot <verb> "<path>": …` and `<verb> aborted`. */
+export type FsVerb = 'resolve' | 'stat' | 'lstat' | 'read' | 'list' | 'write' | 'edit'
 
 /**
  * The one error type of seamfs. Check it with {@link isFsError} (by code), not
  * `instanceof`: two installed copies of this package break `instanceof`.
+ *
+ * The contract's failures have named constructors (`FsError.notFound(verb, path)`…):
+ * every backend builds them through these, so each message shape is written once
+ * (`cannot <verb> "<path>": <reason>`). A lint rule forbids `new FsError` in backends.
  */
 export class FsError extends Error {
   override readonly name = 'FsError'
   readonly code: FsErrorCode
   readonly retryable: boolean
+  readonly details: FsErrorDetails | undefined
 
   constructor(code: FsErrorCode, message: string, options: FsErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.code = code
     this.retryable = options.retryable ?? false
+    this.details = options.details
+  }
+
+  /** `cannot <verb> "<path>": <reason>` with any code: the shape of every path-bound failure. */
+  static at(code: FsErrorCode, verb: FsVerb, path: string, reason: string, options?: FsErrorOptions): FsError {
+    return new FsError(code, `cannot ${verb} "${path}": ${reason}`, options)
+  }
+
+  /** `FS_NOT_FOUND`: the path does not exist. */
+  static notFound(verb: FsVerb, path: string, cause?: unknown): FsError {
+    return FsError.at('FS_NOT_FOUND', verb, path, 'not found', { cause })
+  }
+
+  /** `FS_NOT_FOUND`: a path segment before the last is a regular file. */
+  static throughFile(verb: FsVerb, path: string, cause?: unknown): FsError {
+    return FsError.at('FS_NOT_FOUND', verb, path, 'a parent path segment is not a directory', { cause })
+  }
+
+  /** `FS_NOT_FOUND`: symbolic links loop (or nest beyond the store's limit). */
+  static linkLoop(verb: FsVerb, path: string, cause?: unknown): FsError {
+    return FsError.at('FS_NOT_FOUND', verb, path, 'too many levels of symbolic links', { cause })
+  }
+
+  /** `FS_NOT_REGULAR_FILE`: a directory or special file where a file was needed. */
+  static notRegularFile(verb: FsVerb, path: string, cause?: unknown): FsError {
+    return FsError.at('FS_NOT_REGULAR_FILE', verb, path, 'not a regular file', { cause })
+  }
+
+  /** `FS_NOT_DIRECTORY`: a listing of an existing non-directory. */
+  static notDirectory(verb: FsVerb, path: string, cause?: unknown): FsError {
+    return FsError.at('FS_NOT_DIRECTORY', verb, path, 'not a directory', { cause })
+  }
+
+  /** `FS_STALE_VERSION`: the guarded file is `gone`, or `changed` since the version was taken. */
+  static stale(verb: FsVerb, path: string, why: 'gone' | 'changed', cause?: unknown): FsError {
+    const reason = why === 'gone' ? 'file no longer exists' : 'file changed since it was read'
+    return FsError.at('FS_STALE_VERSION', verb, path, reason, { cause })
+  }
+
+  /** `FS_NOT_OBSERVED`: `createIfAbsent` found an existing file. */
+  static notObserved(path: string, cause?: unknown): FsError {
+    return new FsError('FS_NOT_OBSERVED', `cannot overwrite existing "${path}" without reading it first`, { cause })
+  }
+
+  /** `FS_TOO_LARGE`: `size` bytes exceed the `limit` on text held as one string. */
+  static tooLarge(verb: FsVerb, path: string, size: number, limit: number): FsError {
+    return FsError.at('FS_TOO_LARGE', verb, path, `${size} bytes exceed the ${limit}-byte limit on whole-file text`, {
+      details: { size, limit },
+    })
+  }
+
+  /** `FS_UNSUPPORTED`: this backend cannot honour the operation or guard. */
+  static unsupported(verb: FsVerb, path: string, reason: string, cause?: unknown): FsError {
+    return FsError.at('FS_UNSUPPORTED', verb, path, reason, { cause })
+  }
+
+  /** `FS_IO_ERROR` for a store failure; `retryable` when trying again may help. */
+  static io(verb: FsVerb, path: string, reason: string, options?: FsErrorOptions): FsError {
+    return FsError.at('FS_IO_ERROR', verb, path, reason, options)
+  }
+
+  /** `FS_ABORTED` (`<verb> aborted`), with the signal's reason as cause. */
+  static aborted(verb: FsVerb, reason?: unknown): FsError {
+    return new FsError('FS_ABORTED', `${verb} aborted`, { cause: reason })
   }
 }
 
@@ -89,9 +172,6 @@ export function isFsError(err: unknown, code?: FsErrorCode): err is FsError {
   return code === undefined || e.code === code
 }
 
-/** The verbs used in messages: `cannot <verb> "<path>": …` and `<verb> aborted`. */
-export type FsVerb = 'resolve' | 'stat' | 'lstat' | 'read' | 'list' | 'write' | 'edit'
-
 /** Throws `FS_ABORTED` (`<verb> aborted`) when the signal is already aborted. */
 export function throwIfAborted(signal: AbortSignal | undefined, verb: FsVerb): void {
   if (signal?.aborted === true) throw abortedError(verb, signal.reason)
@@ -99,7 +179,7 @@ export function throwIfAborted(signal: AbortSignal | undefined, verb: FsVerb): v
 
 /** The `FS_ABORTED` error for `verb`, with the signal's reason as cause. */
 export function abortedError(verb: FsVerb, reason?: unknown): FsError {
-  return new FsError('FS_ABORTED', `${verb} aborted`, { cause: reason })
+  return FsError.aborted(verb, reason)
 }
 
 /** True for the errors Node and the web platform raise when a signal aborts an operation. */

@@ -1,3 +1,10 @@
+import { constants as bufferConstants } from 'node:buffer'
+import { FsError, isFsError, throwIfAborted, type FsVerb } from './errors.js'
+import { assertEditRequest, editTextBytes } from './edit.js'
+import { compareNames } from './order.js'
+import { assertCwdText, assertEditGuard, assertPathText, assertTarget, assertWriteIntent } from './paths.js'
+import { decodeText, decodeTextOrNull, decodeTextStream, encodeWriteContent, normalizeLf } from './text.js'
+import { translateError, type ErrorRow } from './translate.js'
 import type {
   EditOptions,
   FsCapabilities,
@@ -7,15 +14,87 @@ import type {
   FsInfo,
   FsPathInfo,
   FsTarget,
+  FsVersion,
+  FsWriteIntent,
   FsWriteOutcome,
   ResolveOptions,
   SignalOptions,
   WriteOptions,
 } from './types.js'
 
+/** The default of {@link FsLimits.maxTextBytes}: 256 MiB. */
+export const DEFAULT_MAX_TEXT_BYTES = 256 * 1024 * 1024
+/** The default of {@link FsLimits.diffBasisMaxBytes}: 10 MiB. */
+export const DEFAULT_DIFF_BASIS_MAX_BYTES = 10 * 1024 * 1024
+
 /**
- * The filesystem contract every backend implements. Each method lists its rules,
- * one line each; the conformance kit (`@seamfs/conformance`) has a test per rule.
+ * The most bytes whose text can be one JavaScript string: a UTF-8 byte yields
+ * at most one UTF-16 unit, so a file of at most this many bytes always fits.
+ */
+const STRING_CEILING_BYTES = bufferConstants.MAX_STRING_LENGTH
+
+/** Size limits every backend takes in its options; core enforces them. */
+export interface FsLimits {
+  /**
+   * The largest file `readText` and `editText` hold as one string, in bytes
+   * (default 256 MiB). Never above what one JavaScript string can hold
+   * (`buffer.constants.MAX_STRING_LENGTH`), whatever is configured.
+   */
+  readonly maxTextBytes?: number | undefined
+  /** The largest previous content decoded into a write outcome's `before` (default 10 MiB; 0 turns it off; capped like `maxTextBytes`). */
+  readonly diffBasisMaxBytes?: number | undefined
+}
+
+/** The chunks `openBytes` returns: an async iterable, or a plain one where the bytes are at hand. */
+export type ByteChunks = AsyncIterable<Uint8Array> | Iterable<Uint8Array>
+
+/** What {@link FileSystem.readBytes} is asked for. */
+export interface ReadRequest {
+  readonly signal: AbortSignal | undefined
+  /** A file larger than this is `FsError.tooLarge`, refused before its bytes are read. */
+  readonly maxBytes: number
+}
+
+/** What {@link FileSystem.writeBytes} is asked for. */
+export interface WriteRequest {
+  readonly expected: FsWriteIntent | undefined
+  readonly signal: AbortSignal | undefined
+  /** Return the previous bytes only when there are at most this many (else `null`). */
+  readonly beforeMaxBytes: number
+}
+
+/** What {@link FileSystem.writeBytes} reports; core turns it into the {@link FsWriteOutcome}. */
+export interface WriteResult {
+  /** True when no file was there before. */
+  readonly created: boolean
+  /** The version the write left. */
+  readonly version: FsVersion
+  /** The previous bytes (the diff basis), or `null` when none, unknown or above `beforeMaxBytes`. */
+  readonly before: Uint8Array | null
+}
+
+/** What {@link FileSystem.updateBytes} is asked for. */
+export interface UpdateRequest {
+  readonly expected: { readonly version: FsVersion } | undefined
+  readonly signal: AbortSignal | undefined
+  /** A file larger than this is `FsError.tooLarge`, refused before its bytes are read. */
+  readonly maxBytes: number
+}
+
+/**
+ * The filesystem contract. Each public method lists its rules, one line each;
+ * the conformance kit (`@seamfs/conformance`) has a test per rule.
+ *
+ * Two audiences, one class. Consumers call the public methods. Backend authors
+ * implement the `protected` hooks (`resolvePath`, `statTarget`, `lstatPath`,
+ * `readBytes`, `openBytes`, `listEntries`, `writeBytes`, `updateBytes`, and
+ * `errorRow`), which receive valid input only: the public methods do, once for
+ * every backend, the argument validation (path text, `cwd`, target shape, guard
+ * kind, edit request), the abort checks, the size limits, UTF-8 decoding and
+ * encoding, the literal edit, the listing order, the outcome shapes, and the
+ * translation of anything that is not an `FsError` through the backend's
+ * `errorRow` table. A hook throws the store's own errors or `FsError`s built
+ * with the named constructors (`FsError.notFound(verb, path)`…).
  *
  * Rules common to every method:
  * - every failure is an `FsError` with a code of `FsErrorCode`; nothing else escapes;
@@ -26,10 +105,19 @@ import type {
 export abstract class FileSystem {
   /** What this backend can do; declared once, read by the kit and the tools. */
   abstract readonly capabilities: FsCapabilities
+  /** The largest file `readText`/`editText` hold as one string (see {@link FsLimits}). */
+  readonly maxTextBytes: number
+  /** The largest previous content a write outcome's `before` decodes (see {@link FsLimits}). */
+  readonly diffBasisMaxBytes: number
+
+  constructor(limits: Readonly<FsLimits> = {}) {
+    this.maxTextBytes = Math.min(limitOption(limits.maxTextBytes, DEFAULT_MAX_TEXT_BYTES, 'maxTextBytes'), STRING_CEILING_BYTES)
+    this.diffBasisMaxBytes = Math.min(limitOption(limits.diffBasisMaxBytes, DEFAULT_DIFF_BASIS_MAX_BYTES, 'diffBasisMaxBytes'), STRING_CEILING_BYTES)
+  }
 
   /**
    * Resolves a path into a stable target.
-   * - a blank path is `FS_NOT_FOUND`;
+   * - a blank path, a NUL byte or a lone surrogate is `FS_NOT_FOUND` (also in `cwd`);
    * - a relative path resolves against `opts.cwd`, else the backend's cwd; an absolute path ignores both;
    * - a relative `opts.cwd` is itself resolved against the backend's cwd;
    * - aliases of one file (`..`, `.`, symlinks where supported) yield one `targetKey`;
@@ -37,13 +125,26 @@ export abstract class FileSystem {
    * - a path through a regular file is `FS_NOT_FOUND`;
    * - `resolve(target.displayPath)` yields the same `targetKey` while nothing changed (the sandbox re-resolves by it).
    */
-  abstract resolve(path: string, opts?: ResolveOptions): Promise<FsTarget>
+  async resolve(path: string, opts: ResolveOptions = {}): Promise<FsTarget> {
+    const { cwd, signal } = opts ?? {}
+    return this.#run('resolve', String(path), signal, true, () => {
+      assertPathText(path, 'resolve')
+      assertCwdText(cwd, path, 'resolve')
+      return this.resolvePath(path, cwd, signal)
+    })
+  }
 
   /**
    * The absolute path a local process can open for `target`.
    * - throws `FS_UNSUPPORTED` when `capabilities.processPath` is false.
    */
-  abstract processPath(target: FsTarget): string
+  processPath(target: FsTarget): string {
+    assertTarget(target, 'resolve')
+    if (!this.capabilities.processPath) {
+      throw FsError.unsupported('resolve', target.displayPath, 'this store has no path a local process can open')
+    }
+    return this.processPathOf(target)
+  }
 
   /** The canonical `file:` (or store-specific) URI of `target`; the backend owns the encoding. */
   abstract fileUrl(target: FsTarget): string
@@ -56,34 +157,59 @@ export abstract class FileSystem {
 
   /**
    * Metadata of the target, symlinks followed; never content.
-   * - an absent target (or a broken symlink) is `undefined`, not an error;
+   * - an absent target (or a broken symlink, a link loop, a path through a file) is `undefined`, not an error;
    * - `type` is `file`, `directory` or `other`; `size` is the byte size of a file;
    * - `version` is unchanged while the content is unchanged, and changes on every content change.
    */
-  abstract stat(target: FsTarget, opts?: SignalOptions): Promise<FsInfo | undefined>
+  async stat(target: FsTarget, opts: SignalOptions = {}): Promise<FsInfo | undefined> {
+    const { signal } = opts ?? {}
+    assertTarget(target, 'stat')
+    return absentAsUndefined(this.#run('stat', target.displayPath, signal, true, () => this.statTarget(target, signal)))
+  }
 
   /**
    * Metadata of the path itself: a final symlink is reported as `symlink`, not followed.
-   * - `cwd` follows `resolve`'s rules; an absent path is `undefined`.
+   * - path text and `cwd` follow `resolve`'s rules; an absent path is `undefined`;
+   * - a path through a regular file, or through a link loop, is `undefined` (absent), as in `stat`.
    */
-  abstract lstat(path: string, opts?: ResolveOptions): Promise<FsPathInfo | undefined>
+  async lstat(path: string, opts: ResolveOptions = {}): Promise<FsPathInfo | undefined> {
+    const { cwd, signal } = opts ?? {}
+    assertPathText(path, 'lstat')
+    assertCwdText(cwd, path, 'lstat')
+    return absentAsUndefined(this.#run('lstat', path, signal, true, () => this.lstatPath(path, cwd, signal)))
+  }
 
   /**
    * The whole file as text.
    * - missing is `FS_NOT_FOUND`; a directory or special file is `FS_NOT_REGULAR_FILE`;
    * - a NUL in the first 8192 bytes, or invalid UTF-8 anywhere (also a truncated last sequence), is `FS_NOT_TEXT`;
-   * - a leading UTF-8 BOM is not part of the text; line endings are returned as stored.
+   * - a leading UTF-8 BOM is not part of the text; line endings are returned as stored;
+   * - a file above `maxTextBytes` (whose text may not fit one JavaScript string) is `FS_TOO_LARGE`.
    */
-  abstract readText(target: FsTarget, opts?: SignalOptions): Promise<string>
+  async readText(target: FsTarget, opts: SignalOptions = {}): Promise<string> {
+    const { signal } = opts ?? {}
+    assertTarget(target, 'read')
+    return this.#run('read', target.displayPath, signal, true, async () => {
+      const maxBytes = this.maxTextBytes
+      const bytes = await this.readBytes(target, { signal, maxBytes })
+      if (bytes.length > maxBytes) throw FsError.tooLarge('read', target.displayPath, bytes.length, maxBytes)
+      return decodeText(bytes, target.displayPath, 'read')
+    })
+  }
 
   /**
-   * The whole file as decoded chunks, for large files; same rules as `readText`.
+   * The whole file as decoded chunks, for large files; same rules as `readText`, but no size limit.
    * - open-time failures reject the returned promise; later failures are thrown by the iterator;
    * - chunk boundaries are meaningless: a multi-byte character is never split;
    * - memory stays bounded by the chunk size, whatever the file size;
-   * - the signal is checked between chunks.
+   * - the signal is checked between chunks; stopping early releases the file.
    */
-  abstract streamText(target: FsTarget, opts?: SignalOptions): Promise<AsyncIterable<string>>
+  async streamText(target: FsTarget, opts: SignalOptions = {}): Promise<AsyncIterable<string>> {
+    const { signal } = opts ?? {}
+    assertTarget(target, 'read')
+    const source = await this.#run('read', target.displayPath, signal, true, () => this.openBytes(target, signal))
+    return this.#decodeStream(source, target.displayPath, signal)
+  }
 
   /**
    * The direct children of a directory, metadata only.
@@ -92,7 +218,14 @@ export abstract class FileSystem {
    * - a symlink's type is its target's; a broken one is `other` without metadata;
    * - no file content is read; staging residue of in-flight writes is never listed.
    */
-  abstract listDir(target: FsTarget, opts?: SignalOptions): Promise<FsDirEntry[]>
+  async listDir(target: FsTarget, opts: SignalOptions = {}): Promise<FsDirEntry[]> {
+    const { signal } = opts ?? {}
+    assertTarget(target, 'list')
+    return this.#run('list', target.displayPath, signal, true, async () => {
+      const entries = await this.listEntries(target, signal)
+      return entries.sort(byName)
+    })
+  }
 
   /**
    * Atomically creates or replaces the file with `content` (stored as given, UTF-8).
@@ -101,28 +234,215 @@ export abstract class FileSystem {
    * - missing parent directories are created;
    * - writing a symlink writes its target and keeps the link;
    * - an existing directory or special file is `FS_NOT_REGULAR_FILE`;
+   * - content that is not a string, or holds a lone surrogate, is `FS_NOT_TEXT`; above `maxTextBytes` it is `FS_TOO_LARGE`;
+   * - an unknown guard kind is `FS_UNSUPPORTED`, never dropped;
    * - `createIfAbsent` on an existing file is `FS_NOT_OBSERVED`; a concurrent creator is never overwritten;
    * - `replaceIfVersion` on a missing file, or another version, is `FS_STALE_VERSION`;
    * - of N concurrent guarded writers from one version, exactly one wins;
-   * - the outcome says `create` or `update`, and its `version` equals the next `stat`'s.
+   * - the outcome says `create` or `update`, and its `version` equals the next `stat`'s;
+   * - the outcome's `before` is the previous text (LF-normalized, without BOM) or `null`; `after` is `content` LF-normalized.
    */
-  abstract writeText(target: FsTarget, content: string, opts?: WriteOptions): Promise<FsWriteOutcome>
+  async writeText(target: FsTarget, content: string, opts: WriteOptions = {}): Promise<FsWriteOutcome> {
+    const { expected, signal } = opts ?? {}
+    assertTarget(target, 'write')
+    const path = target.displayPath
+    return this.#run('write', path, signal, false, async () => {
+      assertWriteIntent(expected, path)
+      const bytes = encodeWriteContent(content, path)
+      if (bytes.length > this.maxTextBytes) throw FsError.tooLarge('write', path, bytes.length, this.maxTextBytes)
+      const beforeMaxBytes = this.diffBasisMaxBytes
+      const result = await this.writeBytes(target, bytes, { expected, signal, beforeMaxBytes })
+      const previous = result.before === null || result.before.length > beforeMaxBytes ? null : decodeTextOrNull(result.before)
+      return {
+        operation: result.created ? 'create' : 'update',
+        version: result.version,
+        before: previous === null ? null : normalizeLf(previous),
+        after: normalizeLf(content),
+      }
+    })
+  }
 
   /**
    * Atomically replaces literal text inside one critical section: check, read, match, write.
    * - a malformed request (an empty `oldString`, wrong types) is `FS_EDIT_NOT_FOUND` before any I/O;
+   * - a malformed `expected` (not `{ version: string }`) is `FS_UNSUPPORTED` before any I/O;
    * - a missing target is `FS_STALE_VERSION`, guarded or not; a non-file is `FS_NOT_REGULAR_FILE`;
    * - `expected.version` is checked BEFORE matching: stale content is `FS_STALE_VERSION`, never a match error;
-   * - non-text content is `FS_NOT_TEXT`;
+   * - non-text content is `FS_NOT_TEXT`; a file above `maxTextBytes`, or a result that would be, is `FS_TOO_LARGE` and the file is left untouched;
    * - matching is on LF-normalized text (`oldString` and `newString` are normalized too);
    * - an empty `oldString` or no match is `FS_EDIT_NOT_FOUND`;
-   * - several matches without `replaceAll` is `FS_AMBIGUOUS_EDIT`;
+   * - several matches without `replaceAll` is `FS_AMBIGUOUS_EDIT` (`details.matches` says how many);
    * - `$` in `newString` is literal; an empty `newString` deletes the match;
    * - inserted text takes the file's dominant line ending; untouched text keeps its bytes; a BOM stays;
    * - the outcome's `before`/`after` are LF-normalized, without BOM.
    */
-  abstract editText(target: FsTarget, edit: FsEditRequest, opts?: EditOptions): Promise<FsEditOutcome>
+  async editText(target: FsTarget, edit: FsEditRequest, opts: EditOptions = {}): Promise<FsEditOutcome> {
+    const { expected, signal } = opts ?? {}
+    assertTarget(target, 'edit')
+    const path = target.displayPath
+    return this.#run('edit', path, signal, false, async () => {
+      assertEditRequest(edit)
+      assertEditGuard(expected, path)
+      const maxBytes = this.maxTextBytes
+      let texts: { readonly before: string; readonly after: string } | undefined
+      const version = await this.updateBytes(target, { expected, signal, maxBytes }, (bytes) => {
+        if (bytes.length > maxBytes) throw FsError.tooLarge('edit', path, bytes.length, maxBytes)
+        const result = editText(bytes, edit, path, maxBytes)
+        if (result.bytes.length > maxBytes) throw FsError.tooLarge('edit', path, result.bytes.length, maxBytes)
+        texts = result
+        return result.bytes
+      })
+      if (texts === undefined) throw FsError.io('edit', path, 'the backend published without applying the edit')
+      return { version, before: texts.before, after: texts.after }
+    })
+  }
 
   /** Releases connections and handles. A no-op where there are none; idempotent. */
   async close(): Promise<void> {}
+
+  // ---- hooks: what a backend implements; input is already valid ----
+
+  /** `resolve` with valid path text and `cwd`; must honour every rule of `resolve` but the text checks. */
+  protected abstract resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget>
+
+  /** `stat`; absence may be `undefined` or any `FS_NOT_FOUND` (core returns `undefined` for both). */
+  protected abstract statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined>
+
+  /** `lstat` with valid path text and `cwd`; absence may be `undefined` or any `FS_NOT_FOUND`. */
+  protected abstract lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined>
+
+  /**
+   * The bytes of a regular file: missing is `FsError.notFound`, a non-file `FsError.notRegularFile`;
+   * a file larger than `maxBytes` is `FsError.tooLarge`, refused before its content is read.
+   */
+  protected abstract readBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array>
+
+  /**
+   * The bytes of a regular file as chunks. The open-time checks (missing, non-file, unreadable)
+   * reject the promise; later failures are thrown by the iterator. A chunk may be reused by the
+   * backend once the next one is asked for (core decodes each before asking). `return()` on the
+   * iterator must release the file.
+   */
+  protected abstract openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks>
+
+  /** The entries of a directory, in any order (core sorts): missing is `notFound`, a non-directory `notDirectory`. */
+  protected abstract listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]>
+
+  /**
+   * Publishes `bytes` atomically under `request.expected` (a known guard kind; see `checkGuard`
+   * for process-enforced guards); creates missing parents; a directory or special file is
+   * `FsError.notRegularFile`.
+   */
+  protected abstract writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult>
+
+  /**
+   * One critical section: find the file (missing → `FsError.stale(verb, path, 'gone')`, a non-file
+   * → `notRegularFile`), check `request.expected` BEFORE reading (`checkGuard`), refuse a file above
+   * `maxBytes` (`FsError.tooLarge`), call `transform` on its bytes and publish what it returns
+   * atomically, keeping the file's mode. Returns the version published. `transform` may throw
+   * (nothing must be published then) and may be called again if the backend retries.
+   */
+  protected abstract updateBytes(
+    target: FsTarget,
+    request: UpdateRequest,
+    transform: (bytes: Uint8Array) => Uint8Array,
+  ): Promise<FsVersion>
+
+  /** `processPath` where `capabilities.processPath` is true. */
+  protected processPathOf(target: FsTarget): string {
+    throw FsError.unsupported('resolve', target.displayPath, 'this store has no path a local process can open')
+  }
+
+  /**
+   * The backend's one error table: the row for a foreign error (errno, SFTP status, HTTP
+   * status…), or `undefined` (then it is `FS_IO_ERROR` with the foreign message). Never by
+   * message text.
+   */
+  protected errorRow(_err: unknown): ErrorRow | undefined {
+    return undefined
+  }
+
+  /** The hooks of another filesystem, for layers (`FileSystemLayer`) that forward to it. */
+  protected static hooksOf(fs: FileSystem): FileSystemHooks {
+    return {
+      resolvePath: (path, cwd, signal) => fs.resolvePath(path, cwd, signal),
+      statTarget: (target, signal) => fs.statTarget(target, signal),
+      lstatPath: (path, cwd, signal) => fs.lstatPath(path, cwd, signal),
+      readBytes: (target, request) => fs.readBytes(target, request),
+      openBytes: (target, signal) => fs.openBytes(target, signal),
+      listEntries: (target, signal) => fs.listEntries(target, signal),
+      writeBytes: (target, bytes, request) => fs.writeBytes(target, bytes, request),
+      updateBytes: (target, request, transform) => fs.updateBytes(target, request, transform),
+      errorRow: (err) => fs.errorRow(err),
+    }
+  }
+
+  /** Abort check, body, error translation; read-only operations check the signal again after. */
+  async #run<T>(verb: FsVerb, path: string, signal: AbortSignal | undefined, readOnly: boolean, body: () => Promise<T>): Promise<T> {
+    throwIfAborted(signal, verb)
+    let result: T
+    try {
+      result = await body()
+    } catch (err) {
+      throw this.#translate(err, verb, path)
+    }
+    if (readOnly) throwIfAborted(signal, verb)
+    return result
+  }
+
+  #translate(err: unknown, verb: FsVerb, path: string): FsError {
+    return translateError(err, verb, path, (e) => this.errorRow(e))
+  }
+
+  async *#decodeStream(source: ByteChunks, path: string, signal: AbortSignal | undefined): AsyncGenerator<string> {
+    try {
+      yield* decodeTextStream(source, path, signal)
+    } catch (err) {
+      throw this.#translate(err, 'read', path)
+    }
+  }
+}
+
+/** The protected hooks of a filesystem as plain functions (see `FileSystem.hooksOf`). */
+export interface FileSystemHooks {
+  resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget>
+  statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined>
+  lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined>
+  readBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array>
+  openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks>
+  listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]>
+  writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult>
+  updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion>
+  errorRow(err: unknown): ErrorRow | undefined
+}
+
+function byName(a: FsDirEntry, b: FsDirEntry): number {
+  return compareNames(a.name, b.name)
+}
+
+async function absentAsUndefined<T>(pending: Promise<T | undefined>): Promise<T | undefined> {
+  try {
+    return await pending
+  } catch (err) {
+    if (isFsError(err, 'FS_NOT_FOUND')) return undefined
+    throw err
+  }
+}
+
+/** The edit pipeline; a string that outgrows what V8 can hold is `FS_TOO_LARGE`, not a crash. */
+function editText(bytes: Uint8Array, edit: FsEditRequest, path: string, maxBytes: number): ReturnType<typeof editTextBytes> {
+  try {
+    return editTextBytes(bytes, edit, path)
+  } catch (err) {
+    if (err instanceof RangeError) {
+      throw FsError.at('FS_TOO_LARGE', 'edit', path, 'the edited text is too large to hold as one string', { cause: err, details: { size: bytes.length, limit: maxBytes } })
+    }
+    throw err
+  }
+}
+
+function limitOption(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer`)
+  return value
 }

@@ -1,4 +1,5 @@
 import { FsError, type FsVerb } from './errors.js'
+import type { FsTarget, FsVersion, FsWriteIntent } from './types.js'
 
 /**
  * Rejects what can never name a file, the same way on every backend, with
@@ -8,7 +9,7 @@ import { FsError, type FsVerb } from './errors.js'
  */
 export function assertPathText(path: unknown, verb: FsVerb): asserts path is string {
   if (typeof path !== 'string' || path.trim() === '') {
-    throw new FsError('FS_NOT_FOUND', 'file_path must be a non-empty string')
+    throw new FsError('FS_NOT_FOUND', 'a path must be a non-empty string')
   }
   if (path.includes('\0')) {
     throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path.replaceAll('\0', '\\0')}": path contains a NUL byte`)
@@ -35,5 +36,47 @@ export function assertWriteIntent(expected: unknown, path: string): void {
   const kind = typeof expected === 'object' && expected !== null ? (expected as { kind?: unknown }).kind : undefined
   if (kind === 'createIfAbsent') return
   if (kind === 'replaceIfVersion' && typeof (expected as { version?: unknown }).version === 'string') return
-  throw new FsError('FS_UNSUPPORTED', `cannot write "${path}": unknown guard ${JSON.stringify(kind) ?? String(kind)}`)
+  throw FsError.unsupported('write', path, `unknown guard ${JSON.stringify(kind) ?? String(kind)}`)
+}
+
+/** Rejects what is not a target (`{ targetKey, displayPath }` strings) with `FS_NOT_FOUND`. */
+export function assertTarget(target: unknown, verb: FsVerb): asserts target is FsTarget {
+  const t = target as Partial<Record<keyof FsTarget, unknown>> | null
+  if (typeof t !== 'object' || t === null || typeof t.targetKey !== 'string' || typeof t.displayPath !== 'string') {
+    throw new FsError('FS_NOT_FOUND', `cannot ${verb}: not a target (resolve the path first)`)
+  }
+}
+
+/** Rejects an edit guard that is not `{ version: string }` with `FS_UNSUPPORTED`: never dropped. */
+export function assertEditGuard(expected: unknown, path: string): asserts expected is { readonly version: FsVersion } | undefined {
+  if (expected === undefined) return
+  if (typeof expected === 'object' && expected !== null && typeof (expected as { version?: unknown }).version === 'string') return
+  throw FsError.unsupported('edit', path, 'a guard must be { version }')
+}
+
+/**
+ * The one check of a guard a backend enforces itself (a `'process'` guard, or any guard of a
+ * store without conditional writes), inside its critical section. `current` is the version
+ * of the file now, `undefined` when there is none. For an edit a missing file is
+ * `FS_STALE_VERSION` even without a guard.
+ * - `createIfAbsent` and a file → `FS_NOT_OBSERVED`;
+ * - `replaceIfVersion` (or an edit's `{ version }`) and no file → `FS_STALE_VERSION` (gone);
+ * - another version → `FS_STALE_VERSION` (changed).
+ */
+export function checkGuard(
+  verb: 'write' | 'edit',
+  path: string,
+  expected: FsWriteIntent | { readonly version: FsVersion } | undefined,
+  current: FsVersion | undefined,
+): void {
+  if (expected === undefined) {
+    if (verb === 'edit' && current === undefined) throw FsError.stale(verb, path, 'gone')
+    return
+  }
+  if ('kind' in expected && expected.kind === 'createIfAbsent') {
+    if (current !== undefined) throw FsError.notObserved(path)
+    return
+  }
+  if (current === undefined) throw FsError.stale(verb, path, 'gone')
+  if (current !== expected.version) throw FsError.stale(verb, path, 'changed')
 }

@@ -1,19 +1,8 @@
 import { FsError, isFsError, type FsVerb } from './errors.js'
-import { FileSystem } from './file-system.js'
-import type {
-  EditOptions,
-  FsCapabilities,
-  FsDirEntry,
-  FsEditOutcome,
-  FsEditRequest,
-  FsInfo,
-  FsPathInfo,
-  FsTarget,
-  FsWriteOutcome,
-  ResolveOptions,
-  SignalOptions,
-  WriteOptions,
-} from './types.js'
+import type { ByteChunks, ReadRequest, UpdateRequest, WriteRequest, WriteResult } from './file-system.js'
+import { FileSystemLayer } from './layer.js'
+import type { FileSystem } from './file-system.js'
+import type { FsDirEntry, FsInfo, FsPathInfo, FsTarget, FsVersion } from './types.js'
 
 /** `read-only`: no mutation; `workspace-write`: mutations inside the writable roots; `full-access`: no fence. */
 export type SandboxMode = 'read-only' | 'workspace-write' | 'full-access'
@@ -32,7 +21,8 @@ export interface SandboxOptions {
 }
 
 /**
- * A fence around ANY backend. Every mutation re-resolves its target
+ * A fence around ANY backend, written as a {@link FileSystemLayer}: core validates
+ * and translates once, the fence only maps targets. Every mutation re-resolves its target
  * immediately before the write and requires the fresh target to lie strictly
  * inside a writable root (by the backend's own `contains`), then mutates that
  * fresh target: a symlink swapped in after the caller's `resolve` cannot carry
@@ -43,87 +33,67 @@ export interface SandboxOptions {
  * the backend's write a local attacker could still swap a link. Untrusted code
  * needs OS isolation; this keeps a model's paths where they belong.
  */
-export class SandboxedFileSystem extends FileSystem {
-  readonly inner: FileSystem
+export class SandboxedFileSystem extends FileSystemLayer {
   readonly mode: SandboxMode
   readonly #roots: readonly string[]
   readonly #workspaceRoot: string
   readonly #confineReads: boolean
 
   constructor(inner: FileSystem, options: Readonly<SandboxOptions>) {
-    super()
+    super(inner)
     if (!SANDBOX_MODES.includes(options.mode)) throw new TypeError(`unknown sandbox mode "${String(options.mode)}"`)
     if (typeof options.workspaceRoot !== 'string' || options.workspaceRoot.trim() === '') {
       throw new TypeError('workspaceRoot must be a non-empty path')
     }
-    this.inner = inner
     this.mode = options.mode
     this.#workspaceRoot = options.workspaceRoot
     this.#roots = [options.workspaceRoot, ...(options.writableRoots ?? [])]
     this.#confineReads = options.confineReads ?? false
   }
 
-  get capabilities(): FsCapabilities {
-    return this.inner.capabilities
+  protected override resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
+    return super.resolvePath(path, cwd ?? this.#workspaceRoot, signal)
   }
 
-  override resolve(path: string, opts: ResolveOptions = {}): Promise<FsTarget> {
-    return this.inner.resolve(path, { ...opts, cwd: opts.cwd ?? this.#workspaceRoot })
+  protected override async statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
+    return super.statTarget(await this.#readable(target, 'stat', signal), signal)
   }
 
-  override processPath(target: FsTarget): string {
-    return this.inner.processPath(target)
+  protected override async lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
+    const base = cwd ?? this.#workspaceRoot
+    if (this.#confineReads) await this.#readable(await this.inner.resolve(path, { cwd: base, signal }), 'lstat', signal)
+    return super.lstatPath(path, base, signal)
   }
 
-  override fileUrl(target: FsTarget): string {
-    return this.inner.fileUrl(target)
+  protected override async readBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
+    return super.readBytes(await this.#readable(target, 'read', request.signal), request)
   }
 
-  override contains(parent: FsTarget, child: FsTarget): boolean {
-    return this.inner.contains(parent, child)
+  protected override async openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks> {
+    return super.openBytes(await this.#readable(target, 'read', signal), signal)
   }
 
-  override async stat(target: FsTarget, opts: SignalOptions = {}): Promise<FsInfo | undefined> {
-    return this.inner.stat(await this.#readable(target, 'stat', opts.signal), opts)
+  protected override async listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
+    return super.listEntries(await this.#readable(target, 'list', signal), signal)
   }
 
-  override async lstat(path: string, opts: ResolveOptions = {}): Promise<FsPathInfo | undefined> {
-    const cwd = opts.cwd ?? this.#workspaceRoot
-    if (this.#confineReads) await this.#readable(await this.inner.resolve(path, { ...opts, cwd }), 'lstat', opts.signal)
-    return this.inner.lstat(path, { ...opts, cwd })
+  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    return super.writeBytes(await this.#writable(target, 'write', request.signal), bytes, request)
   }
 
-  override async readText(target: FsTarget, opts: SignalOptions = {}): Promise<string> {
-    return this.inner.readText(await this.#readable(target, 'read', opts.signal), opts)
-  }
-
-  override async streamText(target: FsTarget, opts: SignalOptions = {}): Promise<AsyncIterable<string>> {
-    return this.inner.streamText(await this.#readable(target, 'read', opts.signal), opts)
-  }
-
-  override async listDir(target: FsTarget, opts: SignalOptions = {}): Promise<FsDirEntry[]> {
-    return this.inner.listDir(await this.#readable(target, 'list', opts.signal), opts)
-  }
-
-  override async writeText(target: FsTarget, content: string, opts: WriteOptions = {}): Promise<FsWriteOutcome> {
-    return this.inner.writeText(await this.#writable(target, 'write', opts.signal), content, opts)
-  }
-
-  override async editText(target: FsTarget, edit: FsEditRequest, opts: EditOptions = {}): Promise<FsEditOutcome> {
-    return this.inner.editText(await this.#writable(target, 'edit', opts.signal), edit, opts)
-  }
-
-  override close(): Promise<void> {
-    return this.inner.close()
+  protected override async updateBytes(
+    target: FsTarget,
+    request: UpdateRequest,
+    transform: (bytes: Uint8Array) => Uint8Array,
+  ): Promise<FsVersion> {
+    return super.updateBytes(await this.#writable(target, 'edit', request.signal), request, transform)
   }
 
   /** The fresh target a mutation may touch, or `FS_SANDBOX_DENIED`. */
   async #writable(target: FsTarget, verb: FsVerb, signal: AbortSignal | undefined): Promise<FsTarget> {
     if (this.mode === 'full-access') return target
     const denied = (why: string, cause?: unknown): FsError =>
-      new FsError('FS_SANDBOX_DENIED', `cannot ${verb} "${target.displayPath}": file access denied under ${this.mode} mode${why}`, {
-        cause,
-      })
+      FsError.at('FS_SANDBOX_DENIED', verb, target.displayPath, `file access denied under ${this.mode} mode${why}`, { cause })
     if (this.mode === 'read-only') throw denied('')
     const fresh = await this.#fresh(target, signal, denied)
     const roots = await this.#resolvedRoots(signal)
@@ -136,7 +106,7 @@ export class SandboxedFileSystem extends FileSystem {
   async #readable(target: FsTarget, verb: FsVerb, signal: AbortSignal | undefined): Promise<FsTarget> {
     if (!this.#confineReads || this.mode === 'full-access') return target
     const denied = (why: string, cause?: unknown): FsError =>
-      new FsError('FS_SANDBOX_DENIED', `cannot ${verb} "${target.displayPath}": outside the sandbox roots${why}`, { cause })
+      FsError.at('FS_SANDBOX_DENIED', verb, target.displayPath, `outside the sandbox roots${why}`, { cause })
     const fresh = await this.#fresh(target, signal, denied)
     const roots = await this.#resolvedRoots(signal)
     if (!roots.some((root) => this.inner.contains(root, fresh))) throw denied('')

@@ -149,13 +149,13 @@ export class TextChunkDecoder {
  * checking `signal` between chunks. Empty chunks are not yielded.
  */
 export async function* decodeTextStream(
-  chunks: AsyncIterable<Uint8Array>,
+  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
   path: string,
   signal?: AbortSignal,
 ): AsyncGenerator<string, void, undefined> {
   const decoder = new TextChunkDecoder(path)
   for await (const chunk of chunks) {
-    if (signal?.aborted === true) throw new FsError('FS_ABORTED', 'read aborted', { cause: signal.reason })
+    if (signal?.aborted === true) throw FsError.aborted('read', signal.reason)
     const text = decoder.push(chunk)
     if (text !== '') yield text
   }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { applyLiteralEdit, isFsError, normalizeLf, type FsEditRequest, type FsErrorCode } from '@seamfs/core'
+import { isFsError, type FsEditRequest, type FsErrorCode } from '@seamfs/core/backend'
+import { normalizeLf } from '../src/text.js'
+import { applyLiteralEdit } from '../src/edit.js'
 
 /** A raw character with the LF-normalized character it stands for. */
 interface Unit {
@@ -36,7 +38,7 @@ function naiveEol(raw: string): '\n' | '\r\n' {
 type Model = { readonly code: FsErrorCode } | { readonly before: string; readonly after: string; readonly stored: string }
 
 /**
- * The deliberately naive model of SPEC §2's edit: split/join on the LF text for the
+ * The deliberately naive model of the literal edit of `editText`: split/join on the LF text for the
  * result; for the stored text, keep every untouched unit's raw characters and write
  * the replacement with the dominant ending.
  */
@@ -78,7 +80,7 @@ function run(raw: string, edit: FsEditRequest): Model {
 const joined = (piece: fc.Arbitrary<string>, maxLength: number): fc.Arbitrary<string> =>
   fc.array(piece, { maxLength }).map((p) => p.join(''))
 
-/** The brief's alphabet: `a`, `b`, LF and whole CRLF pairs (no lone CR). */
+/** The alphabet: `a`, `b`, LF and whole CRLF pairs (no lone CR). */
 const pairPiece = fc.constantFrom('a', 'b', '\n', '\r\n')
 /** With lone CRs too. */
 const crPiece = fc.constantFrom('a', 'b', '\n', '\r\n', '\r')

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import {
-  UTF8_BOM,
-  applyLiteralEdit,
-  assertEditRequest,
-  editTextBytes,
-  findLiteral,
-  type FsEditRequest,
-} from '@seamfs/core'
+import { type FsEditRequest } from '@seamfs/core/backend'
+import { UTF8_BOM } from '../src/text.js'
+import { applyLiteralEdit, editTextBytes } from '../src/edit.js'
+import { assertEditRequest, findLiteral } from '../src/edit.js'
 import { concatBytes, expectFsError, utf8 } from './helpers.js'
 
 const edit = (oldString: string, newString: string, replaceAll = false): FsEditRequest => ({

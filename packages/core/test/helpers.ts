@@ -1,5 +1,5 @@
 import { expect } from 'vitest'
-import { FsError, isFsError, type FsErrorCode } from '@seamfs/core'
+import { FsError, isFsError, type FsErrorCode } from '@seamfs/core/backend'
 
 /** Runs `fn`, expects it to throw an {@link FsError} with `code`, and returns the error. */
 export function expectFsError(fn: () => unknown, code: FsErrorCode): FsError {

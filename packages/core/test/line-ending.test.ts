@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { LINE_ENDING_SAMPLE_CHARS, applyLineEnding, detectLineEnding, normalizeLf, type LineEnding } from '@seamfs/core'
+import { LINE_ENDING_SAMPLE_CHARS, applyLineEnding, detectLineEnding, normalizeLf, type LineEnding } from '../src/text.js'
 
 /** Naive CRLF → LF: walk the characters, drop a `\r` that is directly followed by `\n`. */
 function naiveNormalize(text: string): string {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { KeyedMutex } from '@seamfs/core'
+import { KeyedMutex } from '@seamfs/core/backend'
 
 interface Deferred<T> {
   readonly promise: Promise<T>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { compareNames } from '@seamfs/core'
+import { compareNames } from '@seamfs/core/backend'
 
 /** Naive oracle: compare the UTF-8 bytes one by one; a proper prefix sorts first. */
 function byteCompare(a: string, b: string): number {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ObservationPolicy, isFsError, type FileSystem, type FsErrorCode, type PolicyOwner } from '@seamfs/core'
+import { ObservationPolicy, isFsError, type FileSystem, type FsErrorCode, type PolicyOwner } from '@seamfs/core/backend'
 import { LocalFileSystem } from '@seamfs/backend-local'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 

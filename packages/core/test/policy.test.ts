@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { FsTargetKey, FsVersion, ObservationPolicy, isFsError, type FsTarget, type PolicyOwner } from '@seamfs/core'
+import { FsTargetKey, FsVersion, ObservationPolicy, isFsError, type FsTarget, type PolicyOwner } from '@seamfs/core/backend'
 
 const target = (key: string): FsTarget => ({ targetKey: FsTargetKey(key), displayPath: key })
 const A = target('/w/a.txt')

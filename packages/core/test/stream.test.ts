@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { TextChunkDecoder, UTF8_BOM, decodeTextStream } from '@seamfs/core'
+import { TextChunkDecoder, UTF8_BOM, decodeTextStream } from '../src/text.js'
 import { asciiBytes, concatBytes, expectFsError, expectFsErrorAsync, utf8 } from './helpers.js'
 
 /** 1-, 2-, 3- and 4-byte characters, in the middle and at both ends. */

@@ -1,17 +1,8 @@
 import { isUtf8 } from 'node:buffer'
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import {
-  BINARY_SAMPLE_BYTES,
-  FsError,
-  UTF8_BOM,
-  decodeText,
-  decodeTextOrNull,
-  encodeText,
-  encodeWriteContent,
-  hasNulInSample,
-  hasUtf8Bom,
-} from '@seamfs/core'
+import { FsError } from '@seamfs/core/backend'
+import { BINARY_SAMPLE_BYTES, UTF8_BOM, decodeText, decodeTextOrNull, encodeText, encodeWriteContent, hasNulInSample, hasUtf8Bom } from '../src/text.js'
 import { asciiBytes, concatBytes, expectFsError, utf8 } from './helpers.js'
 
 /** Any well-formed string (full Unicode range, astral included). */

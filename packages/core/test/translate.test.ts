@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { FsError, errorCodeOf, processWide, translateError, type ErrorRow } from '@seamfs/core'
+import { FsError, errorCodeOf, processWide, translateError, type ErrorRow } from '@seamfs/core/backend'
 
 const TABLE: Record<string, ErrorRow> = {
   ENOENT: { code: 'FS_NOT_FOUND', reason: 'not found' },

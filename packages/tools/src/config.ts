@@ -1,6 +1,6 @@
 import type { ToolsConfig } from './types.js'
 
-/** The shipped defaults: the seeds' caps, plus the search tools'. */
+/** The shipped caps and defaults of every tool; a host overrides any of them through `createFileTools({ config })`. */
 export const DEFAULT_CONFIG: ToolsConfig = Object.freeze({
   listMaxEntries: 200,
   readLimit: 2000,

@@ -2,7 +2,7 @@ import { FsError, type FsTarget } from '@seamfs/core'
 import { argsObject, optionalBoolean, positiveInteger, requiredPath, requiredString } from './args.js'
 import { messagePath, quotePath } from './quote.js'
 import { LineWindow, readFooter, type ReadLine } from './read-window.js'
-import { failure, ok, ToolInputError, withRemedy } from './results.js'
+import { failure, ok, ToolInputError, withEditWording, withRemedy } from './results.js'
 import type { FileTool, ToolContext, ToolDeps, ToolResult } from './types.js'
 
 /** Canonical value of `read`. */
@@ -41,12 +41,12 @@ export async function run<V>(body: () => Promise<ToolResult<V>>): Promise<ToolRe
   }
 }
 
-/** Runs a mutation; a stale or unobserved refusal (from the policy too) gets its remedy. */
-async function remedied<T>(mutation: () => Promise<T>): Promise<T> {
+/** Runs a mutation; its refusal (from the policy too) is restated for the model: a remedy, the tool's argument names. */
+async function remedied<T>(mutation: () => Promise<T>, restate: (err: unknown) => unknown = withRemedy): Promise<T> {
   try {
     return await mutation()
   } catch (err) {
-    throw withRemedy(err)
+    throw restate(err)
   }
 }
 
@@ -179,10 +179,13 @@ export function editTool(deps: ToolDeps): FileTool<EditValue> {
         if (oldString === newString) throw new ToolInputError('old_string and new_string must differ')
         const replaceAll = optionalBoolean(a, 'replace_all')
         const target = await resolveIn(deps, filePath, context)
-        const outcome = await remedied(() => {
-          const expected = deps.policy?.editIntent(context.session, target)
-          return deps.fs.editText(target, { oldString, newString, replaceAll }, { expected, signal: context.signal })
-        })
+        const outcome = await remedied(
+          () => {
+            const expected = deps.policy?.editIntent(context.session, target)
+            return deps.fs.editText(target, { oldString, newString, replaceAll }, { expected, signal: context.signal })
+          },
+          (err) => withEditWording(err, target.displayPath),
+        )
         deps.policy?.recordPresent(context.session, target, outcome.version)
         const shown = quotePath(target.displayPath)
         const text = replaceAll

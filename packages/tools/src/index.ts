@@ -1,3 +1,8 @@
+/**
+ * `@seamfs/tools`: the model-facing file tools over any seamfs backend, as
+ * plain tool objects. The MCP server is the `@seamfs/tools/mcp` subpath, so a
+ * host that does not speak MCP never loads the SDK.
+ */
 import { ObservationPolicy, type FileSystem } from '@seamfs/core'
 import { resolveConfig } from './config.js'
 import { editTool, readTool, writeTool } from './file-tools.js'
@@ -6,9 +11,8 @@ import { grepTool } from './grep-tool.js'
 import { listTool } from './list-tool.js'
 import type { FileTool, ToolsConfig } from './types.js'
 
-export { DEFAULT_CONFIG, resolveConfig } from './config.js'
-export { LineWindow, readFooter, type ReadLine, type ReadWindow, type WindowLimits } from './read-window.js'
-export { messagePath, quoteName, quotePath } from './quote.js'
+export { DEFAULT_CONFIG } from './config.js'
+export type { ReadLine } from './read-window.js'
 export type { EditValue, ReadValue, WriteValue } from './file-tools.js'
 export type { ListValue } from './list-tool.js'
 export type { GlobValue } from './glob-tool.js'

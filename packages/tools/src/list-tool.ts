@@ -1,4 +1,4 @@
-import { compareNames, FsError, type FsDirEntry } from '@seamfs/core'
+import { FsError, type FsDirEntry } from '@seamfs/core'
 import { argsObject, optionalPath, positiveInteger } from './args.js'
 import { resolveIn, run } from './file-tools.js'
 import { messagePath, quoteName, quotePath } from './quote.js'
@@ -56,9 +56,10 @@ export function listTool(deps: ToolDeps): FileTool<ListValue> {
         const path = optionalPath(a, 'path') ?? '.'
         const offset = positiveInteger(a, 'offset', 1)
         const target = await resolveIn(deps, path, context)
+        // listDir returns names in code-point order; the stable sort keeps that order within each kind.
         const all = (await deps.fs.listDir(target, { signal: context.signal }))
           .map((e) => ({ name: e.name, type: e.type }))
-          .sort((x, y) => RANK[x.type] - RANK[y.type] || compareNames(x.name, y.name))
+          .sort((x, y) => RANK[x.type] - RANK[y.type])
         if (offset > all.length && !(offset === 1 && all.length === 0)) {
           throw new FsError('FS_NOT_FOUND', `offset ${offset} is out of range for ${messagePath(target.displayPath)} (${all.length} entries)`)
         }

@@ -1,4 +1,5 @@
 import { FsError, isFsError } from '@seamfs/core'
+import { messagePath } from './quote.js'
 import type { ToolResult } from './types.js'
 
 /** A bad argument: reported as `Error: <message>`, without a filesystem code. */
@@ -18,16 +19,38 @@ export function failure(err: unknown): ToolResult<never> {
   return { text: `Error: internal error: ${detail}`, isError: true, code: 'FS_IO_ERROR' }
 }
 
+/** `err` with a model-facing message; code, retryability, details and cause are kept. */
+function restated(err: FsError, message: string): FsError {
+  const { retryable, details } = err
+  return new FsError(err.code, message, details === undefined ? { cause: err, retryable } : { cause: err, retryable, details })
+}
+
 /**
  * The model-facing remedy for a refused mutation, added only here, at the tool
  * boundary (backend messages stay machine-oriented). Keeps the code and cause.
  */
 export function withRemedy(err: unknown): unknown {
-  if (isFsError(err, 'FS_STALE_VERSION')) {
-    return new FsError(err.code, `${err.message} — re-read the file, then retry`, { cause: err, retryable: err.retryable })
-  }
-  if (isFsError(err, 'FS_NOT_OBSERVED')) {
-    return new FsError(err.code, `${err.message} — read the file, then retry`, { cause: err, retryable: err.retryable })
-  }
+  if (isFsError(err, 'FS_STALE_VERSION')) return restated(err, `${err.message} — re-read the file, then retry`)
+  if (isFsError(err, 'FS_NOT_OBSERVED')) return restated(err, `${err.message} — read the file, then retry`)
   return err
+}
+
+/**
+ * A refused edit in the words of the edit tool's arguments (`old_string`,
+ * `replace_all`) where core speaks the contract's (`oldString`, `replaceAll`).
+ * Built from the code, `details.matches` and the path the tool resolved, never
+ * from core's message. The tool has already rejected an empty `old_string`, so
+ * `FS_EDIT_NOT_FOUND` here means no match. Other refusals get {@link withRemedy}.
+ */
+export function withEditWording(err: unknown, path: string): unknown {
+  if (isFsError(err, 'FS_EDIT_NOT_FOUND')) return restated(err, `old_string was not found in ${messagePath(path)}`)
+  if (isFsError(err, 'FS_AMBIGUOUS_EDIT')) {
+    const matches = err.details?.matches
+    const times = matches === undefined ? 'more than once' : `${matches} times`
+    return restated(
+      err,
+      `old_string matched ${times} in ${messagePath(path)}; provide a more specific old_string or set replace_all to true`,
+    )
+  }
+  return withRemedy(err)
 }

@@ -1,4 +1,6 @@
-import { compareNames, FsError, isFsError, type FileSystem, type FsInfo, type FsTarget, type FsTargetKey } from '@seamfs/core'
+import { FsError, isFsError, type FileSystem, type FsInfo, type FsTarget, type FsTargetKey } from '@seamfs/core'
+// The listing order itself, applied to whole relative paths: glob and grep list in the order `listDir` would.
+import { compareNames } from '@seamfs/core/backend'
 import { Minimatch } from 'minimatch'
 import { resolveIn } from './file-tools.js'
 import { messagePath } from './quote.js'

@@ -1,7 +1,7 @@
 /**
  * Golden tests: every envelope, footer and message of list/read/write/edit as
- * an exact full string (seeds/tool-fs-README.txt), on the memory and the local
- * backend. Display paths are absolute, so the strings interpolate the cwd.
+ * an exact full string (the texts README.md documents), on the memory and the
+ * local backend. Display paths are absolute, so the strings interpolate the cwd.
  */
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'

@@ -1,10 +1,11 @@
 /**
- * LineWindow against a plain reference written from the seeds' rules, for any
+ * LineWindow against a plain reference written from the read tool's rules, for any
  * text cut into any chunks: the window, the exact line count, the byte cap.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { LineWindow, readFooter, type ReadWindow, type WindowLimits } from '@seamfs/tools'
+// The window is an internal of the read tool, not part of the package's exports.
+import { LineWindow, readFooter, type ReadWindow, type WindowLimits } from '../src/read-window.js'
 
 /** Split on \n; a final segment is a line only when non-empty; one trailing \r dropped; long lines cut; stop at the first line over the byte cap. */
 function reference(text: string, limits: WindowLimits): ReadWindow {

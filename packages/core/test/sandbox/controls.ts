@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isFsError, SandboxedFileSystem, type SandboxMode, type SandboxOptions } from '@seamfs/core'
+import { isFsError, SandboxedFileSystem, type SandboxMode, type SandboxOptions } from '@seamfs/core/backend'
 import { EDIT, mutate, PAYLOAD, snapshot, VERBS, type Ctx, type Verb } from './corpus.js'
 
 /** Awaits `promise` and returns the FsError code it rejected with (or `resolved`). */

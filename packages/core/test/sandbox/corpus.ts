@@ -6,7 +6,7 @@ import {
   type FsErrorCode,
   type FsTarget,
   type SandboxOptions,
-} from '@seamfs/core'
+} from '@seamfs/core/backend'
 import { runSandboxControls } from './controls.js'
 
 /** One backend, as the corpus sees it: the filesystem under test plus raw, unfenced access to its store. */

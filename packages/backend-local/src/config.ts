@@ -1,0 +1,37 @@
+/**
+ * The local backend's configuration: `{ "type": "local", "root": "./work" }`
+ * or `--fs file:./work`. A relative root starts at the harness's base
+ * directory, `~` at the home directory; the root must be an existing directory.
+ */
+import { statSync } from 'node:fs'
+import { ConfigError, configPath, parseConfigFields, type BackendDefinition, type ConfigField } from '@seamfs/core/backend'
+import { LocalFileSystem } from './local-file-system.js'
+
+export interface LocalConfig {
+  readonly type: 'local'
+  readonly root: string
+}
+
+const FIELDS: readonly ConfigField[] = [
+  { name: 'root', kind: 'string', required: true, doc: 'the directory to mount; must exist (a relative path starts at the base directory: the current directory of the CLI; `~` is home)' },
+]
+
+export const localBackend: BackendDefinition<LocalConfig> = {
+  type: 'local',
+  url: 'file:<directory>',
+  fields: FIELDS,
+  parseConfig: (raw, where) => parseConfigFields(raw, where, 'local', FIELDS) as LocalConfig,
+  fromUrl(spec, where) {
+    const root = spec.startsWith('file://') ? decodeURIComponent(new URL(spec).pathname) : spec.slice('file:'.length)
+    if (root === '') throw new ConfigError(where, 'file:<directory>', spec)
+    return { type: 'local', root }
+  },
+  async open(config, _env, baseDir) {
+    const root = configPath(config.root, baseDir)
+    if (statSync(root, { throwIfNoEntry: false })?.isDirectory() !== true) {
+      throw new ConfigError('backend.root', 'an existing directory', config.root)
+    }
+    return new LocalFileSystem({ cwd: root })
+  },
+  describe: (config) => `local disk at ${config.root}`,
+}

@@ -1,0 +1,82 @@
+/**
+ * The S3 backend's configuration: `{ "type": "s3", "bucket": "b", … }` or
+ * `--fs s3://bucket/prefix?endpoint=…&region=…&forcePathStyle=true`. Keys are
+ * never in the config: the SDK's own chain finds them (environment, profile…),
+ * or `accessKeyIdEnv`/`secretAccessKeyEnv` name the variables holding them.
+ */
+import { ConfigError, Found, configKey, configObject, parseConfigFields, parseConfigUrl, type BackendDefinition, type ConfigEnv, type ConfigField } from '@seamfs/core/backend'
+
+export interface S3Config {
+  readonly type: 's3'
+  readonly bucket: string
+  readonly prefix?: string | undefined
+  readonly endpoint?: string | undefined
+  readonly region?: string | undefined
+  readonly forcePathStyle?: boolean | undefined
+  /** Names of the environment variables holding the keys (default: the SDK's own chain). */
+  readonly accessKeyIdEnv?: string | undefined
+  readonly secretAccessKeyEnv?: string | undefined
+}
+
+const FIELDS: readonly ConfigField[] = [
+  { name: 'bucket', kind: 'string', required: true, doc: 'the bucket holding the filesystem' },
+  { name: 'prefix', kind: 'string', allowEmpty: true, doc: 'key prefix that scopes the filesystem (default: the bucket root)' },
+  { name: 'endpoint', kind: 'string', doc: 'endpoint of an S3-compatible server, e.g. `http://127.0.0.1:7480` (default: AWS)' },
+  { name: 'region', kind: 'string', doc: 'region (default: `$AWS_REGION`, else `us-east-1`)' },
+  { name: 'forcePathStyle', kind: 'boolean', doc: 'path-style URLs, which most self-hosted servers need (default false)' },
+  { name: 'accessKeyIdEnv', kind: 'string', doc: 'name of the environment variable holding the access key id (default: the SDK\'s chain)' },
+  { name: 'secretAccessKeyEnv', kind: 'string', doc: 'name of the environment variable holding the secret access key (default: the SDK\'s chain)' },
+]
+
+/** Reads the variable `name` names, if it names one; unset is a ConfigError on `key`. */
+function fromEnv(env: ConfigEnv, name: string | undefined, key: string): string | undefined {
+  if (name === undefined) return undefined
+  const value = env[name]
+  if (value === undefined) throw new ConfigError(key, `the variable ${name} to be set`, undefined)
+  return value
+}
+
+export const s3Backend: BackendDefinition<S3Config> = {
+  type: 's3',
+  url: 's3://<bucket>/<prefix>?endpoint=<url>&region=<region>&forcePathStyle=true',
+  fields: FIELDS,
+  parseConfig(raw, where) {
+    const value = configObject(raw, where)
+    for (const secret of ['accessKeyId', 'secretAccessKey']) {
+      if (value[secret] !== undefined) {
+        throw new ConfigError(configKey(where, secret), `no key in the config (use ${secret}Env)`, new Found('a key'))
+      }
+    }
+    return parseConfigFields(value, where, 's3', FIELDS) as S3Config
+  },
+  fromUrl(spec, where) {
+    const url = parseConfigUrl(spec, where)
+    if (url.hostname === '') throw new ConfigError(where, 's3://<bucket>/<prefix>', spec)
+    const query = Object.fromEntries(url.searchParams)
+    const prefix = decodeURIComponent(url.pathname).replace(/^\//, '')
+    const forcePathStyle = query['forcePathStyle']
+    return {
+      type: 's3',
+      bucket: url.hostname,
+      ...(prefix === '' ? {} : { prefix }),
+      ...(query['endpoint'] === undefined ? {} : { endpoint: query['endpoint'] }),
+      ...(query['region'] === undefined ? {} : { region: query['region'] }),
+      ...(forcePathStyle === undefined ? {} : { forcePathStyle: forcePathStyle === 'true' }),
+    }
+  },
+  async open(config, env) {
+    const accessKeyId = fromEnv(env, config.accessKeyIdEnv, 'backend.accessKeyIdEnv')
+    const secretAccessKey = fromEnv(env, config.secretAccessKeyEnv, 'backend.secretAccessKeyEnv')
+    // Imported here: checking or describing a config never loads the AWS SDK.
+    const { S3FileSystem } = await import('./s3-file-system.js')
+    return S3FileSystem.open({
+      bucket: config.bucket,
+      ...(config.prefix === undefined ? {} : { prefix: config.prefix }),
+      ...(config.endpoint === undefined ? {} : { endpoint: config.endpoint }),
+      region: config.region ?? env['AWS_REGION'] ?? 'us-east-1',
+      ...(config.forcePathStyle === undefined ? {} : { forcePathStyle: config.forcePathStyle }),
+      ...(accessKeyId !== undefined && secretAccessKey !== undefined ? { credentials: { accessKeyId, secretAccessKey } } : {}),
+    })
+  },
+  describe: (config) => `s3://${config.bucket}/${config.prefix ?? ''}${config.endpoint === undefined ? '' : ` at ${config.endpoint}`}`,
+}

@@ -1,0 +1,171 @@
+/**
+ * How a backend package describes its own configuration, so that a harness
+ * (the seamfs CLI) can mount it from JSON or from a `--fs` URL without knowing
+ * anything about it. Each backend package exports one {@link BackendDefinition}
+ * from its `./config` entry; the harness keeps only a map of backend type to
+ * package. Secrets never live in a config: they are read from the environment
+ * (or a key file) when the backend is opened.
+ */
+import { homedir } from 'node:os'
+import { resolve } from 'node:path'
+import type { FileSystem } from './file-system.js'
+
+/** The environment a backend reads its secrets from (a harness passes `process.env`). */
+export type ConfigEnv = Readonly<Record<string, string | undefined>>
+
+/** What every backend config has: the `type` that picks the backend. */
+export interface BackendConfigBase {
+  readonly type: string
+}
+
+/**
+ * One key of a backend's JSON config.
+ * - `string`: a non-empty string (`allowEmpty`: any string);
+ * - `boolean`: `true` or `false`;
+ * - `port`: an integer from 1 to 65535;
+ * - `object`: a JSON object.
+ */
+export interface ConfigField {
+  readonly name: string
+  readonly kind: 'string' | 'boolean' | 'port' | 'object'
+  readonly required?: boolean
+  readonly allowEmpty?: boolean
+  /** One line for people: what it means, its default. */
+  readonly doc: string
+}
+
+/**
+ * A backend's configuration, owned by its package (`<package>/config`).
+ * Errors are {@link ConfigError}s that name the key, what was expected and
+ * what was found, and never contain a secret.
+ */
+export interface BackendDefinition<C extends BackendConfigBase> {
+  /** The config's `type`. */
+  readonly type: C['type']
+  /** The `--fs` URL form, as shown to people (`s3://<bucket>/<prefix>?…`). */
+  readonly url: string
+  /** The keys of the JSON config besides `type`, in the order they are checked and listed. */
+  readonly fields: readonly ConfigField[]
+  /** Checks a JSON config object; `where` names it in errors (`backend` → `backend.root`). */
+  parseConfig(raw: unknown, where: string): C
+  /** Reads the `--fs` URL form; `where` names the option in errors (`--fs`). */
+  fromUrl(spec: string, where: string): C
+  /**
+   * Opens the filesystem. Secrets come from `env` (or files the config names);
+   * relative paths of the config start at `baseDir`. A problem with the config
+   * found only now is a {@link ConfigError} on the key under `backend`, where a
+   * harness config holds it.
+   */
+  open(config: C, env: ConfigEnv, baseDir: string): Promise<FileSystem>
+  /** What is mounted, for people: never a password, a secret key or key contents. */
+  describe(config: C): string
+}
+
+/** What was found, when it is told in words rather than shown as a value (an unknown key, a secret). */
+export class Found {
+  constructor(readonly text: string) {}
+}
+
+function shown(value: unknown): string {
+  if (value instanceof Found) return value.text
+  if (value === undefined) return 'nothing'
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)}`
+  if (typeof value === 'object') return 'an object'
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return `the ${typeof value} ${value}`
+  return `a ${typeof value}`
+}
+
+/** A config that cannot be used: which key, what was expected, what was found. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError'
+  readonly key: string
+
+  constructor(key: string, expected: string, found: unknown) {
+    super(`config: ${key}: expected ${expected}, found ${shown(found)}`)
+    this.key = key
+  }
+}
+
+/** By name and shape, not `instanceof`: a backend may bring its own copy of core. */
+export function isConfigError(err: unknown): err is ConfigError {
+  return err instanceof Error && err.name === 'ConfigError' && typeof (err as { key?: unknown }).key === 'string'
+}
+
+/** The key `name` inside `where`; `''` is the config itself, whose keys are named bare. */
+export const configKey = (where: string, name: string): string => (where === '' ? name : `${where}.${name}`)
+
+/** `value` as a JSON object, or a ConfigError on `key`. */
+export function configObject(value: unknown, key: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError(key, 'an object', value)
+  return value as Record<string, unknown>
+}
+
+/** Refuses any key of `value` not in `allowed`. */
+export function onlyKeys(value: Readonly<Record<string, unknown>>, where: string, allowed: readonly string[]): void {
+  for (const k of Object.keys(value)) {
+    if (!allowed.includes(k)) throw new ConfigError(configKey(where, k), `one of the keys ${allowed.join(', ')}`, new Found('an unknown key'))
+  }
+}
+
+/** Checks one key of `value` as `field` says; undefined when absent and optional. */
+export function configField(value: Readonly<Record<string, unknown>>, where: string, field: Omit<ConfigField, 'doc'>): unknown {
+  const v = value[field.name]
+  const key = configKey(where, field.name)
+  if (v === undefined && field.required !== true) return undefined
+  switch (field.kind) {
+    case 'string':
+      if (typeof v === 'string' && (field.allowEmpty === true || v.trim() !== '')) return v
+      throw new ConfigError(key, 'a non-empty string', v)
+    case 'boolean':
+      if (typeof v === 'boolean') return v
+      throw new ConfigError(key, 'true or false', v)
+    case 'port':
+      if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 65535) return v
+      throw new ConfigError(key, 'a port number (1-65535)', v)
+    case 'object':
+      return configObject(v, key)
+  }
+}
+
+/** Drops undefined fields, so optional keys stay absent under exactOptionalPropertyTypes. */
+export function definedOnly<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T
+}
+
+/**
+ * The common part of `parseConfig`: an object holding only `type` and the
+ * `fields`, each checked in order. Returns `{ type, ...fields }` without the
+ * absent ones; the caller casts it to its config type.
+ */
+export function parseConfigFields(raw: unknown, where: string, type: string, fields: readonly ConfigField[]): BackendConfigBase {
+  const value = configObject(raw, where)
+  onlyKeys(value, where, ['type', ...fields.map((f) => f.name)])
+  return definedOnly({ type, ...Object.fromEntries(fields.map((f) => [f.name, configField(value, where, f)])) })
+}
+
+/** A URL as it may be printed back: any password replaced. */
+export function redactUrl(spec: string): string {
+  return spec.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*):[^/@]*@/i, '$1:***@')
+}
+
+/**
+ * Parses a `scheme://…` form of `--fs`. A password in it is refused: it would
+ * be printed back and kept in shell history.
+ */
+export function parseConfigUrl(spec: string, where: string): URL {
+  let url: URL
+  try {
+    url = new URL(spec)
+  } catch {
+    throw new ConfigError(where, 'a valid URL', redactUrl(spec))
+  }
+  if (url.password !== '') throw new ConfigError(where, 'no password in the URL (use an environment variable)', new Found('a password'))
+  return url
+}
+
+/** A path of a config (a directory, a key file) on this machine: `~` is the home directory, relative starts at `baseDir`. */
+export function configPath(path: string, baseDir: string): string {
+  return resolve(baseDir, path === '~' || path.startsWith('~/') ? homedir() + path.slice(1) : path)
+}

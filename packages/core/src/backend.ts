@@ -1,0 +1,26 @@
+/**
+ * `@seamfs/core/backend`: what a backend author needs on top of the consumer
+ * entry. Extend `FileSystem` and implement its protected hooks (or extend
+ * `FileSystemLayer` to wrap another filesystem); build failures with the
+ * `FsError` named constructors; map foreign errors with one `errorRow` table.
+ * Text decoding and the literal edit are not here: `FileSystem` does them.
+ */
+export * from './index.js'
+export { abortedError, isAbortError, throwIfAborted, type FsErrorOptions } from './errors.js'
+export {
+  DEFAULT_DIFF_BASIS_MAX_BYTES,
+  DEFAULT_MAX_TEXT_BYTES,
+  type ByteChunks,
+  type FileSystemHooks,
+  type ReadRequest,
+  type UpdateRequest,
+  type WriteRequest,
+  type WriteResult,
+} from './file-system.js'
+export { FileSystemLayer } from './layer.js'
+export { FsTargetKey, FsVersion, type Branded } from './types.js'
+export { KeyedMutex } from './mutex.js'
+export { compareNames } from './order.js'
+export { checkGuard } from './paths.js'
+export { errorCodeOf, processWide, translateError, type ErrorRow } from './translate.js'
+export * from './backend-config.js'

@@ -1,0 +1,81 @@
+import { FileSystem, type ByteChunks, type FileSystemHooks, type ReadRequest, type UpdateRequest, type WriteRequest, type WriteResult } from './file-system.js'
+import type { ErrorRow } from './translate.js'
+import type { FsCapabilities, FsDirEntry, FsInfo, FsPathInfo, FsTarget, FsVersion } from './types.js'
+
+/**
+ * A filesystem that wraps another one (a sandbox, later mounts or read-only views):
+ * every hook forwards to the inner filesystem's hook, so validation, abort checks,
+ * limits, decoding and error translation run once, in this layer's public methods,
+ * and never twice. A layer overrides the hooks it changes and calls `super` for the
+ * rest; its limits are the inner filesystem's.
+ */
+export abstract class FileSystemLayer extends FileSystem {
+  readonly inner: FileSystem
+  readonly #hooks: FileSystemHooks
+
+  constructor(inner: FileSystem) {
+    super({ maxTextBytes: inner.maxTextBytes, diffBasisMaxBytes: inner.diffBasisMaxBytes })
+    this.inner = inner
+    this.#hooks = FileSystem.hooksOf(inner)
+  }
+
+  get capabilities(): FsCapabilities {
+    return this.inner.capabilities
+  }
+
+  override fileUrl(target: FsTarget): string {
+    return this.inner.fileUrl(target)
+  }
+
+  override contains(parent: FsTarget, child: FsTarget): boolean {
+    return this.inner.contains(parent, child)
+  }
+
+  override close(): Promise<void> {
+    return this.inner.close()
+  }
+
+  protected override processPathOf(target: FsTarget): string {
+    return this.inner.processPath(target)
+  }
+
+  protected override resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
+    return this.#hooks.resolvePath(path, cwd, signal)
+  }
+
+  protected override statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
+    return this.#hooks.statTarget(target, signal)
+  }
+
+  protected override lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
+    return this.#hooks.lstatPath(path, cwd, signal)
+  }
+
+  protected override readBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
+    return this.#hooks.readBytes(target, request)
+  }
+
+  protected override openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks> {
+    return this.#hooks.openBytes(target, signal)
+  }
+
+  protected override listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
+    return this.#hooks.listEntries(target, signal)
+  }
+
+  protected override writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    return this.#hooks.writeBytes(target, bytes, request)
+  }
+
+  protected override updateBytes(
+    target: FsTarget,
+    request: UpdateRequest,
+    transform: (bytes: Uint8Array) => Uint8Array,
+  ): Promise<FsVersion> {
+    return this.#hooks.updateBytes(target, request, transform)
+  }
+
+  protected override errorRow(err: unknown): ErrorRow | undefined {
+    return this.#hooks.errorRow(err)
+  }
+}
