@@ -8,7 +8,6 @@ const REMOTE = [
   'packages/backend-s3/test/**/*.test.ts',
   'packages/backend-ssh/test/**/*.test.ts',
   'packages/*/test/**/*.remote.test.ts',
-  'packages/cli/test/config.test.ts',
 ]
 
 export default defineConfig({

@@ -207,7 +207,12 @@ export abstract class FileSystem {
   async streamText(target: FsTarget, opts: SignalOptions = {}): Promise<AsyncIterable<string>> {
     const { signal } = opts ?? {}
     assertTarget(target, 'read')
-    const source = await this.#run('read', target.displayPath, signal, true, () => this.openBytes(target, signal))
+    const source = await this.#run('read', target.displayPath, signal, false, () => this.openBytes(target, signal))
+    if (signal?.aborted === true) {
+      // Aborted while opening: release what the backend opened before reporting it.
+      await release(source)
+      throw FsError.aborted('read', signal.reason)
+    }
     return this.#decodeStream(source, target.displayPath, signal)
   }
 
@@ -414,6 +419,15 @@ export interface FileSystemHooks {
   writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult>
   updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion>
   errorRow(err: unknown): ErrorRow | undefined
+}
+
+async function release(source: ByteChunks): Promise<void> {
+  try {
+    const chunks = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]()
+    await chunks.return?.()
+  } catch {
+    // nothing to report: the caller gets FS_ABORTED
+  }
 }
 
 function byName(a: FsDirEntry, b: FsDirEntry): number {
