@@ -4,11 +4,7 @@ import { configDefaults, defineConfig } from 'vitest/config'
 // has the global setup that boots them, and vitest runs a project's global setup only when that
 // project has files in the run: `vitest run --project unit` (or a path under a unit package) boots
 // nothing. A new test file that mounts a live server goes here, or is named `*.remote.test.ts`.
-const REMOTE = [
-  'packages/backend-s3/test/**/*.test.ts',
-  'packages/backend-ssh/test/**/*.test.ts',
-  'packages/*/test/**/*.remote.test.ts',
-]
+const REMOTE = ['packages/backend-s3/test/**/*.test.ts', 'packages/backend-ssh/test/**/*.test.ts', 'packages/*/test/**/*.remote.test.ts']
 
 export default defineConfig({
   // Tests import the packages' TypeScript sources through the "source" export condition.

@@ -81,7 +81,7 @@ export async function startSftp(): Promise<Started<SftpServerInfo>> {
     root: get('SFTP_ROOT'),
   }
   return {
-    server: { info, stop: async () => void (await run(["stop", dir])) },
+    server: { info, stop: async () => void (await run(['stop', dir])) },
     why: '',
   }
 }

@@ -169,7 +169,7 @@ function editJob(): Job {
     reps: size.editReps,
     opsPerRep: editFiles * editsPerFile,
     async setup() {
-      const chunk = 1024 * 1024 / editsPerFile
+      const chunk = (1024 * 1024) / editsPerFile
       for (const side of SIDES) {
         await mkdir(join(root, `edit-${side}`))
         for (const [f, path] of paths[side].entries()) {
@@ -261,14 +261,7 @@ async function measure(job: Job): Promise<JobResult> {
 function table(results: readonly JobResult[]): string {
   const rows = [
     ['job', 'raw median (ms/op)', 'seamfs median (ms/op)', 'ratio', 'target', 'ok'],
-    ...results.map((r) => [
-      r.job,
-      r.rawMedian.toFixed(3),
-      r.libMedian.toFixed(3),
-      `${r.ratio.toFixed(2)}×`,
-      `≤ ${r.target.toFixed(2)}×`,
-      r.ok ? 'yes' : 'NO',
-    ]),
+    ...results.map((r) => [r.job, r.rawMedian.toFixed(3), r.libMedian.toFixed(3), `${r.ratio.toFixed(2)}×`, `≤ ${r.target.toFixed(2)}×`, r.ok ? 'yes' : 'NO']),
   ]
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => (row[c] as string).length)))
   const line = (row: readonly string[]): string => `| ${row.map((cell, c) => cell.padEnd(widths[c] as number)).join(' | ')} |`

@@ -143,9 +143,7 @@ interface ChildReport {
 }
 
 const quick = args.quick
-const size = quick
-  ? { lines: 200_000, reps: 5, bigMiB: 128 }
-  : { lines: 1_000_000, reps: 15, bigMiB: 1024 }
+const size = quick ? { lines: 200_000, reps: 5, bigMiB: 128 } : { lines: 1_000_000, reps: 15, bigMiB: 1024 }
 const windowOffset = size.lines - 9_999 // 990,001 for a million lines
 const self = fileURLToPath(import.meta.url)
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
@@ -171,7 +169,7 @@ function runChild(side: Side, file: string, offset: number): Promise<ChildReport
 async function writeNumbered(path: string, lines: number): Promise<void> {
   const out = createWriteStream(path)
   const pad = ' lorem ipsum dolor sit amet consectetur adipiscing elit'
-  for (let n = 1; n <= lines; ) {
+  for (let n = 1; n <= lines;) {
     let batch = ''
     for (let i = 0; i < 16_000 && n <= lines; i++, n++) batch += `${`line ${n}`.padEnd(14)}${pad}`.slice(0, 59) + '\n'
     if (!out.write(batch)) await new Promise<void>((r) => out.once('drain', () => r()))
@@ -279,14 +277,32 @@ try {
   const bigName = `last window of ${size.bigMiB} MiB (${fmt(bigLines)} lines)`
   const rssOk = (r: ChildReport): string => (r.growth < RSS_TARGET_MIB * MiB ? 'yes' : 'NO')
   const results = {
-    window: { rawMs: times.raw, libMs: times.lib, rawCpuMs: cpu.raw, libCpuMs: cpu.lib, rawMedian, libMedian, ratio, target: TIME_TARGET, ok: ratio <= TIME_TARGET, memory: windowMem },
+    window: {
+      rawMs: times.raw,
+      libMs: times.lib,
+      rawCpuMs: cpu.raw,
+      libCpuMs: cpu.lib,
+      rawMedian,
+      libMedian,
+      ratio,
+      target: TIME_TARGET,
+      ok: ratio <= TIME_TARGET,
+      memory: windowMem,
+    },
     big: { mib: size.bigMiB, lines: bigLines, memory: bigMem, ok: bigMem.lib.growth < RSS_TARGET_MIB * MiB },
   }
   console.log(`\n$ ${command}\n`)
   console.log(
     table([
       ['measure', 'raw', 'seamfs', 'ratio', 'target', 'ok'],
-      [`${windowName}: median ms`, rawMedian.toFixed(1), libMedian.toFixed(1), `${ratio.toFixed(2)}×`, `≤ ${TIME_TARGET.toFixed(2)}×`, results.window.ok ? 'yes' : 'NO'],
+      [
+        `${windowName}: median ms`,
+        rawMedian.toFixed(1),
+        libMedian.toFixed(1),
+        `${ratio.toFixed(2)}×`,
+        `≤ ${TIME_TARGET.toFixed(2)}×`,
+        results.window.ok ? 'yes' : 'NO',
+      ],
       [`${windowName}: median CPU ms (user+sys)`, median(cpu.raw).toFixed(1), median(cpu.lib).toFixed(1), `${cpuRatio.toFixed(2)}×`, '', ''],
       [`${windowName}: peak RSS growth MiB`, mib(windowMem.raw.growth), mib(windowMem.lib.growth), '', `< ${RSS_TARGET_MIB} MiB`, rssOk(windowMem.lib)],
       [`${bigName}: peak RSS growth MiB`, mib(bigMem.raw.growth), mib(bigMem.lib.growth), '', `< ${RSS_TARGET_MIB} MiB`, rssOk(bigMem.lib)],
@@ -295,7 +311,9 @@ try {
   )
   const range = (ms: readonly number[]): string => `${Math.min(...ms).toFixed(1)}–${Math.max(...ms).toFixed(1)}`
   console.log(`\nper-repetition spread (ms, min–max): raw ${range(times.raw)} · seamfs ${range(times.lib)}`)
-  console.log(`child RSS at start (MiB): window raw ${mib(windowMem.raw.start)} · seamfs ${mib(windowMem.lib.start)}; big raw ${mib(bigMem.raw.start)} · seamfs ${mib(bigMem.lib.start)}`)
+  console.log(
+    `child RSS at start (MiB): window raw ${mib(windowMem.raw.start)} · seamfs ${mib(windowMem.lib.start)}; big raw ${mib(bigMem.raw.start)} · seamfs ${mib(bigMem.lib.start)}`,
+  )
   if (args.json !== undefined) {
     await writeFile(args.json, `${JSON.stringify({ environment, results }, null, 2)}\n`)
     console.log(`\nresults written to ${args.json}`)

@@ -79,16 +79,12 @@ async function timeRead(raw: SFTPWrapper, fs: SftpFileSystem): Promise<{ raw: nu
   const remote = `${root}/read-10MiB.txt`
   const line = 'lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.\n'
   writeFileSync(join(localDir, 'source.txt'), line.repeat(Math.ceil(READ_BYTES / Buffer.byteLength(line))).slice(0, READ_BYTES))
-  await new Promise<void>((resolve, reject) =>
-    raw.fastPut(join(localDir, 'source.txt'), remote, {}, (err) => (err ? reject(err) : resolve())),
-  )
+  await new Promise<void>((resolve, reject) => raw.fastPut(join(localDir, 'source.txt'), remote, {}, (err) => (err ? reject(err) : resolve())))
   const target = await fs.resolve(remote)
   const times = { raw: [] as number[], lib: [] as number[] }
   for (let rep = 0; rep <= READ_REPS; rep++) {
     let start = performance.now()
-    await new Promise<void>((resolve, reject) =>
-      raw.fastGet(remote, join(localDir, 'copy.txt'), {}, (err) => (err ? reject(err) : resolve())),
-    )
+    await new Promise<void>((resolve, reject) => raw.fastGet(remote, join(localDir, 'copy.txt'), {}, (err) => (err ? reject(err) : resolve())))
     if (rep > 0) times.raw.push(performance.now() - start)
     start = performance.now()
     const text = await fs.readText(target)

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import {
-  isFsError,
-  type FileSystem,
-  type FsCapabilities,
-  type FsErrorCode,
-  type FsTarget,
-  type FsWriteOutcome,
-} from '@seamfs/core'
+import { isFsError, type FileSystem, type FsCapabilities, type FsErrorCode, type FsTarget, type FsWriteOutcome } from '@seamfs/core'
 import type { ConformanceOptions, ConformanceSubject, ConformanceTuning, CreateContext, ExternalHooks } from './types.js'
 
 type HookName = keyof ExternalHooks
@@ -122,10 +115,7 @@ export class Kit {
   unmet(needs: Needs): string | undefined {
     const missingCaps = (needs.caps ?? []).filter((c) => this.caps[c] === false)
     const missingHooks = (needs.hooks ?? []).filter((h) => this.#external[h] === undefined)
-    const reasons = [
-      ...missingCaps.map((c) => `capabilities.${c} is false`),
-      ...missingHooks.map((h) => `no external.${h} hook`),
-    ]
+    const reasons = [...missingCaps.map((c) => `capabilities.${c} is false`), ...missingHooks.map((h) => `no external.${h} hook`)]
     return reasons.length === 0 ? undefined : reasons.join(', ')
   }
 

@@ -171,17 +171,14 @@ export async function runConformance(options: RunOptions): Promise<ConformanceRe
 
 /** The per-clause table the CLI prints. */
 export function formatReport(report: ConformanceReport): string {
-  const rows = report.clauses.map((c) => [
-    c.clause,
-    String(c.passed),
-    String(c.failed),
-    String(c.skipped),
-    c.skipReasons.join('; '),
-  ])
+  const rows = report.clauses.map((c) => [c.clause, String(c.passed), String(c.failed), String(c.skipped), c.skipReasons.join('; ')])
   const header = ['clause', 'passed', 'failed', 'skipped', 'skip reason']
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
   const line = (cells: string[]): string =>
-    cells.map((cell, i) => (i === 0 || i === 4 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ').trimEnd()
+    cells
+      .map((cell, i) => (i === 0 || i === 4 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd()
   const out = [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)]
   const failures = report.tests.filter((t) => t.state === 'failed')
   if (failures.length > 0) {

@@ -33,8 +33,7 @@ function runCli(module: string): Promise<CliRun> {
   })
 }
 
-const failedIn = (report: ConformanceReport, clause: string): number =>
-  report.clauses.find((c) => c.clause === clause)?.failed ?? 0
+const failedIn = (report: ConformanceReport, clause: string): number => report.clauses.find((c) => c.clause === clause)?.failed ?? 0
 
 describe('the kit catches broken backends', () => {
   const cases: ReadonlyArray<readonly [string, string, readonly string[]]> = [

@@ -45,16 +45,14 @@ export const ERROR_TABLE: readonly ErrorRow[] = [
     operation: 'writeText replaceIfVersion',
     arrangement: 'missing file',
     code: 'FS_STALE_VERSION',
-    run: async (env) =>
-      env.fs.writeText(await env.resolve('nope.txt'), 'x', { expected: { kind: 'replaceIfVersion', version: FsVersion('v') } }),
+    run: async (env) => env.fs.writeText(await env.resolve('nope.txt'), 'x', { expected: { kind: 'replaceIfVersion', version: FsVersion('v') } }),
   },
   {
     operation: 'writeText replaceIfVersion',
     arrangement: 'other version',
     code: 'FS_STALE_VERSION',
     arrange: file,
-    run: async (env) =>
-      env.fs.writeText(await env.resolve('f.txt'), 'x', { expected: { kind: 'replaceIfVersion', version: FsVersion('v') } }),
+    run: async (env) => env.fs.writeText(await env.resolve('f.txt'), 'x', { expected: { kind: 'replaceIfVersion', version: FsVersion('v') } }),
   },
   {
     operation: 'writeText',

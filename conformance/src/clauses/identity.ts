@@ -45,9 +45,7 @@ export function identityClauses(kit: Kit): void {
     })
 
     kit.test('contains: a directory contains itself and its descendants, not a sibling sharing a prefix', async (env) => {
-      const [a, ab, deep, sibling] = await Promise.all(
-        ['a', 'a/b', 'a/b/c.txt', 'ab/c.txt'].map((p) => env.resolve(p)),
-      )
+      const [a, ab, deep, sibling] = await Promise.all(['a', 'a/b', 'a/b/c.txt', 'ab/c.txt'].map((p) => env.resolve(p)))
       if (a === undefined || ab === undefined || deep === undefined || sibling === undefined) throw new Error('unreachable')
       expect(env.fs.contains(a, a)).toBe(true)
       expect(env.fs.contains(a, deep)).toBe(true)

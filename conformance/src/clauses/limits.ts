@@ -43,9 +43,7 @@ export function limitClauses(kit: Kit): void {
       const before = await env.fs.stat(await env.resolve('big.txt'))
       const guarded = { expected: { version: before?.version ?? ('' as never) } }
       for (const opts of [{}, guarded]) {
-        expect(await codeOf(env.fs.editText(await env.resolve('big.txt'), { oldString: 'Z', newString: 'Y', replaceAll: false }, opts))).toBe(
-          'FS_TOO_LARGE',
-        )
+        expect(await codeOf(env.fs.editText(await env.resolve('big.txt'), { oldString: 'Z', newString: 'Y', replaceAll: false }, opts))).toBe('FS_TOO_LARGE')
       }
       expect(Buffer.from(await env.readBytes('big.txt')).equals(Buffer.from(bytesOf(big))), 'the stored bytes changed').toBe(true)
       expect((await env.fs.stat(await env.resolve('big.txt')))?.version).toBe(before?.version)

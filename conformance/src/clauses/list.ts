@@ -13,9 +13,7 @@ export function byUtf8Bytes(a: string, b: string): number {
 }
 
 /** Names whose code-point order differs from locale order and from UTF-16 order. */
-export const ORDER_NAMES: readonly string[] = [
-  'b', 'B', 'a', 'A', '_x', '-x', '10', '9', '1', 'é', 'e', 'Z', '中', '🐂', 'ｚ', '\uFFFD', '~', '.hidden',
-]
+export const ORDER_NAMES: readonly string[] = ['b', 'B', 'a', 'A', '_x', '-x', '10', '9', '1', 'é', 'e', 'Z', '中', '🐂', 'ｚ', '\uFFFD', '~', '.hidden']
 
 export const HOSTILE_NAMES: readonly string[] = ['🐂🍺中文.docx', "a  b !@#$%^&()_+-=;',.txt", '<x>&amp;"q".txt', ' lead and trail ']
 

@@ -92,8 +92,7 @@ class EditCmd implements Cmd {
     else {
       const state = this.guarded ? guardState(m, this.path) : 'ok'
       const count = countMatches(current, this.oldString)
-      const matchCode: FsErrorCode | 'ok' =
-        count === 0 ? 'FS_EDIT_NOT_FOUND' : count > 1 && !this.replaceAll ? 'FS_AMBIGUOUS_EDIT' : 'ok'
+      const matchCode: FsErrorCode | 'ok' = count === 0 ? 'FS_EDIT_NOT_FOUND' : count > 1 && !this.replaceAll ? 'FS_AMBIGUOUS_EDIT' : 'ok'
       if (matchCode === 'ok') next = current.split(this.oldString).join(this.newString)
       allowed = state === 'stale' ? ['FS_STALE_VERSION'] : state === 'either' ? [matchCode, 'FS_STALE_VERSION'] : [matchCode]
     }
@@ -188,8 +187,7 @@ export function modelClauses(kit: Kit, external: boolean): void {
   const text = fc.string({ unit: fc.constantFrom('a', 'b', 'é', '中', '\n', '$', ' '), maxLength: 12 })
   const needle = fc.string({ unit: fc.constantFrom('a', 'b', '\n', 'é'), maxLength: 3 })
   const commands = [
-    fc.tuple(path, text, fc.constantFrom<'none' | 'create' | 'replace'>('none', 'create', 'replace'))
-      .map(([p, t, g]) => new WriteCmd(p, t, g)),
+    fc.tuple(path, text, fc.constantFrom<'none' | 'create' | 'replace'>('none', 'create', 'replace')).map(([p, t, g]) => new WriteCmd(p, t, g)),
     fc.tuple(path, needle, needle, fc.boolean(), fc.boolean()).map(([p, o, n, a, g]) => new EditCmd(p, o, n, a, g)),
     path.map((p) => new ReadCmd(p)),
     path.map((p) => new StatCmd(p)),

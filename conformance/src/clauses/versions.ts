@@ -45,9 +45,7 @@ export function versionClauses(kit: Kit): void {
         await env.writeBytes('x.txt', `bbbb${i}`)
         expect(await versionOf(env, 'x.txt')).not.toBe(version)
         const t = await env.resolve('x.txt')
-        expect(await codeOf(env.fs.writeText(t, 'mine', { expected: { kind: 'replaceIfVersion', version } }))).toBe(
-          'FS_STALE_VERSION',
-        )
+        expect(await codeOf(env.fs.writeText(t, 'mine', { expected: { kind: 'replaceIfVersion', version } }))).toBe('FS_STALE_VERSION')
         const edit = { oldString: 'bbbb', newString: 'cccc', replaceAll: false }
         expect(await codeOf(env.fs.editText(t, edit, { expected: { version } }))).toBe('FS_STALE_VERSION')
         expect(await env.read('x.txt')).toBe(`bbbb${i}`)
@@ -61,9 +59,7 @@ export function versionClauses(kit: Kit): void {
       await env.remove('gone.txt')
       const t = await env.resolve('gone.txt')
       expect(await env.fs.stat(t)).toBeUndefined()
-      expect(await codeOf(env.fs.writeText(t, 'x', { expected: { kind: 'replaceIfVersion', version } }))).toBe(
-        'FS_STALE_VERSION',
-      )
+      expect(await codeOf(env.fs.writeText(t, 'x', { expected: { kind: 'replaceIfVersion', version } }))).toBe('FS_STALE_VERSION')
       expect(await env.fs.stat(t)).toBeUndefined()
     })
   })
@@ -74,9 +70,7 @@ export function versionClauses(kit: Kit): void {
       const { version } = await env.write('race.txt', 'base')
       const t = await env.resolve('race.txt')
       const { won, codes } = await tally(
-        Array.from({ length: n }, (_, i) =>
-          env.fs.writeText(t, `writer ${i}`, { expected: { kind: 'replaceIfVersion', version } }),
-        ),
+        Array.from({ length: n }, (_, i) => env.fs.writeText(t, `writer ${i}`, { expected: { kind: 'replaceIfVersion', version } })),
       )
       expect(won.length).toBe(1)
       expect(codes).toEqual(Array(n - 1).fill('FS_STALE_VERSION'))
@@ -86,9 +80,7 @@ export function versionClauses(kit: Kit): void {
     kit.test('N concurrent createIfAbsent writers: exactly one creates', async (env) => {
       const n = kit.tuning.raceWriters
       const t = await env.resolve('create-race.txt')
-      const { won, codes } = await tally(
-        Array.from({ length: n }, (_, i) => env.fs.writeText(t, `creator ${i}`, { expected: { kind: 'createIfAbsent' } })),
-      )
+      const { won, codes } = await tally(Array.from({ length: n }, (_, i) => env.fs.writeText(t, `creator ${i}`, { expected: { kind: 'createIfAbsent' } })))
       expect(won.length).toBe(1)
       expect(codes).toEqual(Array(n - 1).fill('FS_NOT_OBSERVED'))
       expect(await env.read('create-race.txt')).toBe(`creator ${won[0]}`)
@@ -99,9 +91,7 @@ export function versionClauses(kit: Kit): void {
       const { version } = await env.write('edit-race.txt', 'value: base')
       const t = await env.resolve('edit-race.txt')
       const { won, codes } = await tally(
-        Array.from({ length: n }, (_, i) =>
-          env.fs.editText(t, { oldString: 'base', newString: `edit ${i}`, replaceAll: false }, { expected: { version } }),
-        ),
+        Array.from({ length: n }, (_, i) => env.fs.editText(t, { oldString: 'base', newString: `edit ${i}`, replaceAll: false }, { expected: { version } })),
       )
       expect(won.length).toBe(1)
       expect(codes).toEqual(Array(n - 1).fill('FS_STALE_VERSION'))

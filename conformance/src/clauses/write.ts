@@ -60,9 +60,7 @@ export function writeClauses(kit: Kit): void {
     kit.test('createIfAbsent on an existing file is FS_NOT_OBSERVED and keeps its content', async (env) => {
       await env.write('exists.txt', 'original')
       const t = await env.resolve('exists.txt')
-      expect(await codeOf(env.fs.writeText(t, 'clobber', { expected: { kind: 'createIfAbsent' } }))).toBe(
-        'FS_NOT_OBSERVED',
-      )
+      expect(await codeOf(env.fs.writeText(t, 'clobber', { expected: { kind: 'createIfAbsent' } }))).toBe('FS_NOT_OBSERVED')
       expect(await env.read('exists.txt')).toBe('original')
     })
 
@@ -78,18 +76,14 @@ export function writeClauses(kit: Kit): void {
       const { version } = await env.write('r.txt', 'v1')
       await env.write('r.txt', 'v2')
       const t = await env.resolve('r.txt')
-      expect(await codeOf(env.fs.writeText(t, 'v3', { expected: { kind: 'replaceIfVersion', version } }))).toBe(
-        'FS_STALE_VERSION',
-      )
+      expect(await codeOf(env.fs.writeText(t, 'v3', { expected: { kind: 'replaceIfVersion', version } }))).toBe('FS_STALE_VERSION')
       expect(await env.read('r.txt')).toBe('v2')
     })
 
     kit.test('replaceIfVersion on a missing file is FS_STALE_VERSION and creates nothing', async (env) => {
       const { version } = await env.write('other.txt', 'x')
       const t = await env.resolve('missing.txt')
-      expect(await codeOf(env.fs.writeText(t, 'x', { expected: { kind: 'replaceIfVersion', version } }))).toBe(
-        'FS_STALE_VERSION',
-      )
+      expect(await codeOf(env.fs.writeText(t, 'x', { expected: { kind: 'replaceIfVersion', version } }))).toBe('FS_STALE_VERSION')
       expect(await env.fs.stat(t)).toBeUndefined()
     })
 
@@ -97,9 +91,7 @@ export function writeClauses(kit: Kit): void {
       await env.write('r.txt', 'v1')
       const t = await env.resolve('r.txt')
       const forged = FsVersion('not-a-version-this-backend-made')
-      expect(await codeOf(env.fs.writeText(t, 'v2', { expected: { kind: 'replaceIfVersion', version: forged } }))).toBe(
-        'FS_STALE_VERSION',
-      )
+      expect(await codeOf(env.fs.writeText(t, 'v2', { expected: { kind: 'replaceIfVersion', version: forged } }))).toBe('FS_STALE_VERSION')
       expect(await env.read('r.txt')).toBe('v1')
     })
 
@@ -148,32 +140,36 @@ export function writeClauses(kit: Kit): void {
   })
 
   kit.group('atomicity', {}, () => {
-    kit.test('a reader that reads continuously only ever sees one of two contents, whole', async (env) => {
-      const size = kit.tuning.atomicityBytes
-      const a = 'A'.repeat(size - 6) + '\nA-end'
-      const b = 'b'.repeat(size - 3) + '\n中'
-      await env.write('atomic.txt', a)
-      const t = await env.resolve('atomic.txt')
-      let writing = true
-      let reads = 0
-      const torn: number[] = []
-      const writer = (async () => {
-        try {
-          for (let i = 0; i < kit.tuning.atomicityWrites; i++) await env.fs.writeText(t, i % 2 === 0 ? b : a)
-        } finally {
-          writing = false
-        }
-      })()
-      const reader = (async () => {
-        while (writing && torn.length === 0) {
-          const seen = await env.fs.readText(t)
-          reads++
-          if (seen !== a && seen !== b) torn.push(seen.length)
-        }
-      })()
-      await Promise.all([writer, reader])
-      expect(torn).toEqual([])
-      expect(reads).toBeGreaterThan(0)
-    }, 120_000)
+    kit.test(
+      'a reader that reads continuously only ever sees one of two contents, whole',
+      async (env) => {
+        const size = kit.tuning.atomicityBytes
+        const a = 'A'.repeat(size - 6) + '\nA-end'
+        const b = 'b'.repeat(size - 3) + '\n中'
+        await env.write('atomic.txt', a)
+        const t = await env.resolve('atomic.txt')
+        let writing = true
+        let reads = 0
+        const torn: number[] = []
+        const writer = (async () => {
+          try {
+            for (let i = 0; i < kit.tuning.atomicityWrites; i++) await env.fs.writeText(t, i % 2 === 0 ? b : a)
+          } finally {
+            writing = false
+          }
+        })()
+        const reader = (async () => {
+          while (writing && torn.length === 0) {
+            const seen = await env.fs.readText(t)
+            reads++
+            if (seen !== a && seen !== b) torn.push(seen.length)
+          }
+        })()
+        await Promise.all([writer, reader])
+        expect(torn).toEqual([])
+        expect(reads).toBeGreaterThan(0)
+      },
+      120_000,
+    )
   })
 }

@@ -13,7 +13,12 @@ export interface LocalConfig {
 }
 
 const FIELDS: readonly ConfigField[] = [
-  { name: 'root', kind: 'string', required: true, doc: 'the directory to mount; must exist (a relative path starts at the base directory: the current directory of the CLI; `~` is home)' },
+  {
+    name: 'root',
+    kind: 'string',
+    required: true,
+    doc: 'the directory to mount; must exist (a relative path starts at the base directory: the current directory of the CLI; `~` is home)',
+  },
 ]
 
 export const localBackend: BackendDefinition<LocalConfig> = {

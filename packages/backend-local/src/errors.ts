@@ -42,11 +42,7 @@ export const errnoOf = errorCodeOf
 
 /** A failure whose cleanup failed too: `FS_IO_ERROR`, with both causes named. */
 export function doubleFault(verb: FsVerb, path: string, original: unknown, cleanup: unknown): FsError {
-  const first = isFsError(original)
-    ? original.message
-    : isAbortError(original)
-      ? `${verb} aborted`
-      : (errnoRow(original)?.reason ?? messageOf(original))
+  const first = isFsError(original) ? original.message : isAbortError(original) ? `${verb} aborted` : (errnoRow(original)?.reason ?? messageOf(original))
   return FsError.io(verb, path, `${first} (and cleanup failed: ${messageOf(cleanup)})`, {
     cause: new AggregateError([original, cleanup], 'write failed and cleanup failed'),
   })

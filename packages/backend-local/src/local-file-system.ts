@@ -81,13 +81,7 @@ function readChunk(fd: number, buffer: Buffer, offset: number, length: number): 
  * never more than `limit + 1` bytes: a file that grew past `limit` comes back as
  * `limit + 1` bytes, for the caller to refuse.
  */
-async function readUpTo(
-  fd: number,
-  size: number,
-  limit: number,
-  verb: FsVerb,
-  signal: AbortSignal | undefined,
-): Promise<Buffer> {
+async function readUpTo(fd: number, size: number, limit: number, verb: FsVerb, signal: AbortSignal | undefined): Promise<Buffer> {
   const cap = limit + 1
   let buffer = Buffer.allocUnsafe(Math.min(size + 1, cap))
   let length = 0
@@ -112,14 +106,7 @@ async function readUpTo(
 }
 
 /** The content behind `fd` (of stat `st`): above `limit` it is refused before a byte is read, or once it grows past it. */
-async function readWhole(
-  fd: number,
-  st: BigIntStats,
-  limit: number,
-  verb: 'read' | 'edit',
-  path: string,
-  signal: AbortSignal | undefined,
-): Promise<Buffer> {
+async function readWhole(fd: number, st: BigIntStats, limit: number, verb: 'read' | 'edit', path: string, signal: AbortSignal | undefined): Promise<Buffer> {
   if (st.size > BigInt(limit)) throw FsError.tooLarge(verb, path, Number(st.size), limit)
   const bytes = await readUpTo(fd, Number(st.size), limit, verb, signal)
   if (bytes.length > limit) throw FsError.tooLarge(verb, path, bytes.length, limit)
@@ -322,12 +309,7 @@ export class LocalFileSystem extends FileSystem {
   }
 
   /** The previous bytes of a write, when at most `limit`; a file that cannot be read back has none. */
-  async #diffBasis(
-    target: FsTarget,
-    current: BigIntStats,
-    limit: number,
-    signal: AbortSignal | undefined,
-  ): Promise<Uint8Array | null> {
+  async #diffBasis(target: FsTarget, current: BigIntStats, limit: number, signal: AbortSignal | undefined): Promise<Uint8Array | null> {
     if (current.size > BigInt(limit)) return null
     let fd: number | undefined
     try {

@@ -329,8 +329,7 @@ export class Publisher {
       const thread = Number(match[2] ?? 0)
       const path = join(dir, entry.name)
       // Another thread of this process keeps its own in-flight set: its directories are left alone.
-      const abandoned =
-        pid !== process.pid ? !pidIsAlive(pid) : thread === threadId ? !inFlight.has(path) : false
+      const abandoned = pid !== process.pid ? !pidIsAlive(pid) : thread === threadId ? !inFlight.has(path) : false
       try {
         if (abandoned) rmSync(path, { recursive: true, force: true })
       } catch {

@@ -1,16 +1,4 @@
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-  lstatSync,
-} from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -136,9 +124,7 @@ describe('writes', () => {
     expect(statSync(t.targetKey, { bigint: true }).mtimeNs).toBe(st.mtimeNs)
     const now = await fs.stat(t)
     expect(now?.version).not.toBe(version)
-    expect(await codeOf(fs.writeText(t, 'c', { expected: { kind: 'replaceIfVersion', version } }))).toBe(
-      'FS_STALE_VERSION',
-    )
+    expect(await codeOf(fs.writeText(t, 'c', { expected: { kind: 'replaceIfVersion', version } }))).toBe('FS_STALE_VERSION')
     expect(readFileSync(t.targetKey, 'utf8')).toBe('bbbb')
   })
 
@@ -159,18 +145,14 @@ describe('writes', () => {
     expect(await codeOf(fs.writeText(await fs.resolve('dir'), 'x'))).toBe('FS_NOT_REGULAR_FILE')
     expect(await codeOf(fs.writeText(await fs.resolve('fifo'), 'x'))).toBe('FS_NOT_REGULAR_FILE')
     expect(await codeOf(fs.readText(await fs.resolve('fifo')))).toBe('FS_NOT_REGULAR_FILE')
-    expect(await codeOf(fs.editText(await fs.resolve('fifo'), { oldString: 'a', newString: 'b', replaceAll: false }))).toBe(
-      'FS_NOT_REGULAR_FILE',
-    )
+    expect(await codeOf(fs.editText(await fs.resolve('fifo'), { oldString: 'a', newString: 'b', replaceAll: false }))).toBe('FS_NOT_REGULAR_FILE')
     expect(readdirSync(root).sort()).toEqual(['dir', 'fifo'])
     expect(statSync(join(root, 'fifo')).isFIFO()).toBe(true)
   })
 
   it('createIfAbsent onto a dangling symlink or directory publishes nothing', async () => {
     mkdirSync(join(root, 'dir'))
-    expect(await codeOf(fs.writeText(await fs.resolve('dir'), 'x', { expected: { kind: 'createIfAbsent' } }))).toBe(
-      'FS_NOT_REGULAR_FILE',
-    )
+    expect(await codeOf(fs.writeText(await fs.resolve('dir'), 'x', { expected: { kind: 'createIfAbsent' } }))).toBe('FS_NOT_REGULAR_FILE')
     expect(readdirSync(root)).toEqual(['dir'])
   })
 })
@@ -274,45 +256,46 @@ describe('staging residue', () => {
       const t = await faulty.resolve('f.txt')
       writeFileSync(t.targetKey, 'old')
       expect(await codeOf(faulty.writeText(t, 'new'))).toBe('FS_IO_ERROR')
-      expect(await codeOf(faulty.editText(t, { oldString: 'old', newString: 'x', replaceAll: false }))).toBe(
-        'FS_IO_ERROR',
-      )
+      expect(await codeOf(faulty.editText(t, { oldString: 'old', newString: 'x', replaceAll: false }))).toBe('FS_IO_ERROR')
       expect(readFileSync(t.targetKey, 'utf8')).toBe('old')
       expect(readdirSync(root)).toEqual(['f.txt'])
     })
   }
 
-  it.skipIf(process.getuid?.() !== 0)('a fault whose cleanup fails too is FS_IO_ERROR naming both, and the old content stays (needs root for chattr)', async () => {
-    let pinned: string | undefined
-    const faulty = new LocalFileSystem({
-      cwd: root,
-      hooks: {
-        beforeCommit: (temp) => {
-          pinned = temp
-          execFileSync('chattr', ['+i', temp]) // immutable: even root cannot remove it
-          throw Object.assign(new Error('injected'), { code: 'ENOSPC' })
+  it.skipIf(process.getuid?.() !== 0)(
+    'a fault whose cleanup fails too is FS_IO_ERROR naming both, and the old content stays (needs root for chattr)',
+    async () => {
+      let pinned: string | undefined
+      const faulty = new LocalFileSystem({
+        cwd: root,
+        hooks: {
+          beforeCommit: (temp) => {
+            pinned = temp
+            execFileSync('chattr', ['+i', temp]) // immutable: even root cannot remove it
+            throw Object.assign(new Error('injected'), { code: 'ENOSPC' })
+          },
         },
-      },
-    })
-    const t = await faulty.resolve('f.txt')
-    writeFileSync(t.targetKey, 'old')
-    try {
-      const err = await faulty.writeText(t, 'new').then(
-        () => undefined,
-        (e: unknown) => e,
-      )
-      expect(isFsError(err, 'FS_IO_ERROR')).toBe(true)
-      expect((err as Error).message).toMatch(/no space left on device \(and cleanup failed: /)
-      expect(readFileSync(t.targetKey, 'utf8')).toBe('old')
-      expect((await faulty.listDir(await faulty.resolve('.'))).map((e) => e.name)).toEqual(['f.txt'])
-    } finally {
-      if (pinned !== undefined) execFileSync('chattr', ['-i', pinned])
-    }
-    // Once removable, the abandoned staging directory goes with the next write.
-    await fs.writeText(t, 'next')
-    await fs.close()
-    expect(readdirSync(root)).toEqual(['f.txt'])
-  })
+      })
+      const t = await faulty.resolve('f.txt')
+      writeFileSync(t.targetKey, 'old')
+      try {
+        const err = await faulty.writeText(t, 'new').then(
+          () => undefined,
+          (e: unknown) => e,
+        )
+        expect(isFsError(err, 'FS_IO_ERROR')).toBe(true)
+        expect((err as Error).message).toMatch(/no space left on device \(and cleanup failed: /)
+        expect(readFileSync(t.targetKey, 'utf8')).toBe('old')
+        expect((await faulty.listDir(await faulty.resolve('.'))).map((e) => e.name)).toEqual(['f.txt'])
+      } finally {
+        if (pinned !== undefined) execFileSync('chattr', ['-i', pinned])
+      }
+      // Once removable, the abandoned staging directory goes with the next write.
+      await fs.writeText(t, 'next')
+      await fs.close()
+      expect(readdirSync(root)).toEqual(['f.txt'])
+    },
+  )
 
   it('an abort that lands just before commit leaves the old content and no residue', async () => {
     const controller = new AbortController()

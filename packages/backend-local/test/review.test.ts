@@ -113,13 +113,9 @@ describe('review: names that look like staging directories', () => {
 
   it('writeText refuses a target named like a staging directory, or under one, and creates nothing', async () => {
     expect(await codeOf(async () => fs.writeText(await fs.resolve(lookalike), 'user data'))).toBe('FS_UNSUPPORTED')
-    expect(await codeOf(async () => fs.writeText(await fs.resolve(`${lookalike}/inner.txt`), 'user data'))).toBe(
-      'FS_UNSUPPORTED',
-    )
+    expect(await codeOf(async () => fs.writeText(await fs.resolve(`${lookalike}/inner.txt`), 'user data'))).toBe('FS_UNSUPPORTED')
     const own = `.seamfs-stage-${process.pid}-abcdef`
-    expect(
-      await codeOf(async () => fs.writeText(await fs.resolve(own), 'x', { expected: { kind: 'createIfAbsent' } })),
-    ).toBe('FS_UNSUPPORTED')
+    expect(await codeOf(async () => fs.writeText(await fs.resolve(own), 'x', { expected: { kind: 'createIfAbsent' } }))).toBe('FS_UNSUPPORTED')
     expect(readdirSync(root)).toEqual([])
   })
 
@@ -135,7 +131,7 @@ describe('review: names that look like staging directories', () => {
 })
 
 describe('review: the residue sweep is best effort', () => {
-  it.skipIf(!isRoot)('a dead writer\'s residue that cannot be removed does not fail writes in its directory (needs root for chattr)', async () => {
+  it.skipIf(!isRoot)("a dead writer's residue that cannot be removed does not fail writes in its directory (needs root for chattr)", async () => {
     const residue = join(root, `.seamfs-stage-${DEAD_PID}-Ab12Cd`)
     mkdirSync(residue)
     const pinned = join(residue, 'content')
@@ -336,19 +332,20 @@ describe('review: the outcome version is not taken from a later writer', () => {
     const cases: Array<[string, () => Promise<{ version: FsVersion }>]> = [
       ['create', async () => racy.writeText(await racy.resolve('c.txt'), 'mine', { expected: { kind: 'createIfAbsent' } })],
       ['replace', async () => racy.writeText(await racy.resolve('r.txt'), 'mine')],
-      ['edit', async () => {
-        writeFileSync(join(root, 'e.txt'), 'old')
-        return racy.editText(await racy.resolve('e.txt'), { oldString: 'old', newString: 'mine', replaceAll: false })
-      }],
+      [
+        'edit',
+        async () => {
+          writeFileSync(join(root, 'e.txt'), 'old')
+          return racy.editText(await racy.resolve('e.txt'), { oldString: 'old', newString: 'mine', replaceAll: false })
+        },
+      ],
     ]
     for (const [name, run] of cases) {
       const { version } = await run()
       const path = join(root, `${name[0]}.txt`)
       const t = await fs.resolve(path)
       expect((await fs.stat(t))?.version, name).not.toBe(version)
-      expect(await codeOf(fs.writeText(t, 'lost update', { expected: { kind: 'replaceIfVersion', version } })), name).toBe(
-        'FS_STALE_VERSION',
-      )
+      expect(await codeOf(fs.writeText(t, 'lost update', { expected: { kind: 'replaceIfVersion', version } })), name).toBe('FS_STALE_VERSION')
       expect(readFileSync(path, 'utf8'), name).toBe('written in place by someone else')
     }
   })

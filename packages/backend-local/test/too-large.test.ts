@@ -117,17 +117,21 @@ out.maxRssMiB = process.resourceUsage().maxRSS / 1024
 process.stdout.write(JSON.stringify(out))
 `
 
-  it.skipIf(!existsSync(DIST))('in a child process (needs the build from `tsc -b`): refused, the process survives with little memory, the file is unchanged', () => {
-    const before = snapshot(path)
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, root], { encoding: 'utf8', timeout: 60_000 })
-    expect({ status: child.status, signal: child.signal, stderr: child.stderr }).toEqual({ status: 0, signal: null, stderr: '' })
-    const out = JSON.parse(child.stdout) as Record<string, unknown>
-    expect(out).toMatchObject({ read: 'FS_TOO_LARGE', edit: 'FS_TOO_LARGE', guardedEdit: 'FS_TOO_LARGE' })
-    // Reading the content up to the 256 MiB limit would have touched that much memory.
-    expect(out.maxRssMiB).toBeLessThan(200)
-    expect(snapshot(path)).toEqual(before)
-    expect(readdirSync(root)).toEqual(['huge.txt'])
-  }, 60_000)
+  it.skipIf(!existsSync(DIST))(
+    'in a child process (needs the build from `tsc -b`): refused, the process survives with little memory, the file is unchanged',
+    () => {
+      const before = snapshot(path)
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, root], { encoding: 'utf8', timeout: 60_000 })
+      expect({ status: child.status, signal: child.signal, stderr: child.stderr }).toEqual({ status: 0, signal: null, stderr: '' })
+      const out = JSON.parse(child.stdout) as Record<string, unknown>
+      expect(out).toMatchObject({ read: 'FS_TOO_LARGE', edit: 'FS_TOO_LARGE', guardedEdit: 'FS_TOO_LARGE' })
+      // Reading the content up to the 256 MiB limit would have touched that much memory.
+      expect(out.maxRssMiB).toBeLessThan(200)
+      expect(snapshot(path)).toEqual(before)
+      expect(readdirSync(root)).toEqual(['huge.txt'])
+    },
+    60_000,
+  )
 })
 
 describe('a small maxTextBytes', () => {

@@ -13,7 +13,11 @@ export interface MemoryConfig {
 }
 
 const FIELDS: readonly ConfigField[] = [
-  { name: 'files', kind: 'object', doc: 'files to start with, path → entry: a string (a text file), `null` (a directory), `{ "symlink": target }`, `{ "content": text, "mode": bits }` (default: none)' },
+  {
+    name: 'files',
+    kind: 'object',
+    doc: 'files to start with, path → entry: a string (a text file), `null` (a directory), `{ "symlink": target }`, `{ "content": text, "mode": bits }` (default: none)',
+  },
 ]
 
 export const memoryBackend: BackendDefinition<MemoryConfig> = {

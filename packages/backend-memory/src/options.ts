@@ -7,12 +7,7 @@
  * - `{ symlink }`: a symbolic link whose text is `symlink`;
  * - `{ content, mode }`: a file with explicit permission bits.
  */
-export type MemoryEntry =
-  | string
-  | Uint8Array
-  | null
-  | { readonly symlink: string }
-  | { readonly content: string | Uint8Array; readonly mode: number }
+export type MemoryEntry = string | Uint8Array | null | { readonly symlink: string } | { readonly content: string | Uint8Array; readonly mode: number }
 
 /** A whole tree: what `files` seeds and `toJSON()` returns. */
 export type MemoryTree = Readonly<Record<string, MemoryEntry>>

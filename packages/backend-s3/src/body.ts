@@ -2,8 +2,7 @@
 import type { Readable } from 'node:stream'
 import { abortedError, FsError, type ByteChunks, type FsVerb } from '@seamfs/core/backend'
 
-const endedEarly = (verb: FsVerb, path: string): FsError =>
-  FsError.io(verb, path, 'the response ended before the whole object arrived', { retryable: true })
+const endedEarly = (verb: FsVerb, path: string): FsError => FsError.io(verb, path, 'the response ended before the whole object arrived', { retryable: true })
 
 /** Destroys `body` when `signal` aborts (or already has); returns the unsubscribe function. */
 function abortBodyOn(body: Readable, verb: FsVerb, signal: AbortSignal | undefined): () => void {

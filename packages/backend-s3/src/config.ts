@@ -4,7 +4,17 @@
  * never in the config: the SDK's own chain finds them (environment, profile…),
  * or `accessKeyIdEnv`/`secretAccessKeyEnv` name the variables holding them.
  */
-import { ConfigError, Found, configKey, configObject, parseConfigFields, parseConfigUrl, type BackendDefinition, type ConfigEnv, type ConfigField } from '@seamfs/core/backend'
+import {
+  ConfigError,
+  Found,
+  configKey,
+  configObject,
+  parseConfigFields,
+  parseConfigUrl,
+  type BackendDefinition,
+  type ConfigEnv,
+  type ConfigField,
+} from '@seamfs/core/backend'
 
 export interface S3Config {
   readonly type: 's3'
@@ -24,8 +34,8 @@ const FIELDS: readonly ConfigField[] = [
   { name: 'endpoint', kind: 'string', doc: 'endpoint of an S3-compatible server, e.g. `http://127.0.0.1:7480` (default: AWS)' },
   { name: 'region', kind: 'string', doc: 'region (default: `$AWS_REGION`, else `us-east-1`)' },
   { name: 'forcePathStyle', kind: 'boolean', doc: 'path-style URLs, which most self-hosted servers need (default false)' },
-  { name: 'accessKeyIdEnv', kind: 'string', doc: 'name of the environment variable holding the access key id (default: the SDK\'s chain)' },
-  { name: 'secretAccessKeyEnv', kind: 'string', doc: 'name of the environment variable holding the secret access key (default: the SDK\'s chain)' },
+  { name: 'accessKeyIdEnv', kind: 'string', doc: "name of the environment variable holding the access key id (default: the SDK's chain)" },
+  { name: 'secretAccessKeyEnv', kind: 'string', doc: "name of the environment variable holding the secret access key (default: the SDK's chain)" },
 ]
 
 /** Reads the variable `name` names, if it names one; unset is a ConfigError on `key`. */

@@ -78,7 +78,13 @@ export function s3ErrorRow(err: unknown): S3ErrorRow {
   const byCode = typeof code === 'string' ? S3_ERROR_TABLE[code] : undefined
   const byBareName = typeof name === 'string' ? S3_ERROR_TABLE[name] : undefined
   // No answer and no known code: a system error (it has a code) is a network failure; anything else is not retried.
-  return byCode ?? byBareName ?? (typeof code === 'string' ? network(`network failure (${code})`) : { code: 'FS_IO_ERROR', reason: `request failed: ${err instanceof Error ? err.message : String(err)}` })
+  return (
+    byCode ??
+    byBareName ??
+    (typeof code === 'string'
+      ? network(`network failure (${code})`)
+      : { code: 'FS_IO_ERROR', reason: `request failed: ${err instanceof Error ? err.message : String(err)}` })
+  )
 }
 
 /**

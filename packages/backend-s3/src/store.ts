@@ -112,10 +112,7 @@ export class Store {
 
   /** True when at least one key starts with `prefix` (one LIST of one key). */
   async hasKeysUnder(prefix: string, signal?: AbortSignal): Promise<boolean> {
-    const out = await this.client.send(
-      new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, MaxKeys: 1 }),
-      aborting(signal),
-    )
+    const out = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, MaxKeys: 1 }), aborting(signal))
     return (out.KeyCount ?? out.Contents?.length ?? 0) > 0
   }
 

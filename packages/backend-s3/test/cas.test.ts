@@ -93,7 +93,12 @@ describe.skipIf(server === null)(`S3FileSystem: cross-client CAS on radosgw${ser
     expect(codes.every((c) => c === 'FS_STALE_VERSION')).toBe(true)
     const lines = (await read('log.txt')).split('\n')
     expect(lines.at(-1)).toBe('end')
-    expect(lines.slice(0, -1).map(Number).sort((a, b) => a - b)).toEqual([...won].sort((a, b) => a - b))
+    expect(
+      lines
+        .slice(0, -1)
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual([...won].sort((a, b) => a - b))
   })
 
   it('rounds of racing writers, each from the version the last winner left: one winner per round, no lost update', async () => {

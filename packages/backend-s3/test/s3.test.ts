@@ -40,7 +40,8 @@ describe.skipIf(server === null)(`S3FileSystem on radosgw${server === null ? ` (
     prefixes.push([b, `${prefix.split('/')[0] ?? prefix}/`])
     return new S3FileSystem({ client, bucket: b, ...options, prefix })
   }
-  const put = (b: string, key: string, body: string): Promise<unknown> => client.send(new PutObjectCommand({ Bucket: b, Key: key, Body: body, ContentLength: Buffer.byteLength(body) }))
+  const put = (b: string, key: string, body: string): Promise<unknown> =>
+    client.send(new PutObjectCommand({ Bucket: b, Key: key, Body: body, ContentLength: Buffer.byteLength(body) }))
 
   describe('the capability probe', () => {
     it('unversioned bucket: both conditions enforced, If-Match unquoted → atomic guards', async () => {
@@ -148,7 +149,10 @@ describe.skipIf(server === null)(`S3FileSystem on radosgw${server === null ? ` (
       expect((await fs.stat(await fs.resolve('empty')))?.type).toBe('directory')
       expect(await fs.listDir(await fs.resolve('empty'))).toEqual([])
       expect((await fs.listDir(await fs.resolve('m'))).map((e) => e.name)).toEqual(['a.txt'])
-      expect((await fs.listDir(await fs.resolve('/'))).map((e) => [e.name, e.type])).toEqual([['empty', 'directory'], ['m', 'directory']])
+      expect((await fs.listDir(await fs.resolve('/'))).map((e) => [e.name, e.type])).toEqual([
+        ['empty', 'directory'],
+        ['m', 'directory'],
+      ])
       expect(await codeOf(fs.writeText(await fs.resolve('empty'), 'x'))).toBe('FS_NOT_REGULAR_FILE')
       expect(await codeOf(fs.readText(await fs.resolve('empty')))).toBe('FS_NOT_REGULAR_FILE')
       await fs.writeText(await fs.resolve('empty/now.txt'), 'no longer empty')

@@ -4,14 +4,7 @@
  * external hooks write straight through the raw client, behind the filesystem's back.
  */
 import { randomUUID } from 'node:crypto'
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  ListObjectVersionsCommand,
-  PutObjectCommand,
-  S3Client,
-  type S3ClientConfig,
-} from '@aws-sdk/client-s3'
+import { DeleteObjectCommand, GetObjectCommand, ListObjectVersionsCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3'
 import type { ConformanceOptions } from '@seamfs/conformance'
 import { S3FileSystem, type S3FileSystemOptions } from '@seamfs/backend-s3'
 import { inject } from 'vitest'
@@ -57,9 +50,9 @@ export async function purge(client: S3Client, bucket: string, prefix: string): P
     const all = [...(out.Versions ?? []), ...(out.DeleteMarkers ?? [])]
     for (let i = 0; i < all.length; i += 50) {
       await Promise.all(
-        all.slice(i, i + 50).map((v) =>
-          client.send(new DeleteObjectCommand({ Bucket: bucket, Key: v.Key, ...(v.VersionId === undefined ? {} : { VersionId: v.VersionId }) })),
-        ),
+        all
+          .slice(i, i + 50)
+          .map((v) => client.send(new DeleteObjectCommand({ Bucket: bucket, Key: v.Key, ...(v.VersionId === undefined ? {} : { VersionId: v.VersionId }) }))),
       )
     }
     if (out.IsTruncated !== true) return
@@ -69,7 +62,12 @@ export async function purge(client: S3Client, bucket: string, prefix: string): P
 }
 
 /** The conformance factory for one bucket: each subject gets its own prefix, purged on dispose. */
-export function conformanceOptions(info: S3ServerInfo, bucket: string, name: string, extra: Partial<S3FileSystemOptions> = {}): ConformanceOptions<S3FileSystem> {
+export function conformanceOptions(
+  info: S3ServerInfo,
+  bucket: string,
+  name: string,
+  extra: Partial<S3FileSystemOptions> = {},
+): ConformanceOptions<S3FileSystem> {
   const client = rawClient(info)
   const keyOf = (fs: S3FileSystem, path: string): string => fs.prefix + path
   return {

@@ -34,10 +34,22 @@ const FIELDS: readonly ConfigField[] = [
   { name: 'host', kind: 'string', required: true, doc: 'server host name or address' },
   { name: 'port', kind: 'port', doc: 'server port (default 22)' },
   { name: 'username', kind: 'string', required: true, doc: 'login name' },
-  { name: 'root', kind: 'string', doc: 'remote directory that scopes the filesystem, relative to the login directory (default: the login directory); must exist' },
-  { name: 'privateKeyFile', kind: 'string', doc: 'file holding an OpenSSH private key (a relative path starts at the base directory: the current directory of the CLI; `~` is home)' },
+  {
+    name: 'root',
+    kind: 'string',
+    doc: 'remote directory that scopes the filesystem, relative to the login directory (default: the login directory); must exist',
+  },
+  {
+    name: 'privateKeyFile',
+    kind: 'string',
+    doc: 'file holding an OpenSSH private key (a relative path starts at the base directory: the current directory of the CLI; `~` is home)',
+  },
   { name: 'passwordEnv', kind: 'string', doc: 'name of the environment variable holding the password' },
-  { name: 'hostKeySha256', kind: 'string', doc: 'the server\'s host key fingerprint as `ssh-keygen -l -E sha256` prints it (`SHA256:…`); any host key is accepted when absent' },
+  {
+    name: 'hostKeySha256',
+    kind: 'string',
+    doc: "the server's host key fingerprint as `ssh-keygen -l -E sha256` prints it (`SHA256:…`); any host key is accepted when absent",
+  },
 ]
 
 export const sftpBackend: BackendDefinition<SftpConfig> = {

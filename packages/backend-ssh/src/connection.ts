@@ -169,8 +169,7 @@ export class Session {
               if (n === 0) {
                 eof = Math.min(eof, offset)
                 if (!inMain) extra.delete(offset)
-              }
-              else if (n < length) queue.unshift([offset + n, length - n])
+              } else if (n < length) queue.unshift([offset + n, length - n])
               // The file grew past the plan: keep reading until the server says EOF (or the limit).
               else if (offset + length >= planEnd) extend()
               if (n > 0 && n < length && !inMain) {
@@ -349,9 +348,7 @@ export class Connection {
     const o = this.#options
     let hostRejected = false
     const verify = (key: Buffer): boolean => {
-      const ok =
-        (o.hostKeySha256 === undefined || sha256Fingerprint(key) === o.hostKeySha256) &&
-        (o.hostVerifier === undefined || o.hostVerifier(key))
+      const ok = (o.hostKeySha256 === undefined || sha256Fingerprint(key) === o.hostKeySha256) && (o.hostVerifier === undefined || o.hostVerifier(key))
       hostRejected = !ok
       return ok
     }

@@ -56,11 +56,7 @@ export class Publisher {
       handle = await s.open(temp, 'wx', { mode: 0o600 })
       const open = handle
       const finish = (): Promise<[void, void, Attrs]> =>
-        Promise.all([
-          req.permissions === 0o600 ? undefined : s.fsetstat(open, { mode: req.permissions }),
-          s.fsync(open),
-          s.fstat(open),
-        ])
+        Promise.all([req.permissions === 0o600 ? undefined : s.fsetstat(open, { mode: req.permissions }), s.fsync(open), s.fstat(open)])
       // Small contents are all sent at once, so the fsync can go in the same round trip: OpenSSH answers in order.
       if (req.bytes.length <= WRITE_AT_ONCE_BYTES) [, , attrs] = (await Promise.all([s.writeAll(open, req.bytes), finish()]))[1]
       else {

@@ -158,10 +158,7 @@ export class SftpFileSystem extends FileSystem {
     const abs = posix.resolve(cwd === undefined ? base : posix.resolve(base, cwd), path)
     if (!containsPath(root, abs)) throw outsideRoot('lstat', abs, root)
     const parent = abs === root ? undefined : posix.dirname(abs)
-    const [, attrs] = await Promise.all([
-      parent === undefined ? undefined : this.#fence(s, parent, 'lstat', { displayPath: abs }),
-      s.lstat(abs).catch(absent),
-    ])
+    const [, attrs] = await Promise.all([parent === undefined ? undefined : this.#fence(s, parent, 'lstat', { displayPath: abs }), s.lstat(abs).catch(absent)])
     if (attrs === undefined) return undefined
     const kind = kindOf(attrs.mode)
     if (kind !== 'file') return { version: metadataVersion(kind, attrs), type: kind }

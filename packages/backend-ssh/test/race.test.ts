@@ -35,9 +35,7 @@ describe.skipIf(server === null)(titled('cross-client: separate connections race
       for (const c of counters) c.reset()
       const path = `round-${round}/shared.txt`
       const targets = await Promise.all(clients.map((fs) => fs.resolve(path)))
-      const settled = await Promise.allSettled(
-        clients.map((fs, i) => fs.writeText(targets[i]!, `client ${i}`, { expected: { kind: 'createIfAbsent' } })),
-      )
+      const settled = await Promise.allSettled(clients.map((fs, i) => fs.writeText(targets[i]!, `client ${i}`, { expected: { kind: 'createIfAbsent' } })))
       const winners = settled.flatMap((s, i) => (s.status === 'fulfilled' ? [i] : []))
       const losers = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []))
       expect(winners.length).toBe(1)

@@ -85,9 +85,7 @@ describe.skipIf(server === null)(titled('SftpFileSystem against OpenSSH', server
       expect(await codeOf(fs.stat(target))).toBe('FS_PERMISSION_DENIED')
       expect(await codeOf(fs.writeText(target, 'pwned'))).toBe('FS_PERMISSION_DENIED')
       expect(await codeOf(fs.writeText(fresh, 'pwned', { expected: { kind: 'createIfAbsent' } }))).toBe('FS_PERMISSION_DENIED')
-      expect(await codeOf(fs.editText(target, { oldString: 'outside', newString: 'pwned', replaceAll: false }))).toBe(
-        'FS_PERMISSION_DENIED',
-      )
+      expect(await codeOf(fs.editText(target, { oldString: 'outside', newString: 'pwned', replaceAll: false }))).toBe('FS_PERMISSION_DENIED')
       expect(await codeOf(fs.listDir(await fs.resolve('.').then(() => ({ targetKey: FsTargetKey(`${root}/d`), displayPath: 'd' }))))).toBe(
         'FS_PERMISSION_DENIED',
       )
@@ -99,9 +97,7 @@ describe.skipIf(server === null)(titled('SftpFileSystem against OpenSSH', server
       const forged = { targetKey: FsTargetKey(`${outside}/x.txt`), displayPath: 'x.txt' }
       expect(await codeOf(fs.readText(forged))).toBe('FS_PERMISSION_DENIED')
       expect(await codeOf(fs.writeText(forged, 'x'))).toBe('FS_PERMISSION_DENIED')
-      expect(await codeOf(fs.writeText({ targetKey: FsTargetKey(`${root}/../x`), displayPath: 'x' }, 'x'))).toBe(
-        'FS_PERMISSION_DENIED',
-      )
+      expect(await codeOf(fs.writeText({ targetKey: FsTargetKey(`${root}/../x`), displayPath: 'x' }, 'x'))).toBe('FS_PERMISSION_DENIED')
       expect(await raw.names(outside)).toEqual([])
     })
   })

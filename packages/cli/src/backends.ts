@@ -27,8 +27,7 @@ export type BackendConfig = BackendConfigBase & { readonly [key: string]: unknow
 export type AnyBackendDefinition = BackendDefinition<BackendConfig>
 
 /** The type of the backend whose `--fs` form `spec` is, if any. */
-export const typeOfUrl = (spec: string): string | undefined =>
-  Object.entries(BACKENDS).find(([, entry]) => spec.startsWith(entry.scheme))?.[0]
+export const typeOfUrl = (spec: string): string | undefined => Object.entries(BACKENDS).find(([, entry]) => spec.startsWith(entry.scheme))?.[0]
 
 /**
  * Whether `err` is the failure to find `pkg` itself, not a module it imports

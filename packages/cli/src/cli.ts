@@ -132,9 +132,7 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     .argument('<file>')
     .option('--offset <n>', '1-based first line', positiveInt)
     .option('--limit <n>', 'number of lines', positiveInt)
-    .action((file: string, o: { offset?: number; limit?: number }) =>
-      toolCommand('read', { file_path: file, offset: o.offset, limit: o.limit }),
-    )
+    .action((file: string, o: { offset?: number; limit?: number }) => toolCommand('read', { file_path: file, offset: o.offset, limit: o.limit }))
   program
     .command('write')
     .description('create or replace a file with the text on stdin (the write tool)')
@@ -162,9 +160,7 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     .argument('<pattern>')
     .argument('[path]')
     .option('--include <glob>', 'only files matching this glob')
-    .action((pattern: string, path: string | undefined, o: { include?: string }) =>
-      toolCommand('grep', { pattern, path, include: o.include }),
-    )
+    .action((pattern: string, path: string | undefined, o: { include?: string }) => toolCommand('grep', { pattern, path, include: o.include }))
   program
     .command('conformance')
     .description('run the conformance kit and print a per-clause report')
@@ -184,14 +180,18 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
       const kit = await import('./conformance.js').catch((err: unknown) => {
         const missing = KIT_PACKAGES.find((pkg) => isMissingPackage(err, pkg))
         if (missing === undefined) throw err
-        return command.error(`error: seamfs conformance needs the package ${missing}: npm install @seamfs/conformance (it brings vitest and fast-check)`, { exitCode: 2 })
+        return command.error(`error: seamfs conformance needs the package ${missing}: npm install @seamfs/conformance (it brings vitest and fast-check)`, {
+          exitCode: 2,
+        })
       })
       const { missingBuiltin, runBuiltinConformance, runModuleConformance } = kit
       const builtinMissing = o.builtin || module === undefined ? missingBuiltin() : undefined
-      if (builtinMissing !== undefined) command.error(`error: seamfs conformance --builtin needs the package ${builtinMissing}: npm install ${builtinMissing}`, { exitCode: 2 })
-      const failed = o.builtin || module === undefined
-        ? await runBuiltinConformance({ io, progress, json: o.json, fs: o.builtin ? undefined : program.opts<GlobalOptions>().fs })
-        : await runModuleConformance({ io, progress, json: o.json, module: resolve(io.cwd, module) })
+      if (builtinMissing !== undefined)
+        command.error(`error: seamfs conformance --builtin needs the package ${builtinMissing}: npm install ${builtinMissing}`, { exitCode: 2 })
+      const failed =
+        o.builtin || module === undefined
+          ? await runBuiltinConformance({ io, progress, json: o.json, fs: o.builtin ? undefined : program.opts<GlobalOptions>().fs })
+          : await runModuleConformance({ io, progress, json: o.json, module: resolve(io.cwd, module) })
       if (failed) exitCode = 1
     })
   program

@@ -37,8 +37,7 @@ type Obj = Readonly<Record<string, unknown>>
 const ROOT = '(config)'
 const str = (value: Obj, where: string, name: string, required = false): string | undefined =>
   configField(value, where, { name, kind: 'string', required }) as string | undefined
-const bool = (value: Obj, where: string, name: string): boolean | undefined =>
-  configField(value, where, { name, kind: 'boolean' }) as boolean | undefined
+const bool = (value: Obj, where: string, name: string): boolean | undefined => configField(value, where, { name, kind: 'boolean' }) as boolean | undefined
 
 const quoted = (words: readonly string[]): string => words.map((w) => JSON.stringify(w)).join(', ')
 const BACKEND_TYPES = `one of ${quoted([...Object.keys(BACKENDS), 'module'])}`

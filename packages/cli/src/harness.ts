@@ -43,7 +43,7 @@ async function fromModule(specifier: string, baseDir: string): Promise<FileSyste
   let value: unknown = mod['default'] ?? mod['conformance'] ?? mod['createFileSystem']
   if (typeof value === 'function' && !isFileSystem(value)) value = await (value as () => unknown)()
   if (typeof value === 'object' && value !== null && typeof (value as { create?: unknown }).create === 'function') {
-    value = (await (value as { create: () => unknown }).create())
+    value = await (value as { create: () => unknown }).create()
     value = (value as { fs?: unknown }).fs ?? value
   }
   if (!isFileSystem(value)) {
@@ -72,14 +72,15 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
   const config = await validateConfig(rawConfig)
   const baseDir = options.baseDir ?? process.cwd()
   const backend = await mountBackend(config.backend, baseDir, options.env ?? process.env)
-  const fs = config.sandbox === undefined
-    ? backend
-    : new SandboxedFileSystem(backend, {
-        mode: config.sandbox.mode,
-        workspaceRoot: config.sandbox.workspaceRoot ?? config.cwd ?? '.',
-        writableRoots: config.sandbox.writableRoots,
-        confineReads: config.sandbox.confineReads,
-      })
+  const fs =
+    config.sandbox === undefined
+      ? backend
+      : new SandboxedFileSystem(backend, {
+          mode: config.sandbox.mode,
+          workspaceRoot: config.sandbox.workspaceRoot ?? config.cwd ?? '.',
+          writableRoots: config.sandbox.writableRoots,
+          confineReads: config.sandbox.confineReads,
+        })
   const policy = config.policy === false ? undefined : new ObservationPolicy()
   let tools: FileTool[]
   try {
@@ -103,4 +104,3 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
     close: () => fs.close(),
   }
 }
-

@@ -43,8 +43,7 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
     /** The display path of a workspace file. */
     const abs = (rel: string): string => (kind === 'local' ? `${cwd}/${rel}` : `/${rel}`)
     const root = (): string => (kind === 'local' ? cwd : '/')
-    const run = (args: readonly string[], input?: string): Promise<RunResult> =>
-      runBin(args, { cwd, home, ...(input === undefined ? {} : { input }) })
+    const run = (args: readonly string[], input?: string): Promise<RunResult> => runBin(args, { cwd, home, ...(input === undefined ? {} : { input }) })
 
     beforeEach(() => {
       cwd = tempDir(kind)
@@ -54,9 +53,16 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
     })
 
     it('ls: the workspace and a subdirectory, exactly', async () => {
-      expect(await run(['ls'])).toEqual({ code: 0, signal: null, stderr: '', stdout: envelope(root(), 'directory', ['src/', 'a.txt'], '(2 entries: 1 directory, 1 file)') })
+      expect(await run(['ls'])).toEqual({
+        code: 0,
+        signal: null,
+        stderr: '',
+        stdout: envelope(root(), 'directory', ['src/', 'a.txt'], '(2 entries: 1 directory, 1 file)'),
+      })
       expect((await run(['ls', 'src'])).stdout).toBe(envelope(abs('src'), 'directory', ['b.ts', 'c.md'], '(2 entries: 0 directories, 2 files)'))
-      expect((await run(['ls', 'src', '--offset', '2'])).stdout).toBe(envelope(abs('src'), 'directory', ['c.md'], '(Showing entries 2-2 of 2: 0 directories, 2 files.)'))
+      expect((await run(['ls', 'src', '--offset', '2'])).stdout).toBe(
+        envelope(abs('src'), 'directory', ['c.md'], '(Showing entries 2-2 of 2: 0 directories, 2 files.)'),
+      )
       expectToolError(await run(['ls', 'nope']), `Error: cannot list "${abs('nope')}": not found`, 'FS_NOT_FOUND')
     })
 
@@ -115,7 +121,11 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
         `Error: old_string matched 3 times in "${abs('src/c.md')}"; provide a more specific old_string or set replace_all to true`,
         'FS_AMBIGUOUS_EDIT',
       )
-      expectToolError(await run(['edit', 'src/c.md', '--old', 'absent', '--new', 'x']), `Error: old_string was not found in "${abs('src/c.md')}"`, 'FS_EDIT_NOT_FOUND')
+      expectToolError(
+        await run(['edit', 'src/c.md', '--old', 'absent', '--new', 'x']),
+        `Error: old_string was not found in "${abs('src/c.md')}"`,
+        'FS_EDIT_NOT_FOUND',
+      )
     })
 
     it('glob: a pattern, in path order, under a path', async () => {
@@ -126,7 +136,12 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
     })
 
     it('grep: a pattern, with --include', async () => {
-      expect(await run(['grep', 'two', '--include', '*.md'])).toEqual({ code: 0, signal: null, stderr: '', stdout: 'Found 1 match\n\nsrc/c.md\nLine 1: two words\n' })
+      expect(await run(['grep', 'two', '--include', '*.md'])).toEqual({
+        code: 0,
+        signal: null,
+        stderr: '',
+        stdout: 'Found 1 match\n\nsrc/c.md\nLine 1: two words\n',
+      })
       const all = await run(['grep', '^t'])
       expect(all.stdout).toBe('Found 3 matches\n\na.txt\nLine 2: two\nLine 3: three\n\nsrc/c.md\nLine 1: two words\n')
       expect((await run(['grep', 'zzz'])).stdout).toBe('No matches found\n')
@@ -136,8 +151,7 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
   describe('config, usage and help', () => {
     let cwd = ''
     let home = ''
-    const run = (args: readonly string[], input?: string): Promise<RunResult> =>
-      runBin(args, { cwd, home, ...(input === undefined ? {} : { input }) })
+    const run = (args: readonly string[], input?: string): Promise<RunResult> => runBin(args, { cwd, home, ...(input === undefined ? {} : { input }) })
     beforeEach(() => {
       cwd = tempDir('cwd')
       home = tempDir('home')
@@ -146,10 +160,22 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
 
     it.each<[what: string, config: string, message: string]>([
       ['a wrong backend.root', '{"backend":{"type":"local","root":7}}', 'config: backend.root: expected a non-empty string, found the number 7'],
-      ['an unknown backend.type', '{"backend":{"type":"ftp"}}', 'config: backend.type: expected one of "local", "memory", "s3", "sftp", "module", found the string "ftp"'],
+      [
+        'an unknown backend.type',
+        '{"backend":{"type":"ftp"}}',
+        'config: backend.type: expected one of "local", "memory", "s3", "sftp", "module", found the string "ftp"',
+      ],
       ['a missing local root', '{"backend":"file:./nowhere"}', 'config: backend.root: expected an existing directory, found the string "./nowhere"'],
-      ['a password', '{"backend":{"type":"sftp","host":"h","username":"u","password":"s3cr3t"}}', 'config: backend.password: expected no password in the config (use passwordEnv), found a password'],
-      ['a wrong tools setting', '{"backend":{"type":"memory"},"tools":{"readLimit":0}}', 'config: tools.readLimit: expected a positive integer, found the number 0'],
+      [
+        'a password',
+        '{"backend":{"type":"sftp","host":"h","username":"u","password":"s3cr3t"}}',
+        'config: backend.password: expected no password in the config (use passwordEnv), found a password',
+      ],
+      [
+        'a wrong tools setting',
+        '{"backend":{"type":"memory"},"tools":{"readLimit":0}}',
+        'config: tools.readLimit: expected a positive integer, found the number 0',
+      ],
     ])('a config file with %s: exit 2 and the precise message', async (_what, config, message) => {
       writeFileSync(join(cwd, 'seamfs.config.json'), config)
       expect(await run(['ls'])).toEqual({ code: 2, signal: null, stdout: '', stderr: `seamfs: ${message}\n` })
@@ -191,7 +217,11 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       const blind = await run(['--session', session, 'write', 'a.txt'], 'clobber\n')
       expectToolError(blind, `Error: cannot overwrite existing "${cwd}/a.txt" without reading it first — read the file, then retry`, 'FS_NOT_OBSERVED')
       expect(readFileSync(join(cwd, 'a.txt'), 'utf8')).toBe('one\n')
-      expectToolError(await run(['--session', session, 'edit', 'a.txt', '--old', 'one', '--new', '1']), `Error: edit requires reading "${cwd}/a.txt" first — read the file, then retry`, 'FS_NOT_OBSERVED')
+      expectToolError(
+        await run(['--session', session, 'edit', 'a.txt', '--old', 'one', '--new', '1']),
+        `Error: edit requires reading "${cwd}/a.txt" first — read the file, then retry`,
+        'FS_NOT_OBSERVED',
+      )
       // Another session file knows nothing of this one's reads.
       expect((await run(['--session', session, 'read', 'a.txt'])).code).toBe(0)
       expect((await run(['--session', join(home, 'other.json'), 'write', 'a.txt'], 'x\n')).code).toBe(1)
@@ -230,7 +260,9 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       expect(unknown).toMatchObject({ code: 2, stdout: '' })
       expect(unknown.stderr).toMatch(/^error: unknown command 'frobnicate'/)
       expect((await run(['read'])).stderr).toMatch(/^error: missing required argument 'file'/)
-      expect((await run(['read', 'a.txt', '--limit', '0'])).stderr).toMatch(/^error: option '--limit <n>' argument '0' is invalid\. expected a positive integer/)
+      expect((await run(['read', 'a.txt', '--limit', '0'])).stderr).toMatch(
+        /^error: option '--limit <n>' argument '0' is invalid\. expected a positive integer/,
+      )
       expect((await run(['edit', 'a.txt', '--old', 'x'])).stderr).toMatch(/^error: required option '--new <text>' not specified/)
       const usages = [['read'], ['read', 'a.txt', '--limit', '0'], ['edit', 'a.txt', '--old', 'x'], ['ls', '--bogus'], []]
       const codes = await Promise.all(usages.map(async (args) => (await run(args)).code))

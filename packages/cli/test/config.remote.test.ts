@@ -20,7 +20,16 @@ describe('loadHarness on the live servers', () => {
       const prefix = `cli-config-${Date.now()}/`
       const h = await loadHarness(
         {
-          backend: { type: 's3', bucket: s3.bucket, prefix, endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, accessKeyIdEnv: 'SEAMFS_TEST_KEY_ID', secretAccessKeyEnv: 'SEAMFS_TEST_SECRET' },
+          backend: {
+            type: 's3',
+            bucket: s3.bucket,
+            prefix,
+            endpoint: s3.endpoint,
+            region: s3.region,
+            forcePathStyle: true,
+            accessKeyIdEnv: 'SEAMFS_TEST_KEY_ID',
+            secretAccessKeyEnv: 'SEAMFS_TEST_SECRET',
+          },
         },
         { env },
       )
@@ -70,7 +79,14 @@ describe('loadHarness on the live servers', () => {
     it('a wrong pinned host key refuses the connection', async () => {
       if (sftp === null) return
       const h = await loadHarness({
-        backend: { type: 'sftp', host: sftp.host, port: sftp.port, username: sftp.username, root: sftp.root, hostKeySha256: 'SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+        backend: {
+          type: 'sftp',
+          host: sftp.host,
+          port: sftp.port,
+          username: sftp.username,
+          root: sftp.root,
+          hostKeySha256: 'SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+        },
       })
       try {
         const listed = await h.tool('list').execute({}, { session: 't' })

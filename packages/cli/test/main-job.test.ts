@@ -41,7 +41,13 @@ function parseTables(stdout: string): Table[] {
       const m = ROW.exec(lines[j] ?? '')
       if (m?.groups === undefined) throw new Error(`not a table row: ${JSON.stringify(lines[j])}`)
       const g = m.groups
-      rows.push({ clause: g['clause'] ?? '', passed: Number(g['passed']), failed: Number(g['failed']), skipped: Number(g['skipped']), reason: g['reason'] ?? '' })
+      rows.push({
+        clause: g['clause'] ?? '',
+        passed: Number(g['passed']),
+        failed: Number(g['failed']),
+        skipped: Number(g['skipped']),
+        reason: g['reason'] ?? '',
+      })
     }
     const s = SUMMARY.exec(lines[j + 1] ?? '')?.groups
     if (s === undefined) throw new Error(`no summary line after the table: ${JSON.stringify(lines[j + 1])}`)
@@ -72,7 +78,9 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('the main job: seamfs confor
     for (const { rows, summary } of tables) {
       expect(rows.length).toBeGreaterThan(10)
       for (const row of rows) expect(row.failed, `${summary.suite} › ${row.clause}`).toBe(0)
-      expect(rows.map((row) => row.clause)).toEqual(expect.arrayContaining(['resolve/identity', 'write', 'edit', 'versions', 'CAS races', 'errors', 'model-based']))
+      expect(rows.map((row) => row.clause)).toEqual(
+        expect.arrayContaining(['resolve/identity', 'write', 'edit', 'versions', 'CAS races', 'errors', 'model-based']),
+      )
       expect(rows.find((row) => row.clause === 'model-based')?.passed).toBeGreaterThan(0)
       expect(new Set(rows.map((row) => row.clause)).size).toBe(rows.length)
       // The summary line agrees with the table.

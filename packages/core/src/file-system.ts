@@ -347,11 +347,7 @@ export abstract class FileSystem {
    * atomically, keeping the file's mode. Returns the version published. `transform` may throw
    * (nothing must be published then) and may be called again if the backend retries.
    */
-  protected abstract updateBytes(
-    target: FsTarget,
-    request: UpdateRequest,
-    transform: (bytes: Uint8Array) => Uint8Array,
-  ): Promise<FsVersion>
+  protected abstract updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion>
 
   /** `processPath` where `capabilities.processPath` is true. */
   protected processPathOf(target: FsTarget): string {
@@ -449,7 +445,10 @@ function editText(bytes: Uint8Array, edit: FsEditRequest, path: string, maxBytes
     return editTextBytes(bytes, edit, path)
   } catch (err) {
     if (err instanceof RangeError) {
-      throw FsError.at('FS_TOO_LARGE', 'edit', path, 'the edited text is too large to hold as one string', { cause: err, details: { size: bytes.length, limit: maxBytes } })
+      throw FsError.at('FS_TOO_LARGE', 'edit', path, 'the edited text is too large to hold as one string', {
+        cause: err,
+        details: { size: bytes.length, limit: maxBytes },
+      })
     }
     throw err
   }

@@ -67,11 +67,7 @@ export abstract class FileSystemLayer extends FileSystem {
     return this.#hooks.writeBytes(target, bytes, request)
   }
 
-  protected override updateBytes(
-    target: FsTarget,
-    request: UpdateRequest,
-    transform: (bytes: Uint8Array) => Uint8Array,
-  ): Promise<FsVersion> {
+  protected override updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
     return this.#hooks.updateBytes(target, request, transform)
   }
 

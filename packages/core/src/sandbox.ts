@@ -81,11 +81,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
     return super.writeBytes(await this.#writable(target, 'write', request.signal), bytes, request)
   }
 
-  protected override async updateBytes(
-    target: FsTarget,
-    request: UpdateRequest,
-    transform: (bytes: Uint8Array) => Uint8Array,
-  ): Promise<FsVersion> {
+  protected override async updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
     return super.updateBytes(await this.#writable(target, 'edit', request.signal), request, transform)
   }
 
@@ -114,11 +110,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
   }
 
   /** Re-resolves the target now; a path that no longer resolves cannot be proven inside. */
-  async #fresh(
-    target: FsTarget,
-    signal: AbortSignal | undefined,
-    denied: (why: string, cause?: unknown) => FsError,
-  ): Promise<FsTarget> {
+  async #fresh(target: FsTarget, signal: AbortSignal | undefined, denied: (why: string, cause?: unknown) => FsError): Promise<FsTarget> {
     try {
       return await this.inner.resolve(target.displayPath, { signal, cwd: this.#workspaceRoot })
     } catch (err) {

@@ -14,12 +14,7 @@ export interface ErrorRow {
  * row's code, and the rest is `FS_IO_ERROR` with the foreign message. The
  * foreign error is always the `cause`; no message text is ever parsed.
  */
-export function translateError(
-  err: unknown,
-  verb: FsVerb,
-  path: string,
-  lookup: (err: unknown) => ErrorRow | undefined,
-): FsError {
+export function translateError(err: unknown, verb: FsVerb, path: string, lookup: (err: unknown) => ErrorRow | undefined): FsError {
   if (isFsError(err)) return err
   if (isAbortError(err)) return new FsError('FS_ABORTED', `${verb} aborted`, { cause: err })
   const row = lookup(err)

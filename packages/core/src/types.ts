@@ -67,9 +67,7 @@ export interface FsDirEntry {
  * `FS_NOT_OBSERVED`; `replaceIfVersion` rejects absence or a different version
  * with `FS_STALE_VERSION`. No guard (omitted) means create-or-overwrite.
  */
-export type FsWriteIntent =
-  | { readonly kind: 'createIfAbsent' }
-  | { readonly kind: 'replaceIfVersion'; readonly version: FsVersion }
+export type FsWriteIntent = { readonly kind: 'createIfAbsent' } | { readonly kind: 'replaceIfVersion'; readonly version: FsVersion }
 
 /** Outcome of {@link FileSystem.writeText}. */
 export interface FsWriteOutcome {

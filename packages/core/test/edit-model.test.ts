@@ -26,7 +26,10 @@ function units(raw: string): Unit[] {
 
 const hasLoneCr = (s: string): boolean => /\r(?!\n)/.test(s)
 
-const lfOf = (raw: string): string => units(raw).map((u) => u.lf).join('')
+const lfOf = (raw: string): string =>
+  units(raw)
+    .map((u) => u.lf)
+    .join('')
 
 function naiveEol(raw: string): '\n' | '\r\n' {
   const sample = raw.slice(0, 4096)
@@ -55,7 +58,10 @@ function model(raw: string, edit: FsEditRequest): Model {
   let stored = ''
   let i = 0
   while (i < us.length) {
-    const here = us.slice(i, i + oldLf.length).map((u) => u.lf).join('')
+    const here = us
+      .slice(i, i + oldLf.length)
+      .map((u) => u.lf)
+      .join('')
     if (here === oldLf) {
       stored += replacement
       i += oldLf.length
@@ -77,8 +83,7 @@ function run(raw: string, edit: FsEditRequest): Model {
   }
 }
 
-const joined = (piece: fc.Arbitrary<string>, maxLength: number): fc.Arbitrary<string> =>
-  fc.array(piece, { maxLength }).map((p) => p.join(''))
+const joined = (piece: fc.Arbitrary<string>, maxLength: number): fc.Arbitrary<string> => fc.array(piece, { maxLength }).map((p) => p.join(''))
 
 /** The alphabet: `a`, `b`, LF and whole CRLF pairs (no lone CR). */
 const pairPiece = fc.constantFrom('a', 'b', '\n', '\r\n')

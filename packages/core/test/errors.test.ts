@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import {
-  FS_ERROR_CODES,
-  FsError,
-  abortedError,
-  isAbortError,
-  isFsError,
-  throwIfAborted,
-  type FsErrorCode,
-} from '@seamfs/core/backend'
+import { FS_ERROR_CODES, FsError, abortedError, isAbortError, isFsError, throwIfAborted, type FsErrorCode } from '@seamfs/core/backend'
 import { expectFsError } from './helpers.js'
 
 const code = fc.constantFrom(...FS_ERROR_CODES)

@@ -94,10 +94,14 @@ describe('applyLineEnding', () => {
 
   it('is detected back as the dominant ending when the text has a line break early', () => {
     fc.assert(
-      fc.property(lfText.filter((t) => t.includes('\n')), fc.constantFrom<LineEnding>('\n', '\r\n'), (t, eol) => {
-        fc.pre(t.indexOf('\n') < LINE_ENDING_SAMPLE_CHARS - 2)
-        expect(detectLineEnding(applyLineEnding(t, eol))).toBe(eol)
-      }),
+      fc.property(
+        lfText.filter((t) => t.includes('\n')),
+        fc.constantFrom<LineEnding>('\n', '\r\n'),
+        (t, eol) => {
+          fc.pre(t.indexOf('\n') < LINE_ENDING_SAMPLE_CHARS - 2)
+          expect(detectLineEnding(applyLineEnding(t, eol))).toBe(eol)
+        },
+      ),
       { numRuns: 300 },
     )
   })

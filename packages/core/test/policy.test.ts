@@ -63,7 +63,11 @@ describe('ObservationPolicy transitions', () => {
     ['unseen → read finds nothing → absent', [(p, o) => p.recordAbsent(o, A)], { kind: 'absent' }],
     ['unseen → read → present', [(p, o) => p.recordPresent(o, A, V1)], { kind: 'present', version: V1 }],
     ['absent → create → present', [(p, o) => p.recordAbsent(o, A), (p, o) => p.recordPresent(o, A, V1)], { kind: 'present', version: V1 }],
-    ['present → write → present at the new version', [(p, o) => p.recordPresent(o, A, V1), (p, o) => p.recordPresent(o, A, V2)], { kind: 'present', version: V2 }],
+    [
+      'present → write → present at the new version',
+      [(p, o) => p.recordPresent(o, A, V1), (p, o) => p.recordPresent(o, A, V2)],
+      { kind: 'present', version: V2 },
+    ],
     ['present → re-read finds nothing → absent', [(p, o) => p.recordPresent(o, A, V1), (p, o) => p.recordAbsent(o, A)], { kind: 'absent' }],
     ['a record of another target changes nothing here', [(p, o) => p.recordPresent(o, B, V1)], undefined],
   ]
@@ -120,7 +124,13 @@ describe('owners', () => {
   it('a malformed snapshot is refused and leaves the owner as it was', () => {
     const policy = new ObservationPolicy()
     policy.recordPresent('s', A, V1)
-    for (const bad of [null, {}, { format: 'other', entries: [] }, { format: 'seamfs.observations/1', entries: [['k', { kind: 'present' }]] }, { format: 'seamfs.observations/1', entries: [[1, { kind: 'absent' }]] }]) {
+    for (const bad of [
+      null,
+      {},
+      { format: 'other', entries: [] },
+      { format: 'seamfs.observations/1', entries: [['k', { kind: 'present' }]] },
+      { format: 'seamfs.observations/1', entries: [[1, { kind: 'absent' }]] },
+    ]) {
       expect(() => policy.restore('s', bad)).toThrow(TypeError)
     }
     expect(policy.observation('s', A)).toEqual({ kind: 'present', version: V1 })

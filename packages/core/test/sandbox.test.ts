@@ -98,7 +98,11 @@ describe('the escape corpus', () => {
       'NUL byte and malformed text',
       'very long path',
     ]
-    for (const category of required) expect(ESCAPES.some((a) => a.category === category), category).toBe(true)
+    for (const category of required)
+      expect(
+        ESCAPES.some((a) => a.category === category),
+        category,
+      ).toBe(true)
     expect(new Set(ESCAPES.map((a) => a.label)).size).toBe(ESCAPES.length)
   })
 })

@@ -192,9 +192,7 @@ describe('decodeTextStream', () => {
   })
 
   it('drops a split BOM and yields nothing for an empty or BOM-only stream', async () => {
-    expect(await collect(decodeTextStream(source([UTF8_BOM.slice(0, 1), UTF8_BOM.slice(1), utf8('x')]), 'f'))).toEqual([
-      'x',
-    ])
+    expect(await collect(decodeTextStream(source([UTF8_BOM.slice(0, 1), UTF8_BOM.slice(1), utf8('x')]), 'f'))).toEqual(['x'])
     expect(await collect(decodeTextStream(source([UTF8_BOM]), 'f'))).toEqual([])
     expect(await collect(decodeTextStream(source([]), 'f'))).toEqual([])
   })

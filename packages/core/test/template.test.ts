@@ -158,9 +158,7 @@ describe('FileSystem (template methods over hooks)', () => {
     expect(await codeOf(fs.writeText(target, 'x', { expected: { kind: 'sometimes' } as never }))).toBe('FS_UNSUPPORTED')
     expect(await codeOf(fs.writeText(target, 7 as unknown as string))).toBe('FS_NOT_TEXT')
     expect(await codeOf(fs.editText(target, { oldString: '', newString: 'x', replaceAll: false }))).toBe('FS_EDIT_NOT_FOUND')
-    expect(await codeOf(fs.editText(target, { oldString: 'a', newString: 'b', replaceAll: false }, { expected: { v: 1 } as never }))).toBe(
-      'FS_UNSUPPORTED',
-    )
+    expect(await codeOf(fs.editText(target, { oldString: 'a', newString: 'b', replaceAll: false }, { expected: { v: 1 } as never }))).toBe('FS_UNSUPPORTED')
     expect(await codeOf(fs.resolve('a', { cwd: 'x\0y' }))).toBe('FS_NOT_FOUND')
     expect(fs.calls).toBe(0)
   })

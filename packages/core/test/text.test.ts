@@ -162,10 +162,7 @@ describe('decodeTextOrNull', () => {
   it('is null exactly when the bytes are invalid UTF-8 or have a NUL in the sample (Node isUtf8 oracle)', () => {
     // Mostly-valid bytes: encoded strings with a few random byte edits.
     const nearlyText = fc
-      .tuple(
-        fc.oneof(wellFormed, graphemes),
-        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 3 }),
-      )
+      .tuple(fc.oneof(wellFormed, graphemes), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 3 }))
       .map(([s, edits]) => {
         const b = utf8(s)
         for (const [i, v] of edits) if (b.length > 0) b[i % b.length] = v

@@ -26,12 +26,7 @@ describe('translateError', () => {
   it('uses the row: code, reason, retryable, and the foreign error as cause', () => {
     const foreign = Object.assign(new Error('EMFILE: raw text'), { code: 'EMFILE' })
     const mapped = translateError(foreign, 'read', '/a.txt', lookup)
-    expect([mapped.code, mapped.message, mapped.retryable, mapped.cause]).toEqual([
-      'FS_IO_ERROR',
-      'cannot read "/a.txt": too many open files',
-      true,
-      foreign,
-    ])
+    expect([mapped.code, mapped.message, mapped.retryable, mapped.cause]).toEqual(['FS_IO_ERROR', 'cannot read "/a.txt": too many open files', true, foreign])
     expect(translateError(Object.assign(new Error(), { code: 'ENOENT' }), 'read', '/a', lookup).retryable).toBe(false)
   })
 

@@ -195,4 +195,3 @@ export function editTool(deps: ToolDeps): FileTool<EditValue> {
       }),
   }
 }
-

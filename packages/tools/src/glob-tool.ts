@@ -32,7 +32,8 @@ export function globTool(deps: ToolDeps): FileTool<GlobValue> {
       properties: {
         pattern: {
           type: 'string',
-          description: 'Glob matched against paths relative to the search root, like "src/**/*.ts" or "*.{js,json}". A pattern without "/" matches file names at any depth.',
+          description:
+            'Glob matched against paths relative to the search root, like "src/**/*.ts" or "*.{js,json}". A pattern without "/" matches file names at any depth.',
         },
         path: { type: 'string', description: 'Directory to search. Defaults to the workspace.' },
       },

@@ -5,17 +5,7 @@ import { RegexWorker, type WorkerMatch } from './grep-worker.js'
 import { messagePath, quotePath } from './quote.js'
 import { ok, ToolInputError } from './results.js'
 import type { FileTool, ToolDeps } from './types.js'
-import {
-  isSkippable,
-  pathMatcher,
-  SearchControl,
-  SearchTimeout,
-  searchRoot,
-  timeoutResult,
-  walkFiles,
-  type PathMatcher,
-  type WalkedFile,
-} from './walk.js'
+import { isSkippable, pathMatcher, SearchControl, SearchTimeout, searchRoot, timeoutResult, walkFiles, type PathMatcher, type WalkedFile } from './walk.js'
 
 /** One matching line: `text` is the preview exactly as shown after `Line <n>: `. */
 export interface GrepMatch {

@@ -115,8 +115,7 @@ export class LineWindow {
     if (this.#selecting()) {
       const length = this.#lastChar === '\r' ? this.#length - 1 : this.#length
       const max = this.#limits.maxLineLength
-      const text =
-        length > max ? `${this.#head.slice(0, max)}... (line truncated to ${max} chars)` : this.#head.slice(0, length)
+      const text = length > max ? `${this.#head.slice(0, max)}... (line truncated to ${max} chars)` : this.#head.slice(0, length)
       const cost = encoder.encode(text).length + (this.#lines.length > 0 ? 1 : 0)
       // The first line of a window always fits: a cap below one line must not make a footer that
       // points back at the same offset forever.

@@ -47,10 +47,7 @@ export function withEditWording(err: unknown, path: string): unknown {
   if (isFsError(err, 'FS_AMBIGUOUS_EDIT')) {
     const matches = err.details?.matches
     const times = matches === undefined ? 'more than once' : `${matches} times`
-    return restated(
-      err,
-      `old_string matched ${times} in ${messagePath(path)}; provide a more specific old_string or set replace_all to true`,
-    )
+    return restated(err, `old_string matched ${times} in ${messagePath(path)}; provide a more specific old_string or set replace_all to true`)
   }
   return withRemedy(err)
 }

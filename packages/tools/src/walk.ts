@@ -187,12 +187,7 @@ export async function walkFiles(fs: FileSystem, root: FsTarget, control: SearchC
 }
 
 /** The resolved search root and what it is; a missing root is `FS_NOT_FOUND`. */
-export async function searchRoot(
-  deps: ToolDeps,
-  path: string,
-  context: ToolContext,
-  control: SearchControl,
-): Promise<{ target: FsTarget; info: FsInfo }> {
+export async function searchRoot(deps: ToolDeps, path: string, context: ToolContext, control: SearchControl): Promise<{ target: FsTarget; info: FsInfo }> {
   const target = await control.race(resolveIn(deps, path, { ...context, signal: control.signal }))
   const info = await control.race(deps.fs.stat(target, { signal: control.signal }))
   if (info === undefined) throw new FsError('FS_NOT_FOUND', `cannot search ${messagePath(target.displayPath)}: not found`)

@@ -36,7 +36,9 @@ describe.each(BACKENDS)('golden texts on %s', (kind: BackendKind) => {
     })
 
     it('singular and plural composition', async () => {
-      const h = setup({ files: { one: null, 'one/f': 'x', two: null, 'two/d': null, 'two/f': 'x', many: null, 'many/d1': null, 'many/d2': null, 'many/f1': '', 'many/f2': '' } })
+      const h = setup({
+        files: { one: null, 'one/f': 'x', two: null, 'two/d': null, 'two/f': 'x', many: null, 'many/d1': null, 'many/d2': null, 'many/f1': '', 'many/f2': '' },
+      })
       expect(expectOk(await h.call('list', { path: 'one' }))).toBe(listEnvelope(h.abs('one'), ['f'], '(1 entry: 0 directories, 1 file)'))
       expect(expectOk(await h.call('list', { path: 'two' }))).toBe(listEnvelope(h.abs('two'), ['d/', 'f'], '(2 entries: 1 directory, 1 file)'))
       expect(expectOk(await h.call('list', { path: 'many' }))).toBe(
@@ -72,11 +74,7 @@ describe.each(BACKENDS)('golden texts on %s', (kind: BackendKind) => {
       for (const n of names) files[n] = n
       const h = setup({ files })
       expect(expectOk(await h.call('list', {}))).toBe(
-        listEnvelope(
-          h.cwd,
-          ['A/', 'z/', '10', '9', 'B', '_', 'a', 'b', '\uFFFD', '😀', 'c-link@', 'y-link@'],
-          '(12 entries: 2 directories, 8 files, 2 other)',
-        ),
+        listEnvelope(h.cwd, ['A/', 'z/', '10', '9', 'B', '_', 'a', 'b', '\uFFFD', '😀', 'c-link@', 'y-link@'], '(12 entries: 2 directories, 8 files, 2 other)'),
       )
     })
 
@@ -137,13 +135,24 @@ describe.each(BACKENDS)('golden texts on %s', (kind: BackendKind) => {
     it('pages with a small cap; an offset past the end is out of range', async () => {
       const h = setup({ config: { listMaxEntries: 3 }, files: { d: null, 'd/x': null, 'd/y': null, 'd/a': '', 'd/b': '', 'd/c': '', 'd/l': { symlink: '0' } } })
       const comp = '2 directories, 3 files, 1 other'
-      expect(expectOk(await h.call('list', { path: 'd' }))).toBe(listEnvelope(h.abs('d'), ['x/', 'y/', 'a'], `(Showing entries 1-3 of 6: ${comp}. Use offset=4 to continue.)`))
-      expect(expectOk(await h.call('list', { path: 'd', offset: 2 }))).toBe(listEnvelope(h.abs('d'), ['y/', 'a', 'b'], `(Showing entries 2-4 of 6: ${comp}. Use offset=5 to continue.)`))
+      expect(expectOk(await h.call('list', { path: 'd' }))).toBe(
+        listEnvelope(h.abs('d'), ['x/', 'y/', 'a'], `(Showing entries 1-3 of 6: ${comp}. Use offset=4 to continue.)`),
+      )
+      expect(expectOk(await h.call('list', { path: 'd', offset: 2 }))).toBe(
+        listEnvelope(h.abs('d'), ['y/', 'a', 'b'], `(Showing entries 2-4 of 6: ${comp}. Use offset=5 to continue.)`),
+      )
       expect(expectOk(await h.call('list', { path: 'd', offset: 4 }))).toBe(listEnvelope(h.abs('d'), ['b', 'c', 'l@'], `(Showing entries 4-6 of 6: ${comp}.)`))
       expect(expectOk(await h.call('list', { path: 'd', offset: 6 }))).toBe(listEnvelope(h.abs('d'), ['l@'], `(Showing entries 6-6 of 6: ${comp}.)`))
       expectError(await h.call('list', { path: 'd', offset: 7 }), `Error: offset 7 is out of range for "${h.abs('d')}" (6 entries)`, 'FS_NOT_FOUND')
       const value = (await h.call('list', { path: 'd', offset: 5 })).value
-      expect(value).toMatchObject({ offset: 5, entries: [{ name: 'c', type: 'file' }, { name: 'l', type: 'other' }], totalEntries: 6 })
+      expect(value).toMatchObject({
+        offset: 5,
+        entries: [
+          { name: 'c', type: 'file' },
+          { name: 'l', type: 'other' },
+        ],
+        totalEntries: 6,
+      })
     })
 
     it('an empty directory has no offset 2; missing and non-directory targets', async () => {
@@ -167,11 +176,16 @@ describe.each(BACKENDS)('golden texts on %s', (kind: BackendKind) => {
       expect(expectOk(await h.call('read', { file_path: p, offset: 2, limit: 1 }))).toBe(
         readEnvelope(p, ['2: two'], '(Showing lines 2-2 of 3. Use offset=3 to continue.)'),
       )
-      expect(expectOk(await h.call('read', { file_path: 'a.txt', offset: 3, limit: 2000 }))).toBe(readEnvelope(p, ['3: three'], '(End of file - total 3 lines)'))
+      expect(expectOk(await h.call('read', { file_path: 'a.txt', offset: 3, limit: 2000 }))).toBe(
+        readEnvelope(p, ['3: three'], '(End of file - total 3 lines)'),
+      )
       expect((await h.call('read', { file_path: 'a.txt', offset: 2 })).value).toEqual({
         path: p,
         offset: 2,
-        lines: [{ number: 2, text: 'two' }, { number: 3, text: 'three' }],
+        lines: [
+          { number: 2, text: 'two' },
+          { number: 3, text: 'three' },
+        ],
         totalLines: 3,
       })
     })
@@ -183,7 +197,11 @@ describe.each(BACKENDS)('golden texts on %s', (kind: BackendKind) => {
       expect(expectOk(await h.call('read', { file_path: 'e', offset: 1, limit: 1 }))).toBe(readEnvelope(h.abs('e'), [], '(End of file - total 0 lines)'))
       expectError(await h.call('read', { file_path: 'e', offset: 2 }), `Error: offset 2 is out of range for "${h.abs('e')}" (0 lines)`, 'FS_NOT_FOUND')
       expectError(await h.call('read', { file_path: 'a.txt', offset: 4 }), `Error: offset 4 is out of range for "${h.abs('a.txt')}" (3 lines)`, 'FS_NOT_FOUND')
-      expectError(await h.call('read', { file_path: 'a.txt', offset: 99 }), `Error: offset 99 is out of range for "${h.abs('a.txt')}" (3 lines)`, 'FS_NOT_FOUND')
+      expectError(
+        await h.call('read', { file_path: 'a.txt', offset: 99 }),
+        `Error: offset 99 is out of range for "${h.abs('a.txt')}" (3 lines)`,
+        'FS_NOT_FOUND',
+      )
     })
 
     it('capped by bytes (UTF-8 bytes, plus one per separating newline)', async () => {
@@ -191,7 +209,9 @@ describe.each(BACKENDS)('golden texts on %s', (kind: BackendKind) => {
       const h = setup({ config: { readMaxBytes: 40 }, files: { ascii: '0123456789\n'.repeat(5), accents: 'ééééé\n'.repeat(5), exact } })
       // 10 + 11 + 11 = 32; a fourth line would make 43 > 40
       const ten = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => `${from + i}: 0123456789`)
-      expect(expectOk(await h.call('read', { file_path: 'ascii' }))).toBe(readEnvelope(h.abs('ascii'), ten(1, 3), '(Output capped. Showing lines 1-3. Use offset=4 to continue.)'))
+      expect(expectOk(await h.call('read', { file_path: 'ascii' }))).toBe(
+        readEnvelope(h.abs('ascii'), ten(1, 3), '(Output capped. Showing lines 1-3. Use offset=4 to continue.)'),
+      )
       expect(expectOk(await h.call('read', { file_path: 'ascii', offset: 3 }))).toBe(readEnvelope(h.abs('ascii'), ten(3, 5), '(End of file - total 5 lines)'))
       const acc = ['2: ééééé', '3: ééééé', '4: ééééé']
       expect(expectOk(await h.call('read', { file_path: 'accents', offset: 2 }))).toBe(
@@ -199,8 +219,12 @@ describe.each(BACKENDS)('golden texts on %s', (kind: BackendKind) => {
       )
       // 7 + 3 × 11 = 40: exactly at the cap still fits; a limit that stops first wins over the cap
       const upTo4 = ['1: 0123456', ...ten(2, 4)]
-      expect(expectOk(await h.call('read', { file_path: 'exact' }))).toBe(readEnvelope(h.abs('exact'), upTo4, '(Output capped. Showing lines 1-4. Use offset=5 to continue.)'))
-      expect(expectOk(await h.call('read', { file_path: 'exact', limit: 4 }))).toBe(readEnvelope(h.abs('exact'), upTo4, '(Showing lines 1-4 of 5. Use offset=5 to continue.)'))
+      expect(expectOk(await h.call('read', { file_path: 'exact' }))).toBe(
+        readEnvelope(h.abs('exact'), upTo4, '(Output capped. Showing lines 1-4. Use offset=5 to continue.)'),
+      )
+      expect(expectOk(await h.call('read', { file_path: 'exact', limit: 4 }))).toBe(
+        readEnvelope(h.abs('exact'), upTo4, '(Showing lines 1-4 of 5. Use offset=5 to continue.)'),
+      )
     })
 
     it('long lines are truncated with a suffix naming the cap', async () => {
@@ -218,7 +242,9 @@ describe.each(BACKENDS)('golden texts on %s', (kind: BackendKind) => {
       const h = setup({ files: { two: 'a\n\n', bare: 'x\ny', crlf: 'a\r\nb\r\r\np\rq\r\nc\r' } })
       expect(expectOk(await h.call('read', { file_path: 'two' }))).toBe(readEnvelope(h.abs('two'), ['1: a', '2: '], '(End of file - total 2 lines)'))
       expect(expectOk(await h.call('read', { file_path: 'bare' }))).toBe(readEnvelope(h.abs('bare'), ['1: x', '2: y'], '(End of file - total 2 lines)'))
-      expect(expectOk(await h.call('read', { file_path: 'crlf' }))).toBe(readEnvelope(h.abs('crlf'), ['1: a', '2: b\r', '3: p\rq', '4: c'], '(End of file - total 4 lines)'))
+      expect(expectOk(await h.call('read', { file_path: 'crlf' }))).toBe(
+        readEnvelope(h.abs('crlf'), ['1: a', '2: b\r', '3: p\rq', '4: c'], '(End of file - total 4 lines)'),
+      )
     })
 
     it('a directory, a missing file, a binary file', async () => {
@@ -265,7 +291,11 @@ describe.each(BACKENDS)('golden texts on %s', (kind: BackendKind) => {
       const ambiguous = await h.call('edit', { file_path: 'e.txt', old_string: 'Z', new_string: 'a', replace_all: false })
       expect(ambiguous).toMatchObject({ isError: true, code: 'FS_AMBIGUOUS_EDIT' })
       expect(ambiguous.text).toBe(`Error: old_string matched 3 times in "${p}"; provide a more specific old_string or set replace_all to true`)
-      expectError(await h.call('edit', { file_path: 'e.txt', old_string: 'nope', new_string: 'x' }), `Error: old_string was not found in "${p}"`, 'FS_EDIT_NOT_FOUND')
+      expectError(
+        await h.call('edit', { file_path: 'e.txt', old_string: 'nope', new_string: 'x' }),
+        `Error: old_string was not found in "${p}"`,
+        'FS_EDIT_NOT_FOUND',
+      )
       expect(h.peek('e.txt')).toBe('Z B Z c Z\n')
     })
   })

@@ -52,7 +52,9 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
   it('a read authorizes an edit', async () => {
     const h = setup()
     expectOk(await h.call('read', { file_path: 'b.txt' }, S))
-    expect(expectOk(await h.call('edit', { file_path: 'b.txt', old_string: 'bee', new_string: 'wasp' }, S))).toBe(`The file ${h.abs('b.txt')} has been updated successfully.`)
+    expect(expectOk(await h.call('edit', { file_path: 'b.txt', old_string: 'bee', new_string: 'wasp' }, S))).toBe(
+      `The file ${h.abs('b.txt')} has been updated successfully.`,
+    )
     expect(h.peek('b.txt')).toBe('wasp\n')
   })
 
@@ -85,7 +87,11 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
     const h = setup()
     expectOk(await h.call('read', { file_path: 'b.txt' }, S))
     h.remove('b.txt')
-    expectError(await h.call('write', { file_path: 'b.txt', content: 'x' }, S), `Error: cannot write "${h.abs('b.txt')}": file no longer exists${REREAD}`, 'FS_STALE_VERSION')
+    expectError(
+      await h.call('write', { file_path: 'b.txt', content: 'x' }, S),
+      `Error: cannot write "${h.abs('b.txt')}": file no longer exists${REREAD}`,
+      'FS_STALE_VERSION',
+    )
     expect(h.peek('b.txt')).toBeUndefined()
   })
 
@@ -115,7 +121,11 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
   it('a read that finds nothing lets the write create; an edit of it is not found; someone else creating it first wins', async () => {
     const h = setup()
     expectError(await h.call('read', { file_path: 'later.txt' }, S), `Error: cannot read "${h.abs('later.txt')}": not found`, 'FS_NOT_FOUND')
-    expectError(await h.call('edit', { file_path: 'later.txt', old_string: 'a', new_string: 'b' }, S), `Error: cannot edit "${h.abs('later.txt')}": not found`, 'FS_NOT_FOUND')
+    expectError(
+      await h.call('edit', { file_path: 'later.txt', old_string: 'a', new_string: 'b' }, S),
+      `Error: cannot edit "${h.abs('later.txt')}": not found`,
+      'FS_NOT_FOUND',
+    )
     expect(expectOk(await h.call('write', { file_path: 'later.txt', content: 'made\n' }, S))).toBe(created(h, 'later.txt'))
     expectError(await h.call('read', { file_path: 'race.txt' }, S), `Error: cannot read "${h.abs('race.txt')}": not found`, 'FS_NOT_FOUND')
     h.put('race.txt', 'theirs\n')

@@ -53,7 +53,11 @@ describe('LineWindow', () => {
       fc.property(text, fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 1, maxLength: 6 }), limits, (t, sizes, l) => {
         const window = new LineWindow(l)
         // a zero size yields an empty chunk and then a one-char one
-        for (const chunk of chunked(t, sizes.map((s) => s || 1))) window.push(chunk)
+        for (const chunk of chunked(
+          t,
+          sizes.map((s) => s || 1),
+        ))
+          window.push(chunk)
         for (const s of sizes) if (s === 0) window.push('')
         expect(window.end()).toEqual(reference(t, l))
       }),

@@ -145,11 +145,11 @@ describe.each(BACKENDS)('glob on %s', (_kind, setup) => {
     const s = setup({
       'src/a.ts': '',
       'src/sub/b.ts': '',
-      'alias': { symlink: 'src' },
-      'loop': { symlink: '.' },
+      alias: { symlink: 'src' },
+      loop: { symlink: '.' },
       'src/sub/up': { symlink: '..' },
       'lib/ext': { symlink: '../src/sub' },
-      'broken': { symlink: 'nowhere' },
+      broken: { symlink: 'nowhere' },
       'file-link.ts': { symlink: 'src/a.ts' },
     })
     expect((await s.glob({ pattern: '*.ts' })).text).toBe('file-link.ts\nsrc/a.ts\nsrc/sub/b.ts')
@@ -272,12 +272,7 @@ describe.each(BACKENDS)('grep on %s', (_kind, setup) => {
   it('cuts previews at grepMaxLineBytes on a character boundary', async () => {
     const s = setup({ 'u.txt': 'aaaaaaaaa€€\naaaaaaa€\naaaaaaaa😀\n' + 'é'.repeat(40) + '\n' }, { grepMaxLineBytes: 10 })
     const r = await s.grep({ pattern: 'a|é' })
-    expect(r.value?.matches.map((m) => m.text)).toEqual([
-      'aaaaaaaaa (line truncated)',
-      'aaaaaaa€',
-      'aaaaaaaa (line truncated)',
-      'ééééé (line truncated)',
-    ])
+    expect(r.value?.matches.map((m) => m.text)).toEqual(['aaaaaaaaa (line truncated)', 'aaaaaaa€', 'aaaaaaaa (line truncated)', 'ééééé (line truncated)'])
     expect(r.text).toContain('Line 1: aaaaaaaaa (line truncated)\nLine 2: aaaaaaa€\n')
   })
 

@@ -43,7 +43,13 @@ export interface HarnessOptions {
   readonly policy?: ObservationPolicy | undefined
 }
 
-function wrap(kind: BackendKind, cwd: string, fs: FileSystem, options: HarnessOptions, io: Pick<Harness, 'put' | 'seed' | 'remove' | 'peek' | 'dispose'>): Harness {
+function wrap(
+  kind: BackendKind,
+  cwd: string,
+  fs: FileSystem,
+  options: HarnessOptions,
+  io: Pick<Harness, 'put' | 'seed' | 'remove' | 'peek' | 'dispose'>,
+): Harness {
   const list = createFileTools({ fs, policy: options.policy, config: options.config })
   const tools = Object.fromEntries(list.map((t) => [t.name, t]))
   return {

@@ -210,9 +210,11 @@ export function runSandboxControls(get: () => Ctx): void {
       if (op === 'lstat') return outcomeOf(fs.lstat(path))
       const target = await fs.resolve(path)
       if (op === 'streamText') {
-        return outcomeOf((async () => {
-          for await (const _ of await fs.streamText(target)) void _
-        })())
+        return outcomeOf(
+          (async () => {
+            for await (const _ of await fs.streamText(target)) void _
+          })(),
+        )
       }
       return outcomeOf(fs[op](target))
     }

@@ -1,12 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import {
-  isFsError,
-  SandboxedFileSystem,
-  type FileSystem,
-  type FsErrorCode,
-  type FsTarget,
-  type SandboxOptions,
-} from '@seamfs/core/backend'
+import { isFsError, SandboxedFileSystem, type FileSystem, type FsErrorCode, type FsTarget, type SandboxOptions } from '@seamfs/core/backend'
 import { runSandboxControls } from './controls.js'
 
 /** One backend, as the corpus sees it: the filesystem under test plus raw, unfenced access to its store. */
@@ -144,10 +137,12 @@ export async function snapshot(env: SandboxEnv, abs: string): Promise<Record<str
 }
 
 /** Swaps the link `root/<name>` to point at `target`. */
-const relink = (name: string, target: (l: Layout) => string) => async ({ env, l }: Ctx) => {
-  await env.remove(`${l.root}/${name}`)
-  await env.symlink(`${l.root}/${name}`, target(l))
-}
+const relink =
+  (name: string, target: (l: Layout) => string) =>
+  async ({ env, l }: Ctx) => {
+    await env.remove(`${l.root}/${name}`)
+    await env.symlink(`${l.root}/${name}`, target(l))
+  }
 
 const up = (n: number): string => '../'.repeat(n)
 const x = (l: Layout): string => `${l.outside}/x.txt`
@@ -157,7 +152,7 @@ export const ESCAPES: readonly EscapeAttempt[] = [
   { category: 'absolute path', label: '<base>/outside/x.txt', path: x },
   { category: 'absolute path', label: '<base>/outside/new.txt (new file)', path: (l) => `${l.outside}/new.txt`, editPath: x },
   { category: 'absolute path', label: '<base>/outside/sub/y.txt (nested)', path: (l) => `${l.outside}/sub/y.txt` },
-  { category: 'absolute path', label: '<base>/top.txt (the root\'s parent)', path: (l) => `${l.base}/top.txt` },
+  { category: 'absolute path', label: "<base>/top.txt (the root's parent)", path: (l) => `${l.base}/top.txt` },
   { category: 'absolute path', label: '<base> (the parent directory)', path: (l) => l.base },
   { category: 'absolute path', label: '/ (the filesystem root)', path: () => '/' },
   { category: 'absolute path', label: '<base>//outside///x.txt (doubled separators)', path: (l) => `${l.base}//outside///x.txt` },
@@ -172,8 +167,16 @@ export const ESCAPES: readonly EscapeAttempt[] = [
   { category: '.. in every position', label: '../top.txt (one level up)', path: () => '../top.txt' },
   { category: '.. in every position', label: 'sub/new/../../../outside/x.txt (through a missing directory)', path: () => 'sub/new/../../../outside/x.txt' },
   { category: '.. in every position', label: '../root/../outside/x.txt (out, back in, out again)', path: () => '../root/../outside/x.txt' },
-  { category: '.. in every position', label: '../../<base name>/outside/x.txt (two up, back down)', path: (l) => `../../${l.base.split('/').at(-1) ?? ''}/outside/x.txt` },
-  { category: '.. in every position', label: '(../ x 64)<base>/outside/x.txt (past the filesystem root)', path: (l) => `${up(64)}${l.base.slice(1)}/outside/x.txt` },
+  {
+    category: '.. in every position',
+    label: '../../<base name>/outside/x.txt (two up, back down)',
+    path: (l) => `../../${l.base.split('/').at(-1) ?? ''}/outside/x.txt`,
+  },
+  {
+    category: '.. in every position',
+    label: '(../ x 64)<base>/outside/x.txt (past the filesystem root)',
+    path: (l) => `${up(64)}${l.base.slice(1)}/outside/x.txt`,
+  },
   { category: '.. in every position', label: 'sub/..//../outside/x.txt (.. beside an empty segment)', path: () => 'sub/..//../outside/x.txt' },
   { category: '.. in every position', label: 'link-in/../../outside/x.txt (.. after an inner link)', path: () => 'link-in/../../outside/x.txt' },
   // `./../`
@@ -185,9 +188,19 @@ export const ESCAPES: readonly EscapeAttempt[] = [
   // a sibling whose name starts with the root's name
   { category: 'sibling sharing the root name', label: '../root-evil/x.txt', path: () => '../root-evil/x.txt' },
   { category: 'sibling sharing the root name', label: '<root>-evil/x.txt (absolute)', path: (l) => `${l.root}-evil/x.txt` },
-  { category: 'sibling sharing the root name', label: '<root>-evil/new.txt (new file)', path: (l) => `${l.root}-evil/new.txt`, editPath: (l) => `${l.root}-evil/x.txt` },
+  {
+    category: 'sibling sharing the root name',
+    label: '<root>-evil/new.txt (new file)',
+    path: (l) => `${l.root}-evil/new.txt`,
+    editPath: (l) => `${l.root}-evil/x.txt`,
+  },
   { category: 'sibling sharing the root name', label: '<root>x.txt (a file named like the root plus a suffix)', path: (l) => `${l.root}x.txt` },
-  { category: 'sibling sharing the root name', label: '<root>.bak/x.txt (a missing sibling)', path: (l) => `${l.root}.bak/x.txt`, editPath: (l) => `${l.root}x.txt` },
+  {
+    category: 'sibling sharing the root name',
+    label: '<root>.bak/x.txt (a missing sibling)',
+    path: (l) => `${l.root}.bak/x.txt`,
+    editPath: (l) => `${l.root}x.txt`,
+  },
   { category: 'sibling sharing the root name', label: 'link-evil/x.txt (a link to the sibling)', path: () => 'link-evil/x.txt' },
   { category: 'sibling sharing the root name', label: 'file-link-evil (a file link into the sibling)', path: () => 'file-link-evil' },
   // a symlinked directory pointing out
@@ -202,10 +215,20 @@ export const ESCAPES: readonly EscapeAttempt[] = [
   // a new file under it
   { category: 'new file under a symlinked directory', label: 'link-out/new.txt', path: () => 'link-out/new.txt', editPath: () => 'link-out/x.txt' },
   { category: 'new file under a symlinked directory', label: 'link-out-rel/new.txt', path: () => 'link-out-rel/new.txt', editPath: () => 'link-out-rel/x.txt' },
-  { category: 'new file under a symlinked directory', label: 'link-out/newdir/deeper/new.txt (missing parents)', path: () => 'link-out/newdir/deeper/new.txt', editPath: () => 'link-out/sub/y.txt' },
+  {
+    category: 'new file under a symlinked directory',
+    label: 'link-out/newdir/deeper/new.txt (missing parents)',
+    path: () => 'link-out/newdir/deeper/new.txt',
+    editPath: () => 'link-out/sub/y.txt',
+  },
   { category: 'new file under a symlinked directory', label: 'chain-a/new.txt', path: () => 'chain-a/new.txt', editPath: () => 'chain-a/x.txt' },
   { category: 'new file under a symlinked directory', label: 'link-parent/new.txt', path: () => 'link-parent/new.txt', editPath: () => 'link-parent/top.txt' },
-  { category: 'new file under a symlinked directory', label: 'sub/deep-link/new.txt', path: () => 'sub/deep-link/new.txt', editPath: () => 'sub/deep-link/x.txt' },
+  {
+    category: 'new file under a symlinked directory',
+    label: 'sub/deep-link/new.txt',
+    path: () => 'sub/deep-link/new.txt',
+    editPath: () => 'sub/deep-link/x.txt',
+  },
   // a symlinked file pointing out
   { category: 'symlinked file pointing out', label: 'file-link-out (absolute link)', path: () => 'file-link-out' },
   { category: 'symlinked file pointing out', label: 'file-link-out-rel (relative link)', path: () => 'file-link-out-rel' },
@@ -213,13 +236,49 @@ export const ESCAPES: readonly EscapeAttempt[] = [
   { category: 'symlinked file pointing out', label: 'dangling-out (a dangling link naming a new outside file)', path: () => 'dangling-out' },
   { category: 'symlinked file pointing out', label: '<root>/file-link-out (absolute path)', path: (l) => `${l.root}/file-link-out` },
   // a symlink swapped between resolve and write
-  { category: 'symlink swapped between resolve and write', label: 'swap/x.txt (dir link re-pointed out)', path: () => 'swap/x.txt', swap: relink('swap', (l) => l.outside) },
-  { category: 'symlink swapped between resolve and write', label: 'swap/x.txt (dir link re-pointed out, relative)', path: () => 'swap/x.txt', swap: relink('swap', () => '../outside') },
-  { category: 'symlink swapped between resolve and write', label: 'swap/new.txt (new file, dir link re-pointed out)', path: () => 'swap/new.txt', editPath: () => 'swap/x.txt', swap: relink('swap', (l) => l.outside) },
-  { category: 'symlink swapped between resolve and write', label: 'swap-file (file link re-pointed out)', path: () => 'swap-file', swap: relink('swap-file', x) },
-  { category: 'symlink swapped between resolve and write', label: 'real-dir/x.txt (a real directory replaced by a link out)', path: () => 'real-dir/x.txt', swap: relink('real-dir', (l) => l.outside) },
-  { category: 'symlink swapped between resolve and write', label: 'real-file.txt (a real file replaced by a link out)', path: () => 'real-file.txt', swap: relink('real-file.txt', x) },
-  { category: 'symlink swapped between resolve and write', label: 'swap/x.txt (dir link re-pointed to the sibling)', path: () => 'swap/x.txt', swap: relink('swap', (l) => l.evil) },
+  {
+    category: 'symlink swapped between resolve and write',
+    label: 'swap/x.txt (dir link re-pointed out)',
+    path: () => 'swap/x.txt',
+    swap: relink('swap', (l) => l.outside),
+  },
+  {
+    category: 'symlink swapped between resolve and write',
+    label: 'swap/x.txt (dir link re-pointed out, relative)',
+    path: () => 'swap/x.txt',
+    swap: relink('swap', () => '../outside'),
+  },
+  {
+    category: 'symlink swapped between resolve and write',
+    label: 'swap/new.txt (new file, dir link re-pointed out)',
+    path: () => 'swap/new.txt',
+    editPath: () => 'swap/x.txt',
+    swap: relink('swap', (l) => l.outside),
+  },
+  {
+    category: 'symlink swapped between resolve and write',
+    label: 'swap-file (file link re-pointed out)',
+    path: () => 'swap-file',
+    swap: relink('swap-file', x),
+  },
+  {
+    category: 'symlink swapped between resolve and write',
+    label: 'real-dir/x.txt (a real directory replaced by a link out)',
+    path: () => 'real-dir/x.txt',
+    swap: relink('real-dir', (l) => l.outside),
+  },
+  {
+    category: 'symlink swapped between resolve and write',
+    label: 'real-file.txt (a real file replaced by a link out)',
+    path: () => 'real-file.txt',
+    swap: relink('real-file.txt', x),
+  },
+  {
+    category: 'symlink swapped between resolve and write',
+    label: 'swap/x.txt (dir link re-pointed to the sibling)',
+    path: () => 'swap/x.txt',
+    swap: relink('swap', (l) => l.evil),
+  },
   // the root itself
   { category: 'the root itself', label: '. (the root)', path: () => '.' },
   { category: 'the root itself', label: '<root> (absolute)', path: (l) => l.root },
@@ -228,7 +287,12 @@ export const ESCAPES: readonly EscapeAttempt[] = [
   { category: 'the root itself', label: '../root (out and back)', path: () => '../root' },
   { category: 'the root itself', label: 'link-root (a link to the root)', path: () => 'link-root' },
   { category: 'the root itself', label: '<base>/extra (an extra writable root itself)', path: (l) => l.extra, options: (l) => ({ writableRoots: [l.extra] }) },
-  { category: 'the root itself', label: '<base>/extra-missing (a missing extra root itself)', path: (l) => `${l.base}/extra-missing`, options: (l) => ({ writableRoots: [`${l.base}/extra-missing`] }) },
+  {
+    category: 'the root itself',
+    label: '<base>/extra-missing (a missing extra root itself)',
+    path: (l) => `${l.base}/extra-missing`,
+    options: (l) => ({ writableRoots: [`${l.base}/extra-missing`] }),
+  },
   // trailing slashes
   { category: 'trailing slash', label: '../outside/x.txt/', path: () => '../outside/x.txt/' },
   { category: 'trailing slash', label: '<base>/outside/x.txt/ (absolute)', path: (l) => `${x(l)}/` },
@@ -242,7 +306,12 @@ export const ESCAPES: readonly EscapeAttempt[] = [
   { category: 'NUL byte and malformed text', label: '\\0../outside/x.txt', path: () => '\0../outside/x.txt', outcomes: ['resolve:FS_NOT_FOUND'] },
   { category: 'NUL byte and malformed text', label: '../outside/x.txt\\0', path: () => '../outside/x.txt\0', outcomes: ['resolve:FS_NOT_FOUND'] },
   { category: 'NUL byte and malformed text', label: 'sub\\0/../../outside/x.txt', path: () => 'sub\0/../../outside/x.txt', outcomes: ['resolve:FS_NOT_FOUND'] },
-  { category: 'NUL byte and malformed text', label: '<base>/outside/x.txt\\0.txt (absolute)', path: (l) => `${x(l)}\0.txt`, outcomes: ['resolve:FS_NOT_FOUND'] },
+  {
+    category: 'NUL byte and malformed text',
+    label: '<base>/outside/x.txt\\0.txt (absolute)',
+    path: (l) => `${x(l)}\0.txt`,
+    outcomes: ['resolve:FS_NOT_FOUND'],
+  },
   { category: 'NUL byte and malformed text', label: '"" (blank)', path: () => '', outcomes: ['resolve:FS_NOT_FOUND'] },
   { category: 'NUL byte and malformed text', label: '"  " (whitespace only)', path: () => '  ', outcomes: ['resolve:FS_NOT_FOUND'] },
   {
@@ -252,8 +321,16 @@ export const ESCAPES: readonly EscapeAttempt[] = [
     outcomes: ['resolve:FS_NOT_FOUND', 'denied'],
   },
   // very long paths
-  { category: 'very long path', label: '(a/ x 2100)(../ x 2101)outside/x.txt (> PATH_MAX before normalization)', path: () => `${'a/'.repeat(2100)}${up(2101)}outside/x.txt` },
-  { category: 'very long path', label: '<root>(/sub/.. x 1000)/../outside/x.txt (absolute)', path: (l) => `${l.root}${'/sub/..'.repeat(1000)}/../outside/x.txt` },
+  {
+    category: 'very long path',
+    label: '(a/ x 2100)(../ x 2101)outside/x.txt (> PATH_MAX before normalization)',
+    path: () => `${'a/'.repeat(2100)}${up(2101)}outside/x.txt`,
+  },
+  {
+    category: 'very long path',
+    label: '<root>(/sub/.. x 1000)/../outside/x.txt (absolute)',
+    path: (l) => `${l.root}${'/sub/..'.repeat(1000)}/../outside/x.txt`,
+  },
   { category: 'very long path', label: 'link-out(/. x 3000)/x.txt', path: () => `link-out${'/.'.repeat(3000)}/x.txt` },
   {
     category: 'very long path',
@@ -351,9 +428,7 @@ export function runSandboxCorpus(fixture: SandboxFixture): void {
           const outcomes = a.outcomes ?? ['denied']
           for (const verb of VERBS) {
             const name =
-              outcomes.length === 1 && outcomes[0] === 'denied'
-                ? `denies ${verb} to ${a.label}`
-                : `rejects ${verb} to ${a.label} with ${outcomes.join(' | ')}`
+              outcomes.length === 1 && outcomes[0] === 'denied' ? `denies ${verb} to ${a.label}` : `rejects ${verb} to ${a.label} with ${outcomes.join(' | ')}`
             it(name, async () => {
               const { outcome, err, before, after } = await runAttempt(ctx, a, verb)
               expect(outcomes as readonly string[], `got ${outcome}: ${String(err)}`).toContain(outcome)
