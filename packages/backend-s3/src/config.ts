@@ -11,6 +11,7 @@ import {
   configObject,
   parseConfigFields,
   parseConfigUrl,
+  redactUrl,
   type BackendDefinition,
   type ConfigEnv,
   type ConfigField,
@@ -88,5 +89,6 @@ export const s3Backend: BackendDefinition<S3Config> = {
       ...(accessKeyId !== undefined && secretAccessKey !== undefined ? { credentials: { accessKeyId, secretAccessKey } } : {}),
     })
   },
-  describe: (config) => `s3://${config.bucket}/${config.prefix ?? ''}${config.endpoint === undefined ? '' : ` at ${config.endpoint}`}`,
+  // The endpoint is a URL of its own: a password in it is not refused by parseConfigUrl, so it is redacted here.
+  describe: (config) => `s3://${config.bucket}/${config.prefix ?? ''}${config.endpoint === undefined ? '' : ` at ${redactUrl(config.endpoint)}`}`,
 }

@@ -143,7 +143,7 @@ export class SftpFileSystem extends FileSystem {
   }
 
   protected override async statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
-    const { s } = await this.#session()
+    const { s } = await this.#sessionNotAbsent('stat', target.displayPath)
     const key = this.#key(target, 'stat')
     const attrs = await this.#current(s, key, 'stat', target)
     if (attrs === undefined) return undefined
@@ -154,7 +154,7 @@ export class SftpFileSystem extends FileSystem {
   }
 
   protected override async lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
-    const { s, root, cwd: base } = await this.#session()
+    const { s, root, cwd: base } = await this.#sessionNotAbsent('lstat', path)
     const abs = posix.resolve(cwd === undefined ? base : posix.resolve(base, cwd), path)
     if (!containsPath(root, abs)) throw outsideRoot('lstat', abs, root)
     const parent = abs === root ? undefined : posix.dirname(abs)
@@ -283,6 +283,21 @@ export class SftpFileSystem extends FileSystem {
     }))
     await this.#publisher.sweep(s)
     return { s, root, cwd }
+  }
+
+  /**
+   * The session for `stat` and `lstat`, whose `FS_NOT_FOUND` core reports as an absent path:
+   * a root that cannot be found (or a login directory that cannot) is no absent file, so it is
+   * `FS_IO_ERROR` there, with the root's own error as the cause.
+   */
+  async #sessionNotAbsent(verb: FsVerb, path: string): Promise<Ready> {
+    try {
+      return await this.#session()
+    } catch (err) {
+      const translated = this.#translate(err, verb, path)
+      if (translated.code !== 'FS_NOT_FOUND') throw translated
+      throw FsError.io(verb, path, `the filesystem's root is not usable (${translated.message})`, { cause: translated })
+    }
   }
 
   /** Canonicalizes the root; its failures name the root, not the path of the operation that met them. */

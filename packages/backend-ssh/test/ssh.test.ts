@@ -282,6 +282,16 @@ describe.skipIf(server === null)(titled('SftpFileSystem against OpenSSH', server
       expect((await raw.read(`${root}/i.txt`)).toString()).toBe('via injected')
     })
 
+    // stat and lstat report an absent path as undefined: a root that is not there must not look like one.
+    it('a missing root is an error for stat and lstat, never an absent file', async () => {
+      const target = await fs.resolve('a.txt')
+      const missing = new SftpFileSystem({ ...server!, root: `${root}/missing` })
+      expect(await codeOf(missing.lstat('a.txt'))).toBe('FS_IO_ERROR')
+      expect(await codeOf(missing.stat(target))).toBe('FS_IO_ERROR')
+      expect(await codeOf(missing.connect())).toBe('FS_NOT_FOUND')
+      await missing.close()
+    })
+
     it('close() is idempotent; calls after it are FS_IO_ERROR', async () => {
       const t = await fs.resolve('x.txt')
       await fs.close()

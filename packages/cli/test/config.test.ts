@@ -235,6 +235,9 @@ describe('parseFsUrl', () => {
     [`s3://key:${SECRET}@bucket/p`, 'expected no password in the URL (use an environment variable), found a password'],
     [`sftp://u:${SECRET}@host:99999/srv`, 'expected a valid URL, found the string "sftp://u:***@host:99999/srv"'],
     [`ftp://u:${SECRET}@host/x`, 'expected file:, memory:, s3:// or sftp://, found the string "ftp://u:***@host/x"'],
+    // A secret with a "/" (AWS secret keys have them) ends the authority early, so the URL does not parse.
+    [`s3://key:${SECRET}/x@bucket/p`, 'expected a valid URL, found the string "s3://key:***@bucket/p"'],
+    [`sftp://u:${SECRET}/x@host/srv`, 'expected a valid URL, found the string "sftp://u:***@host/srv"'],
   ])('%s is refused', async (spec, message) => {
     const err = await configError(() => parseFsUrl(spec))
     expect(err.key).toBe('--fs')
@@ -326,5 +329,10 @@ describe('loadHarness', () => {
     expect(await describeBackend(configs[0] as BackendConfig)).toBe('s3://b/p/ at http://127.0.0.1:7480')
     expect(await describeBackend(configs[1] as BackendConfig)).toBe('sftp://u@h:2222/srv')
     for (const c of configs) expect(await describeBackend(c)).not.toMatch(/KEY_ID|SECRET|PW|id_ed25519/)
+  })
+
+  it('a password inside an S3 endpoint (the outer URL refuses one, its endpoint did not) is not described', async () => {
+    const fromUrl = await parseFsUrl('s3://b/p?endpoint=http://admin:hunter2@127.0.0.1:7480')
+    expect(await describeBackend(fromUrl)).toBe('s3://b/p at http://admin:***@127.0.0.1:7480')
   })
 })

@@ -145,9 +145,12 @@ export function parseConfigFields(raw: unknown, where: string, type: string, fie
   return definedOnly({ type, ...Object.fromEntries(fields.map((f) => [f.name, configField(value, where, f)])) })
 }
 
-/** A URL as it may be printed back: any password replaced. */
+/**
+ * A URL as it may be printed back: any password replaced. The password runs to the last `@`: a
+ * `/` or `@` typed in it unencoded (AWS secret keys have `/`) must not end it early.
+ */
 export function redactUrl(spec: string): string {
-  return spec.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*):[^/@]*@/i, '$1:***@')
+  return spec.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*):.*@/is, '$1:***@')
 }
 
 /**

@@ -25,6 +25,17 @@ export function findLiteral(haystack: string, needle: string): number[] {
 }
 
 /**
+ * How many times {@link findLiteral} would find `needle`, without collecting the offsets: a
+ * text of a few hundred MB can hold more matches than a JavaScript array can (V8 aborts the
+ * process past about 112 million elements).
+ */
+function countLiteral(haystack: string, needle: string): number {
+  let count = 0
+  for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + needle.length)) count++
+  return count
+}
+
+/**
  * The literal edit of `FileSystem.editText` on decoded text (`stored`, without BOM, line
  * endings as on disk): match on LF-normalized text, `$` literal, empty or
  * missing `oldString` → `FS_EDIT_NOT_FOUND`, several matches without
@@ -36,16 +47,16 @@ export function applyLiteralEdit(stored: string, edit: FsEditRequest, path: stri
   const newLf = normalizeLf(edit.newString)
   if (oldLf === '') throw new FsError('FS_EDIT_NOT_FOUND', 'oldString must be a non-empty string')
   const before = normalizeLf(stored)
-  const matches = findLiteral(before, oldLf)
-  if (matches.length === 0) {
+  const count = countLiteral(before, oldLf)
+  if (count === 0) {
     throw FsError.at('FS_EDIT_NOT_FOUND', 'edit', path, 'oldString was not found')
   }
-  if (matches.length > 1 && !edit.replaceAll) {
-    throw FsError.at('FS_AMBIGUOUS_EDIT', 'edit', path, `oldString matched ${matches.length} times and replaceAll is false`, {
-      details: { matches: matches.length },
+  if (count > 1 && !edit.replaceAll) {
+    throw FsError.at('FS_AMBIGUOUS_EDIT', 'edit', path, `oldString matched ${count} times and replaceAll is false`, {
+      details: { matches: count },
     })
   }
-  const after = splice(before, matches, oldLf.length, newLf)
+  const after = spliceMatches(before, oldLf, before, newLf)
   // No CRLF on disk: the spliced text is what gets stored; `after` is still reported
   // LF-normalized (a lone `\r` next to an inserted `\n` forms a CRLF).
   if (before === stored) return { before, after: normalizeLf(after), stored: after }
@@ -53,45 +64,42 @@ export function applyLiteralEdit(stored: string, edit: FsEditRequest, path: stri
   // The file has CRLFs: splice the raw text so untouched lines keep their bytes.
   const eol = detectLineEnding(stored)
   const replacement = eol === '\n' ? newLf : newLf.replaceAll('\n', '\r\n')
-  const collapsed = collapsedCrOffsets(stored)
-  const rawMatches: number[] = []
-  const rawEnds: number[] = []
-  let k = 0
-  for (const start of matches) {
-    while (k < collapsed.length && (collapsed[k] as number) < start) k++
-    rawMatches.push(start + k)
-    const end = start + oldLf.length
-    let j = k
-    while (j < collapsed.length && (collapsed[j] as number) < end) j++
-    rawEnds.push(end + j)
-  }
-  let out = ''
-  let from = 0
-  for (let m = 0; m < rawMatches.length; m++) {
-    out += stored.slice(from, rawMatches[m]) + replacement
-    from = rawEnds[m] as number
-  }
-  out += stored.slice(from)
+  const out = spliceMatches(before, oldLf, stored, replacement)
   return { before, after: normalizeLf(out), stored: out }
 }
 
-/** LF-normalized offsets of the `\n` of every CRLF in `raw` (where a `\r` was dropped). */
-function collapsedCrOffsets(raw: string): number[] {
-  const offsets: number[] = []
-  for (let i = raw.indexOf('\r\n'); i !== -1; i = raw.indexOf('\r\n', i + 2)) {
-    offsets.push(i - offsets.length)
-  }
-  return offsets
-}
+/** Pieces joined in batches: one `+=` per piece would build a string tree too large for the heap. */
+const SPLICE_BATCH = 4096
 
-function splice(text: string, starts: readonly number[], length: number, replacement: string): string {
-  let out = ''
-  let from = 0
-  for (const start of starts) {
-    out += text.slice(from, start) + replacement
-    from = start + length
+/**
+ * `raw` with every match of `needle` in `lf` (its LF-normalized text) replaced: a match's
+ * offsets move right by the CRs of the CRLFs before them, counted in the same pass. Nothing
+ * is collected per match: a text can hold more matches than an array can.
+ */
+function spliceMatches(lf: string, needle: string, raw: string, replacement: string): string {
+  let crlf = raw === lf ? -1 : raw.indexOf('\r\n')
+  let collapsed = 0
+  // Counts every CRLF whose `\n` lies before `offset` in the LF-normalized text.
+  const skipTo = (offset: number): void => {
+    while (crlf !== -1 && crlf - collapsed < offset) {
+      collapsed++
+      crlf = raw.indexOf('\r\n', crlf + 2)
+    }
   }
-  return out + text.slice(from)
+  let out = ''
+  const batch: string[] = []
+  let from = 0
+  for (let i = lf.indexOf(needle); i !== -1; i = lf.indexOf(needle, i + needle.length)) {
+    skipTo(i)
+    batch.push(raw.slice(from, i + collapsed), replacement)
+    skipTo(i + needle.length)
+    from = i + needle.length + collapsed
+    if (batch.length >= SPLICE_BATCH) {
+      out += batch.join('')
+      batch.length = 0
+    }
+  }
+  return out + batch.join('') + raw.slice(from)
 }
 
 /** Result of {@link editTextBytes}. */
@@ -123,4 +131,8 @@ export function assertEditRequest(edit: unknown): asserts edit is FsEditRequest 
     throw new FsError('FS_EDIT_NOT_FOUND', 'replaceAll must be a boolean')
   }
   if (normalizeLf(e.oldString) === '') throw new FsError('FS_EDIT_NOT_FOUND', 'oldString must be a non-empty string')
+  // A lone surrogate has no UTF-8 form: it would be stored as U+FFFD (and `after` would lie), or
+  // match half of a pair in the file and leave the other half alone.
+  if (!e.oldString.isWellFormed()) throw new FsError('FS_EDIT_NOT_FOUND', 'oldString has a lone surrogate (not valid Unicode)')
+  if (!e.newString.isWellFormed()) throw new FsError('FS_NOT_TEXT', 'newString has a lone surrogate (not valid Unicode)')
 }

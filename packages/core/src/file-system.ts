@@ -99,8 +99,11 @@ export interface UpdateRequest {
  * Rules common to every method:
  * - every failure is an `FsError` with a code of `FsErrorCode`; nothing else escapes;
  * - an aborted `signal` fails with `FS_ABORTED` and changes nothing (a mutation
- *   whose publication has begun completes instead);
- * - network failures are `FS_IO_ERROR` with `retryable: true`.
+ *   whose publication has begun completes instead).
+ *
+ * Network failures are `FS_IO_ERROR` with `retryable: true`. The kit cannot cut a
+ * connection, so each remote backend proves this in its own fault tests (a proxy on
+ * 127.0.0.1 that drops the connection mid-transfer).
  */
 export abstract class FileSystem {
   /** What this backend can do; declared once, read by the kit and the tools. */
@@ -117,7 +120,7 @@ export abstract class FileSystem {
 
   /**
    * Resolves a path into a stable target.
-   * - a blank path, a NUL byte or a lone surrogate is `FS_NOT_FOUND` (also in `cwd`);
+   * - a blank path, a NUL byte or a lone surrogate is `FS_NOT_FOUND`; a NUL or a lone surrogate in `cwd` too;
    * - a relative path resolves against `opts.cwd`, else the backend's cwd; an absolute path ignores both;
    * - a relative `opts.cwd` is itself resolved against the backend's cwd;
    * - aliases of one file (`..`, `.`, symlinks where supported) yield one `targetKey`;
@@ -270,6 +273,7 @@ export abstract class FileSystem {
   /**
    * Atomically replaces literal text inside one critical section: check, read, match, write.
    * - a malformed request (an empty `oldString`, wrong types) is `FS_EDIT_NOT_FOUND` before any I/O;
+   * - a `newString` with a lone surrogate is `FS_NOT_TEXT`, as for `writeText`; such an `oldString` is `FS_EDIT_NOT_FOUND`;
    * - a malformed `expected` (not `{ version: string }`) is `FS_UNSUPPORTED` before any I/O;
    * - a missing target is `FS_STALE_VERSION`, guarded or not; a non-file is `FS_NOT_REGULAR_FILE`;
    * - `expected.version` is checked BEFORE matching: stale content is `FS_STALE_VERSION`, never a match error;

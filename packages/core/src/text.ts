@@ -166,9 +166,26 @@ export async function* decodeTextStream(
 /** A line ending seamfs restores. A lone `\r` is never treated as one. */
 export type LineEnding = '\n' | '\r\n'
 
+/**
+ * Characters {@link normalizeLf} replaces at a time: V8's `replaceAll` builds its result as one
+ * string piece per match, so over a text of tens of millions of CRLFs it exhausts the heap.
+ * Chunks are split and joined instead (a join leaves one flat string).
+ */
+const NORMALIZE_CHUNK = 1 << 20
+
 /** Replaces every CRLF by LF; lone CRs stay. */
 export function normalizeLf(text: string): string {
-  return text.indexOf('\r\n') === -1 ? text : text.replaceAll('\r\n', '\n')
+  if (text.indexOf('\r\n') === -1) return text
+  if (text.length <= NORMALIZE_CHUNK) return text.split('\r\n').join('\n')
+  const parts: string[] = []
+  for (let at = 0; at < text.length;) {
+    let end = Math.min(at + NORMALIZE_CHUNK, text.length)
+    // A chunk never ends between the CR and the LF of one CRLF.
+    if (text.charCodeAt(end - 1) === 13 && text.charCodeAt(end) === 10) end++
+    parts.push(text.slice(at, end).split('\r\n').join('\n'))
+    at = end
+  }
+  return parts.join('')
 }
 
 /** How many leading characters {@link detectLineEnding} looks at. */

@@ -247,3 +247,25 @@ describe('assertEditRequest', () => {
     expectFsError(() => assertEditRequest(request), 'FS_EDIT_NOT_FOUND')
   })
 })
+
+// More matches than a JavaScript array can hold (V8 dies with a fatal "invalid size error" past
+// about 112 million elements) must not kill the process: the file is well under maxTextBytes.
+describe('an edit with more matches than an array can hold', () => {
+  const MANY = 130_000_000
+  const text = 'a'.repeat(MANY)
+
+  it('without replaceAll is FS_AMBIGUOUS_EDIT with the count, not a crash', () => {
+    const err = expectFsError(() => applyLiteralEdit(text, edit('a', 'b'), 'big.txt'), 'FS_AMBIGUOUS_EDIT')
+    expect(err.details).toEqual({ matches: MANY })
+  })
+})
+
+describe('lone surrogates in an edit request', () => {
+  it('newString with a lone surrogate is FS_NOT_TEXT (it would be stored as U+FFFD)', () => {
+    expectFsError(() => assertEditRequest(edit('a', 'x\uD83D')), 'FS_NOT_TEXT')
+  })
+
+  it('oldString with a lone surrogate is FS_EDIT_NOT_FOUND (it could match half of a pair)', () => {
+    expectFsError(() => assertEditRequest(edit('\uD83D', 'x')), 'FS_EDIT_NOT_FOUND')
+  })
+})

@@ -2,7 +2,17 @@ import { isUtf8 } from 'node:buffer'
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { FsError } from '@seamfs/core/backend'
-import { BINARY_SAMPLE_BYTES, UTF8_BOM, decodeText, decodeTextOrNull, encodeText, encodeWriteContent, hasNulInSample, hasUtf8Bom } from '../src/text.js'
+import {
+  BINARY_SAMPLE_BYTES,
+  UTF8_BOM,
+  decodeText,
+  decodeTextOrNull,
+  encodeText,
+  encodeWriteContent,
+  hasNulInSample,
+  hasUtf8Bom,
+  normalizeLf,
+} from '../src/text.js'
 import { asciiBytes, concatBytes, expectFsError, utf8 } from './helpers.js'
 
 /** Any well-formed string (full Unicode range, astral included). */
@@ -241,5 +251,24 @@ describe('encodeWriteContent', () => {
     )
     expect(Array.from(encodeWriteContent('\uFEFFa', 'w'))).toEqual([0xef, 0xbb, 0xbf, 0x61])
     expect(encodeWriteContent('', 'w').length).toBe(0)
+  })
+})
+
+// A write's `after` and an edit's texts are LF-normalized: a CRLF text well under maxTextBytes
+// can hold more line endings than a one-call replaceAll builds within the heap (V8 dies then).
+describe('normalizeLf of a text with tens of millions of CRLFs', () => {
+  it('normalizes every one, without exhausting the heap', () => {
+    const lines = 65_000_000
+    const lf = normalizeLf('a\r\n'.repeat(lines))
+    expect(lf.length).toBe(2 * lines)
+    expect(lf.slice(0, 6)).toBe('a\na\na\n')
+    expect(lf.includes('\r')).toBe(false)
+  })
+
+  it('keeps a CRLF whose CR and LF straddle its internal chunks, and a lone CR', () => {
+    for (const at of [(1 << 20) - 7, (1 << 20) - 6, (1 << 20) - 1, 1 << 20, (1 << 20) + 1]) {
+      const text = `${'x'.repeat(at)}\r\ny\rz\r\r\n`.repeat(3)
+      expect(normalizeLf(text)).toBe(text.replaceAll('\r\n', '\n'))
+    }
   })
 })
