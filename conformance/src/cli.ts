@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * seamfs-conformance <module> [--export NAME] [--json FILE] [--quiet]
+ * seamfs-conformance <module> [--export NAME] [--json FILE] [--timeout S] [--run-timeout S] [--quiet]
  *
  * Loads a module that exports conformance options (a `create()` factory, and
  * optional `external` hooks and tuning), runs the whole kit in vitest, prints a
@@ -10,27 +10,60 @@ import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { formatReport, runConformance, type TestReport } from './runner.js'
 
-const USAGE = 'usage: seamfs-conformance <module> [--export NAME] [--json FILE] [--quiet]'
+const USAGE = 'usage: seamfs-conformance <module> [--export NAME] [--json FILE] [--timeout SECONDS] [--run-timeout SECONDS] [--quiet]'
+
+const HELP = `${USAGE}
+
+Runs the seamfs conformance kit on the conformance options <module> exports
+(default export, "conformance", or --export NAME) and prints a per-clause table.
+
+  --export NAME          the export holding the options
+  --json FILE            also write the report as JSON
+  --timeout SECONDS      per-test timeout (default: options.timeoutMs, else 60);
+                         a test past it fails "timed out". A backend that never returns
+                         control (a synchronous loop) gets the test worker killed once
+                         the timeout plus a grace has passed; the tests not finished fail
+  --run-timeout SECONDS  limit of the whole run (default: 10 min, or 10 x --timeout if more);
+                         past it the worker is killed, the tests not finished fail
+  --quiet                no per-test progress on stderr
+
+Exit codes: 0 all passed, 1 a test failed or the run was stopped, 2 a usage error.
+SIGINT/SIGTERM kill the test worker before the command exits.
+`
+
+/** Seconds from the command line as milliseconds; undefined when absent. */
+function secondsOption(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const n = Number(value)
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new Error(`--${name}: expected a positive number of seconds, got "${value}"`)
+  return Math.round(n * 1000)
+}
 
 async function main(): Promise<number> {
   let parsed
+  let timeoutMs: number | undefined
+  let runTimeoutMs: number | undefined
   try {
     parsed = parseArgs({
       allowPositionals: true,
       options: {
         export: { type: 'string' },
         json: { type: 'string' },
+        timeout: { type: 'string' },
+        'run-timeout': { type: 'string' },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     })
+    timeoutMs = secondsOption('timeout', parsed.values.timeout)
+    runTimeoutMs = secondsOption('run-timeout', parsed.values['run-timeout'])
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n${USAGE}\n`)
     return 2
   }
   const { values, positionals } = parsed
   if (values.help === true) {
-    process.stdout.write(`${USAGE}\n`)
+    process.stdout.write(HELP)
     return 0
   }
   const module = positionals[0]
@@ -45,7 +78,7 @@ async function main(): Promise<number> {
     const mark = test.state === 'passed' ? '✓' : test.state === 'failed' ? '✗' : '-'
     process.stderr.write(`[${String(done).padStart(3)}] ${mark} ${test.clause} › ${test.name}\n`)
   }
-  const report = await runConformance({ module, exportName: values.export, onTest })
+  const report = await runConformance({ module, exportName: values.export, onTest, timeoutMs, runTimeoutMs })
   if (values.json !== undefined) writeFileSync(values.json, `${JSON.stringify(report, null, 2)}\n`)
   process.stdout.write(`${formatReport(report)}\n`)
   const ran = report.passed + report.failed

@@ -1,7 +1,7 @@
 import { describe } from 'vitest'
 import { Kit, type Tuning } from './kit.js'
 import type { ConformanceOptions } from './types.js'
-import { DEFAULT_MODEL_SEED } from './types.js'
+import { DEFAULT_MODEL_SEED, DEFAULT_TIMEOUT_MS } from './types.js'
 import { identityClauses } from './clauses/identity.js'
 import { readClauses } from './clauses/read.js'
 import { listClauses } from './clauses/list.js'
@@ -11,6 +11,7 @@ import { versionClauses } from './clauses/versions.js'
 import { errorClauses } from './clauses/errors.js'
 import { modelClauses } from './clauses/model.js'
 import { limitClauses } from './clauses/limits.js'
+import { modeClauses } from './clauses/modes.js'
 import type { FileSystem } from '@seamfs/core'
 
 function tuningOf(options: ConformanceOptions['options']): Tuning {
@@ -21,7 +22,7 @@ function tuningOf(options: ConformanceOptions['options']): Tuning {
     atomicityBytes: options?.atomicityBytes ?? 1024 * 1024,
     atomicityWrites: options?.atomicityWrites ?? 100,
     raceWriters: options?.raceWriters ?? 16,
-    timeoutMs: options?.timeoutMs ?? 60_000,
+    timeoutMs: options?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   }
 }
 
@@ -55,6 +56,7 @@ export async function describeConformance<F extends FileSystem>(options: Conform
     versionClauses(kit)
     errorClauses(kit)
     limitClauses(kit)
+    modeClauses(kit)
     modelClauses(kit, options.external?.writeBytes !== undefined)
   })
 }

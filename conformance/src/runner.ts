@@ -1,9 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { startVitest } from 'vitest/node'
 import type { Reporter, TestCase, TestModule, TestSuite } from 'vitest/node'
+import type { CollectedTest, ProgressEvent } from './kit.js'
+import { DEFAULT_TIMEOUT_MS } from './types.js'
 
 /** One test's result. */
 export interface TestReport {
@@ -13,6 +15,8 @@ export interface TestReport {
   /** Why it was skipped (from the group title), or the first error line of a failure. */
   readonly note?: string
   readonly durationMs: number
+  /** The run was stopped (or its worker died) before this test ran; it counts as failed. */
+  readonly notRun?: boolean
 }
 
 /** Results of one contract clause (a top-level group of the kit). */
@@ -34,7 +38,7 @@ export interface ConformanceReport {
   readonly durationMs: number
   readonly clauses: readonly ClauseReport[]
   readonly tests: readonly TestReport[]
-  /** Errors outside any test (the module failed to load, say). */
+  /** Errors outside any test (the module failed to load, the run was stopped by the watchdog…). */
   readonly errors: readonly string[]
 }
 
@@ -46,102 +50,310 @@ export interface RunOptions {
   readonly onTest?: ((test: TestReport) => void) | undefined
   /** Project root used to resolve the module's imports (default: cwd). */
   readonly root?: string | undefined
+  /** Per-test timeout in ms; overrides the module's `options.timeoutMs` (default: that, else {@link DEFAULT_TIMEOUT_MS}). */
+  readonly timeoutMs?: number | undefined
+  /** Limit of the whole run in ms (default: the larger of 10 minutes and 10 × the per-test timeout). */
+  readonly runTimeoutMs?: number | undefined
 }
+
+/** A result as it travels from the vitest host: the report plus what places it. */
+type Reported = TestReport & { readonly id: string; readonly suite: string }
+
+type HostJob = { readonly root: string; readonly dir: string; readonly file: string; readonly timeoutMs: number }
+type HostMessage = { readonly type: 'result'; readonly test: Reported } | { readonly type: 'done'; readonly errors: readonly string[] }
 
 const SKIP_NOTE = /\(skipped: (.*)\)$/
+/** How often the watchdog reads the progress log. */
+const WATCH_INTERVAL_MS = 200
+const TIMEOUT_MARGIN_MS = 1_000
+/** The least time starting vitest and importing the module may take before the watchdog steps in. */
+const LOAD_TIMEOUT_MS = 30_000
 
-function clauseOf(test: TestCase): { suite: string; clause: string } {
-  const chain: string[] = []
-  let parent: TestSuite | TestModule = test.parent
-  while (parent.type === 'suite') {
-    chain.unshift(parent.name)
-    parent = parent.parent
-  }
-  return { suite: chain[0] ?? '', clause: chain[1] ?? chain[0] ?? '(top level)' }
-}
+const seconds = (ms: number): string => String(Math.round(ms / 100) / 10)
+/** How long past a timeout the watchdog waits before it calls the worker stuck (a late timer, a slow machine). */
+const grace = (timeoutMs: number): number => 2_000 + timeoutMs / 10
+const defaultRunTimeout = (timeoutMs: number): number => Math.max(600_000, 10 * timeoutMs)
 
 /** A clause title without the skip reason the kit appends to skipped groups. */
 function bareTitle(title: string): string {
   return title.replace(SKIP_NOTE, '').trimEnd()
 }
 
-function reportOf(test: TestCase): TestReport & { suite: string } {
-  const { suite, clause } = clauseOf(test)
-  const result = test.result()
-  const durationMs = Math.round(test.diagnostic()?.duration ?? 0)
-  if (result.state === 'failed') {
-    const first = result.errors?.[0]?.message?.split('\n')[0] ?? 'failed'
-    return { suite, clause: bareTitle(clause), name: test.name, state: 'failed', note: first, durationMs }
-  }
-  if (result.state === 'skipped' || result.state === 'pending') {
-    const reason = SKIP_NOTE.exec(test.name)?.[1] ?? SKIP_NOTE.exec(clause)?.[1] ?? ('note' in result ? result.note : undefined) ?? 'skipped'
-    return { suite, clause: bareTitle(clause), name: bareTitle(test.name), state: 'skipped', note: reason, durationMs }
-  }
-  return { suite, clause: bareTitle(clause), name: test.name, state: 'passed', durationMs }
+/** Suite and clause of a test from the titles of its enclosing groups, outermost first. */
+function placeOf(path: readonly string[]): { suite: string; clause: string } {
+  return { suite: path[0] ?? '', clause: path[1] ?? path[0] ?? '(top level)' }
 }
 
-function entryFile(module: string, exportName: string | undefined): string {
-  const kit = new URL(import.meta.url.endsWith('.ts') ? './index.ts' : './index.js', import.meta.url)
+function reportOf(test: TestCase): Reported {
+  const path: string[] = []
+  for (let parent: TestSuite | TestModule = test.parent; parent.type === 'suite'; parent = parent.parent) path.unshift(parent.name)
+  const { suite, clause } = placeOf(path)
+  const result = test.result()
+  const place = { id: test.id, suite, clause: bareTitle(clause), durationMs: Math.round(test.diagnostic()?.duration ?? 0) }
+  if (result.state === 'failed') return { ...place, name: test.name, state: 'failed', note: result.errors?.[0]?.message?.split('\n')[0] ?? 'failed' }
+  if (result.state === 'skipped' || result.state === 'pending') {
+    const reason = SKIP_NOTE.exec(test.name)?.[1] ?? SKIP_NOTE.exec(clause)?.[1] ?? ('note' in result ? result.note : undefined) ?? 'skipped'
+    return { ...place, name: bareTitle(test.name), state: 'skipped', note: reason }
+  }
+  return { ...place, name: test.name, state: 'passed' }
+}
+
+const KIT_EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
+/** The host imports this module in a plain node process: from source, its built twin. */
+const HOST_MODULE = KIT_EXT === '.ts' ? new URL('../dist/runner.js', import.meta.url).href : import.meta.url
+
+function entryFile(module: string, exportName: string | undefined, progress: string, timeoutMs: number | undefined): string {
   const pick = exportName === undefined ? `mod.default ?? mod.conformance` : `mod[${JSON.stringify(exportName)}]`
   return [
-    `import { describeConformance } from ${JSON.stringify(kit.href)}`,
+    `import { describeConformance } from ${JSON.stringify(new URL(`./index${KIT_EXT}`, import.meta.url).href)}`,
+    `import { logProgressTo } from ${JSON.stringify(new URL(`./kit${KIT_EXT}`, import.meta.url).href)}`,
+    `const log = logProgressTo(${JSON.stringify(progress)})`,
+    `log({ event: 'load', pid: process.pid })`,
     `const mod = await import(${JSON.stringify(pathToFileURL(module).href)})`,
     `let options = ${pick}`,
     `if (typeof options === 'function') options = await options()`,
     `if (options === undefined || typeof options.create !== 'function') {`,
     `  throw new Error('the module must export (default, "conformance" or --export) conformance options with a create() factory, or a function returning them')`,
     `}`,
+    ...(timeoutMs === undefined ? [] : [`options = { ...options, options: { ...options.options, timeoutMs: ${timeoutMs} } }`]),
+    `log({ event: 'probe', timeoutMs: options.options?.timeoutMs ?? ${DEFAULT_TIMEOUT_MS} })`,
     `await describeConformance(options)`,
+    `log({ event: 'registered' })`,
     '',
   ].join('\n')
 }
 
-/** Runs the conformance kit against the factory a module exports, in vitest, and reports per clause. */
-export async function runConformance(options: RunOptions): Promise<ConformanceReport> {
-  const root = resolve(options.root ?? process.cwd())
-  const module = isAbsolute(options.module) ? options.module : resolve(root, options.module)
-  const dir = mkdtempSync(join(tmpdir(), 'seamfs-conformance-'))
-  const file = join(dir, 'conformance.test.mjs')
-  writeFileSync(file, entryFile(module, options.exportName))
-  const tests: (TestReport & { suite: string })[] = []
-  const reporter: Reporter = {
-    onTestCaseResult(test) {
-      const report = reportOf(test)
-      tests.push(report)
-      options.onTest?.(report)
-    },
-  }
-  const started = Date.now()
-  const errors: string[] = []
-  try {
-    const vitest = await startVitest(
-      'test',
-      [],
-      {
-        root,
-        dir,
-        include: [file],
-        config: false,
-        // Vitest's result cache would land in the user's project (node_modules/.vite); keep it with the run.
-        cache: false,
-        watch: false,
-        reporters: [reporter],
-        passWithNoTests: true,
-        fileParallelism: false,
-        server: { deps: { inline: true } },
-        testTimeout: 120_000,
-        hookTimeout: 120_000,
-      },
-      { server: { fs: { strict: false } } },
-    )
-    for (const testModule of vitest.state.getTestModules()) {
-      for (const error of testModule.errors()) errors.push(error.message)
+/** Reads the complete lines appended to the progress log since the last call. */
+function progressReader(file: string): () => (ProgressEvent & { at: number })[] {
+  let offset = 0
+  return () => {
+    const fd = openSync(file, 'r')
+    try {
+      const buffer = Buffer.alloc(fstatSync(fd).size - offset)
+      let read = 0
+      while (read < buffer.length) {
+        const n = readSync(fd, buffer, read, buffer.length - read, offset + read)
+        if (n === 0) break
+        read += n
+      }
+      const end = buffer.subarray(0, read).lastIndexOf(0x0a)
+      if (end < 0) return []
+      offset += end + 1
+      return buffer
+        .subarray(0, end)
+        .toString('utf8')
+        .split('\n')
+        .flatMap((line) => {
+          try {
+            return [JSON.parse(line) as ProgressEvent & { at: number }]
+          } catch {
+            return []
+          }
+        })
+    } finally {
+      closeSync(fd)
     }
-    for (const error of vitest.state.getUnhandledErrors()) errors.push(String((error as Error).message ?? error))
-    await vitest.close()
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** Kills the host and everything it started (the vitest worker): its process group, or its tree on Windows. */
+function killHost(host: ChildProcess): void {
+  if (host.pid === undefined) return
+  try {
+    if (process.platform === 'win32') spawnSync('taskkill', ['/pid', String(host.pid), '/T', '/F'], { stdio: 'ignore' })
+    else process.kill(-host.pid, 'SIGKILL')
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * While a run is on: SIGINT, SIGTERM and SIGHUP kill the host's whole process
+ * group, then take their default course (unless the program has its own
+ * listeners); exiting kills it too. Returns the function that removes this.
+ */
+function onTermination(cleanup: () => void): () => void {
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+  const handler = (signal: NodeJS.Signals): void => {
+    cleanup()
+    remove()
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
+  }
+  const remove = (): void => {
+    for (const signal of signals) process.off(signal, handler)
+    process.off('exit', cleanup)
+  }
+  for (const signal of signals) process.on(signal, handler)
+  process.on('exit', cleanup)
+  return remove
+}
+
+/** The parent's side of a run: the host's results, the worker's progress log, and the watchdog over both. */
+class Supervisor {
+  readonly #options: RunOptions
+  readonly #read: () => (ProgressEvent & { at: number })[]
+  readonly #started = Date.now()
+  readonly #results = new Map<string, Reported>()
+  readonly #ended = new Map<string, Extract<ProgressEvent, { event: 'end' }> & { at: number }>()
+  readonly #starts = new Map<string, number>()
+  readonly errors: string[] = []
+  #collected: readonly CollectedTest[] | undefined
+  #current: { id: string; at: number; timeoutMs: number } | undefined
+  #phase = 'while starting vitest'
+  #loading = true
+  #lastEvent = Date.now()
+  #timeoutMs: number
+  #done = false
+  /** Why the watchdog stopped the run. */
+  #stopped: string | undefined
+
+  constructor(options: RunOptions, progress: string) {
+    this.#options = options
+    this.#read = progressReader(progress)
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  }
+
+  /** Runs vitest in a child process (its own process group) under the watchdog; resolves when it is gone. */
+  async host(job: Omit<HostJob, 'timeoutMs'>): Promise<void> {
+    const host = spawn(
+      process.execPath,
+      ['--input-type=module', '--eval', `import { serveConformanceHost } from ${JSON.stringify(HOST_MODULE)}\nawait serveConformanceHost()`],
+      {
+        cwd: job.root,
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        detached: process.platform !== 'win32',
+      },
+    )
+    const kill = (): void => killHost(host)
+    const removeHandlers = onTermination(kill)
+    const watchdog = setInterval(() => {
+      this.#poll()
+      const overdue = this.#overdue(Date.now())
+      if (overdue !== undefined && this.#stopped === undefined) {
+        this.#stopped = overdue
+        kill()
+      }
+    }, WATCH_INTERVAL_MS)
+    host.on('message', (received) => {
+      const message = received as HostMessage
+      this.#lastEvent = Date.now()
+      if (message.type === 'done') {
+        this.#done = true
+        this.errors.push(...message.errors)
+      } else if (!this.#results.has(message.test.id)) {
+        this.#results.set(message.test.id, message.test)
+        this.#options.onTest?.(publicReport(message.test))
+      }
+    })
+    try {
+      await new Promise<void>((resolve) => {
+        host.once('error', (err) => {
+          this.errors.push(`could not start the test host: ${err.message}`)
+          resolve()
+        })
+        host.once('close', (code, signal) => {
+          if (!this.#done && this.#stopped === undefined) this.errors.push(`the test host exited early (${signal ?? `code ${code}`})`)
+          resolve()
+        })
+        host.send({ ...job, timeoutMs: this.#timeoutMs } satisfies HostJob)
+      })
+    } finally {
+      clearInterval(watchdog)
+      removeHandlers()
+      kill()
+      this.#poll()
+    }
+  }
+
+  #poll(): void {
+    for (const e of this.#read()) {
+      this.#lastEvent = Math.max(this.#lastEvent, e.at)
+      if (e.event === 'load') this.#phase = 'while loading the module'
+      else if (e.event === 'probe') {
+        this.#loading = false
+        this.#timeoutMs = this.#options.timeoutMs ?? e.timeoutMs
+        this.#phase = 'while creating the probe filesystem of describeConformance'
+      } else if (e.event === 'registered') this.#phase = 'while registering the tests'
+      else if (e.event === 'collected') this.#collected = e.tests
+      else if (e.event === 'start') {
+        this.#current = { id: e.id, at: e.at, timeoutMs: e.timeoutMs }
+        this.#starts.set(e.id, e.at)
+      } else {
+        this.#ended.set(e.id, e)
+        this.#current = undefined
+        this.#phase = `after the test "${this.#title(e.id)}"`
+      }
+    }
+  }
+
+  #overdue(now: number): string | undefined {
+    const runTimeoutMs = this.#options.runTimeoutMs ?? defaultRunTimeout(this.#timeoutMs)
+    if (now - this.#started > runTimeoutMs) return `timed out: the run exceeded its limit of ${seconds(runTimeoutMs)} s (--run-timeout)`
+    const current = this.#current
+    if (current !== undefined) {
+      const running = now - current.at
+      if (running <= current.timeoutMs + grace(current.timeoutMs)) return undefined
+      return `timed out: the backend did not return control for ${seconds(running)} s (the test's own timeout could not fire)`
+    }
+    const quiet = now - this.#lastEvent
+    // Starting vitest and importing the module (transformed on the fly) may take long on a busy machine.
+    const limit = this.#loading ? Math.max(LOAD_TIMEOUT_MS, this.#timeoutMs) : this.#timeoutMs
+    if (quiet <= limit + grace(limit)) return undefined
+    return `timed out: no progress for ${seconds(quiet)} s ${this.#phase}: an operation of the backend never settled, or never returned control`
+  }
+
+  #title(id: string): string {
+    const test = this.#collected?.find((t) => t.id === id)
+    return test === undefined ? id : `${bareTitle(placeOf(test.path).clause)} › ${test.name}`
+  }
+
+  /** A result for a test the host did not report: from the progress log, or why it never finished. */
+  #synthesize(test: CollectedTest): Reported {
+    const { suite, clause } = placeOf(test.path)
+    const place = { id: test.id, suite, clause: bareTitle(clause), name: bareTitle(test.name) }
+    if (test.mode === 'skip' || test.mode === 'todo') {
+      return { ...place, state: 'skipped', note: SKIP_NOTE.exec(test.name)?.[1] ?? SKIP_NOTE.exec(clause)?.[1] ?? 'skipped', durationMs: 0 }
+    }
+    const started = this.#starts.get(test.id)
+    const ended = this.#ended.get(test.id)
+    if (ended !== undefined && started !== undefined) {
+      const durationMs = ended.at - started
+      return ended.state === 'pass' ? { ...place, state: 'passed', durationMs } : { ...place, state: 'failed', note: ended.note ?? 'failed', durationMs }
+    }
+    const stopped = this.#stopped
+    if (started !== undefined) {
+      const note = stopped ?? 'the test worker exited during this test (a crash, or out of memory?)'
+      return { ...place, state: 'failed', note, durationMs: Date.now() - started }
+    }
+    const note = `not run: ${stopped === undefined ? 'the test worker exited first' : 'the run was stopped first'}`
+    return { ...place, state: 'failed', note, durationMs: 0, notRun: true }
+  }
+
+  report(module: string): ConformanceReport {
+    const collected = this.#collected ?? []
+    const tests: Reported[] = collected.map((test) => {
+      const reported = this.#results.get(test.id)
+      if (reported !== undefined) return reported
+      const made = this.#synthesize(test)
+      if (made.notRun !== true) this.#options.onTest?.(publicReport(made))
+      return made
+    })
+    const listed = new Set(collected.map((t) => t.id))
+    tests.push(...[...this.#results.values()].filter((t) => !listed.has(t.id)))
+    const errors = [...this.errors]
+    if (this.#stopped !== undefined) {
+      const where = this.#current === undefined ? '' : ` in "${this.#title(this.#current.id)}"`
+      errors.unshift(`run stopped, the test worker killed: ${this.#stopped}${where}`)
+    }
+    return summarize(module, tests, errors, Date.now() - this.#started)
+  }
+}
+
+function publicReport({ id: _id, suite: _suite, ...test }: Reported): TestReport {
+  return test
+}
+
+function summarize(module: string, tests: readonly Reported[], errors: string[], durationMs: number): ConformanceReport {
   const clauses = new Map<string, { passed: number; failed: number; skipped: number; reasons: Set<string> }>()
   for (const t of tests) {
     const c = clauses.get(t.clause) ?? { passed: 0, failed: 0, skipped: 0, reasons: new Set<string>() }
@@ -156,17 +368,102 @@ export async function runConformance(options: RunOptions): Promise<ConformanceRe
     passed: count('passed'),
     failed: count('failed'),
     skipped: count('skipped'),
-    durationMs: Date.now() - started,
-    clauses: [...clauses].map(([clause, c]) => ({
-      clause,
-      passed: c.passed,
-      failed: c.failed,
-      skipped: c.skipped,
-      skipReasons: [...c.reasons],
-    })),
-    tests: tests.map(({ suite: _suite, ...t }) => t),
+    durationMs,
+    clauses: [...clauses].map(([clause, c]) => ({ clause, passed: c.passed, failed: c.failed, skipped: c.skipped, skipReasons: [...c.reasons] })),
+    tests: tests.map(publicReport),
     errors,
   }
+}
+
+/**
+ * Runs the conformance kit against the factory a module exports and reports per clause.
+ *
+ * Vitest runs in a child process, in a process group of its own, under a watchdog: a test
+ * past its timeout fails with "timed out" (the kit's own timer); a backend that never
+ * returns control (a synchronous loop, where no timer can fire) gets the worker killed
+ * after the test's timeout plus a grace, as does a run past `runTimeoutMs`. The tests
+ * that did not finish are then reported failed, saying why. SIGINT, SIGTERM and SIGHUP
+ * during the run kill the whole group before they take their course: no worker survives.
+ */
+export async function runConformance(options: RunOptions): Promise<ConformanceReport> {
+  const root = resolve(options.root ?? process.cwd())
+  const module = isAbsolute(options.module) ? options.module : resolve(root, options.module)
+  const dir = mkdtempSync(join(tmpdir(), 'seamfs-conformance-'))
+  const removeDir = (): void => rmSync(dir, { recursive: true, force: true })
+  // A signal ends the process before the `finally` below runs.
+  const removeOnSignal = onTermination(removeDir)
+  try {
+    const file = join(dir, 'conformance.test.mjs')
+    const progress = join(dir, 'progress.jsonl')
+    writeFileSync(progress, '')
+    writeFileSync(file, entryFile(module, options.exportName, progress, options.timeoutMs))
+    const supervisor = new Supervisor(options, progress)
+    await supervisor.host({ root, dir, file })
+    return supervisor.report(module)
+  } finally {
+    removeOnSignal()
+    removeDir()
+  }
+}
+
+/**
+ * The child process of {@link runConformance} (run by it; not an API): takes the job from
+ * the parent, runs vitest, sends each result as it comes and the run's errors at the end.
+ * If the parent dies first, it kills its own process group: the worker goes with it.
+ */
+export async function serveConformanceHost(): Promise<void> {
+  const orphaned = (): void => {
+    if (process.platform === 'win32') process.exit(1)
+    else process.kill(-process.pid, 'SIGKILL')
+  }
+  process.once('disconnect', orphaned)
+  const job = await new Promise<HostJob>((resolve) => process.once('message', (message) => resolve(message as HostJob)))
+  const send = (message: HostMessage): Promise<void> =>
+    new Promise((resolve) => {
+      if (process.send === undefined) resolve()
+      else process.send(message, undefined, undefined, () => resolve())
+    })
+  const reporter: Reporter = {
+    onTestCaseResult(test) {
+      void send({ type: 'result', test: reportOf(test) })
+    },
+  }
+  const errors: string[] = []
+  try {
+    const { startVitest } = await import('vitest/node')
+    const vitest = await startVitest(
+      'test',
+      [],
+      {
+        root: job.root,
+        dir: job.dir,
+        include: [job.file],
+        config: false,
+        // Vitest's result cache would land in the user's project (node_modules/.vite); keep it with the run.
+        cache: false,
+        watch: false,
+        reporters: [reporter],
+        passWithNoTests: true,
+        pool: 'forks',
+        maxWorkers: 1,
+        fileParallelism: false,
+        server: { deps: { inline: true } },
+        testTimeout: job.timeoutMs + TIMEOUT_MARGIN_MS,
+        hookTimeout: Math.max(120_000, job.timeoutMs + TIMEOUT_MARGIN_MS),
+      },
+      { server: { fs: { strict: false } } },
+    )
+    for (const testModule of vitest.state.getTestModules()) {
+      for (const error of testModule.errors()) errors.push(error.message)
+    }
+    for (const error of vitest.state.getUnhandledErrors()) errors.push(String((error as Error).message ?? error))
+    await vitest.close()
+  } catch (err) {
+    errors.push(err instanceof Error ? err.message : String(err))
+  }
+  await send({ type: 'done', errors })
+  process.off('disconnect', orphaned)
+  process.exit(0)
 }
 
 /** The per-clause table the CLI prints. */
@@ -180,10 +477,12 @@ export function formatReport(report: ConformanceReport): string {
       .join('  ')
       .trimEnd()
   const out = [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)]
-  const failures = report.tests.filter((t) => t.state === 'failed')
-  if (failures.length > 0) {
+  const failures = report.tests.filter((t) => t.state === 'failed' && t.notRun !== true)
+  const notRun = report.tests.filter((t) => t.notRun === true)
+  if (failures.length > 0 || notRun.length > 0) {
     out.push('', 'failures:')
     for (const f of failures) out.push(`  ✗ ${f.clause} › ${f.name}`, `      ${f.note ?? ''}`)
+    if (notRun.length > 0) out.push(`  ✗ ${notRun.length} more tests ${notRun[0]?.note ?? 'not run'}`)
   }
   for (const error of report.errors) out.push('', `error: ${error}`)
   out.push(

@@ -23,6 +23,10 @@ export interface ExternalHooks<F extends FileSystem = FileSystem> {
   readonly remove?: ((subject: ConformanceSubject<F>, path: string) => Promise<void> | void) | undefined
   /** Makes `path` a symlink whose text is `target` (relative to the link's directory). */
   readonly symlink?: ((subject: ConformanceSubject<F>, path: string, target: string) => Promise<void> | void) | undefined
+  /** Sets the permission bits of the file at `path` (where `capabilities.permissions`). */
+  readonly chmod?: ((subject: ConformanceSubject<F>, path: string, mode: number) => Promise<void> | void) | undefined
+  /** The permission bits (`mode & 0o777`) of the file at `path`. */
+  readonly mode?: ((subject: ConformanceSubject<F>, path: string) => Promise<number> | number) | undefined
 }
 
 /** Tuning of the kit; every field has a default. */
@@ -39,7 +43,10 @@ export interface ConformanceTuning {
   readonly atomicityWrites?: number | undefined
   /** Concurrent guarded writers of the CAS races (default 16). */
   readonly raceWriters?: number | undefined
-  /** Per-test timeout in ms (default 60 s). */
+  /**
+   * Per-test timeout in ms (default {@link DEFAULT_TIMEOUT_MS}); a test past it fails with
+   * "timed out". The CLI's `--timeout` overrides it.
+   */
   readonly timeoutMs?: number | undefined
 }
 
@@ -64,3 +71,6 @@ export interface ConformanceOptions<F extends FileSystem = FileSystem> {
 }
 
 export const DEFAULT_MODEL_SEED = 20261130
+
+/** The per-test timeout when neither `options.timeoutMs` nor the CLI's `--timeout` sets one. */
+export const DEFAULT_TIMEOUT_MS = 60_000

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, it } from 'vitest'
 import type { ConformanceReport } from '@seamfs/conformance/runner'
 
 // The kit must be able to fail: each deliberately broken backend is run through
@@ -13,16 +13,115 @@ const here = (path: string): string => fileURLToPath(new URL(path, import.meta.u
 const out = mkdtempSync(join(tmpdir(), 'seamfs-kit-'))
 afterAll(() => rmSync(out, { recursive: true, force: true }))
 
+/** One deliberately broken backend: it breaks one rule of the contract and must pass everything else. */
+interface Variant {
+  /** The module under `broken/`. */
+  readonly file: string
+  /** The rule it breaks, in the words of the TSDoc line of `FileSystem` (or `types.ts`). */
+  readonly rule: string
+  /** The clauses that must catch it: each must fail at least one test. */
+  readonly caughtBy: readonly string[]
+}
+
+// prettier-ignore
+const VARIANTS: readonly Variant[] = [
+  // resolve, contains, fileUrl
+  { file: 'resolve-keeps-dotdot', rule: 'resolve: aliases of one file (`..`, `.`) yield one targetKey', caughtBy: ['resolve/identity'] },
+  { file: 'cwd-ignored', rule: 'resolve: a relative path resolves against opts.cwd', caughtBy: ['resolve/identity'] },
+  { file: 'absolute-joins-cwd', rule: 'resolve: an absolute path ignores both (opts.cwd and the backend cwd)', caughtBy: ['resolve/identity'] },
+  { file: 'memory-cwd-from-root', rule: "resolve: a relative opts.cwd is itself resolved against the backend's cwd", caughtBy: ['resolve/identity'] },
+  { file: 'through-file-resolves', rule: 'resolve: a path through a regular file is FS_NOT_FOUND', caughtBy: ['resolve/identity', 'errors'] },
+  { file: 'display-path-as-given', rule: 'resolve(target.displayPath) yields the same targetKey while nothing changed', caughtBy: ['resolve/identity'] },
+  { file: 'contains-string-prefix', rule: 'contains: false for a mere name prefix', caughtBy: ['resolve/identity'] },
+  { file: 'contains-root', rule: 'contains: true when child is parent or a descendant of it (the root too)', caughtBy: ['resolve/identity'] },
+  { file: 'file-url-raw', rule: 'fileUrl: the canonical URI of target; the backend owns the encoding (percent-encoded)', caughtBy: ['resolve/identity'] },
+  { file: 'file-url-encode-uri', rule: 'fileUrl: the canonical URI of target; the backend owns the encoding (# and ? too)', caughtBy: ['resolve/identity'] },
+  { file: 'process-path-ignores-capability', rule: 'processPath: throws FS_UNSUPPORTED when capabilities.processPath is false', caughtBy: ['resolve/identity'] },
+  { file: 'memory-parent-link-alias', rule: 'resolve: aliases of one file (symlinks) yield one targetKey, also through a symlinked parent', caughtBy: ['resolve/identity: symlinks'] },
+  { file: 'memory-missing-key-raw', rule: 'resolve: a missing path resolves, with the same key before and after creation (under a symlinked directory)', caughtBy: ['resolve/identity: symlinks'] },
+  // stat / lstat
+  { file: 'stat-size-chars', rule: 'stat: size is the byte size of a file', caughtBy: ['stat/lstat'] },
+  { file: 'stat-size-cached', rule: 'stat: size is the byte size of a file (as it is now)', caughtBy: ['write: shapes', 'model-based'] },
+  { file: 'lstat-ignores-cwd', rule: "lstat: path text and cwd follow resolve's rules", caughtBy: ['stat/lstat'] },
+  { file: 'lstat-through-file', rule: 'lstat: a path through a regular file is undefined (absent), as in stat', caughtBy: ['stat/lstat'] },
+  { file: 'memory-lstat-follows', rule: 'lstat: a final symlink is reported as symlink, not followed', caughtBy: ['stat/lstat: symlinks'] },
+  { file: 'memory-stat-broken-link', rule: 'stat: an absent target (or a broken symlink) is undefined, not an error', caughtBy: ['stat/lstat: symlinks'] },
+  // versions
+  { file: 'weak-version', rule: 'version changes on every content change (a same-size rewrite)', caughtBy: ['versions', 'versions: external changes'] },
+  { file: 'version-head-sample', rule: 'version changes on every content change (far from the head, same size)', caughtBy: ['versions', 'versions: external changes far from the head'] },
+  { file: 'version-changes-on-read', rule: 'version is unchanged while the content is unchanged', caughtBy: ['versions'] },
+  { file: 'version-aba', rule: 'version: a version of deleted content never guards a re-created file (FsVersion: changes whenever the content changes)', caughtBy: ['write: re-created files'] },
+  { file: 'write-version-stale', rule: "writeText: the outcome's version equals the next stat's", caughtBy: ['write'] },
+  { file: 'edit-returns-old-version', rule: 'updateBytes: returns the version published (the edit outcome is the next version)', caughtBy: ['edit'] },
+  // read / stream
+  { file: 'read-text-mode', rule: 'readText: line endings are returned as stored', caughtBy: ['read/stream'] },
+  { file: 'read-fast-path-bom', rule: 'readText: a leading UTF-8 BOM is not part of the text', caughtBy: ['read/stream: stored bytes'] },
+  { file: 'error-table-missing-row', rule: 'readText: a directory is FS_NOT_REGULAR_FILE (errorRow: the one error table)', caughtBy: ['read/stream', 'errors'] },
+  { file: 'raw-errors', rule: 'every failure is an FsError with a code of FsErrorCode; nothing else escapes', caughtBy: ['errors'] },
+  { file: 'stream-text-mode', rule: 'streamText: same rules as readText (line endings are returned as stored)', caughtBy: ['read/stream: streaming'] },
+  { file: 'stream-open-lazy', rule: 'streamText: open-time failures reject the returned promise', caughtBy: ['read/stream', 'read/stream: streaming'] },
+  { file: 'stream-one-chunk', rule: 'streamText: memory stays bounded by the chunk size, whatever the file size', caughtBy: ['read/stream'] },
+  { file: 'stream-abort-ignored', rule: 'streamText: the signal is checked between chunks', caughtBy: ['read/stream: streaming'] },
+  { file: 'stream-no-release', rule: 'streamText: stopping early releases the file', caughtBy: ['read/stream: streaming'] },
+  // listing
+  { file: 'locale-order', rule: 'listDir: entries are sorted by the Unicode code points of their names', caughtBy: ['listing'] },
+  { file: 'list-dot-entries', rule: 'listDir: the direct children of a directory (not itself, not its parent)', caughtBy: ['listing'] },
+  { file: 'list-drops-1001', rule: 'listDir: the direct children of a directory, all of them (past a page of 1000)', caughtBy: ['listing'] },
+  { file: 'list-version-mismatch', rule: 'FsDirEntry.version: the version stat returns', caughtBy: ['listing'] },
+  { file: 'list-size-chars', rule: 'FsDirEntry.size: byte size of a regular file', caughtBy: ['listing'] },
+  { file: 'list-target-relative', rule: 'FsDirEntry.target: the resolved child, ready for follow-up operations', caughtBy: ['listing'] },
+  { file: 'list-missing-empty', rule: 'listDir: missing is FS_NOT_FOUND', caughtBy: ['listing', 'errors'] },
+  { file: 'list-staging-residue', rule: 'listDir: staging residue of in-flight writes is never listed', caughtBy: ['write: in flight'] },
+  { file: 'memory-list-link-type', rule: "listDir: a symlink's type is its target's", caughtBy: ['listing: symlinks'] },
+  { file: 'memory-list-broken-link-metadata', rule: 'listDir: a broken symlink is other without metadata', caughtBy: ['listing: symlinks'] },
+  // write
+  { file: 'in-place', rule: 'writeText: a reader sees the old content or the new, whole, never a mix', caughtBy: ['atomicity'] },
+  { file: 'write-non-atomic-large', rule: 'writeText: a reader sees the old content or the new, whole (above a part size)', caughtBy: ['atomicity'] },
+  { file: 'write-parent-marker-only', rule: 'writeText: missing parent directories are created', caughtBy: ['write'] },
+  { file: 'write-dir-overwrite', rule: 'writeText: an existing directory or special file is FS_NOT_REGULAR_FILE', caughtBy: ['write', 'errors'] },
+  { file: 'write-residue-on-failure', rule: 'writeText: a failed or aborted write leaves the old content and no residue in a listing', caughtBy: ['write', 'errors'] },
+  { file: 'write-abort-publishes', rule: 'an aborted signal fails with FS_ABORTED and changes nothing', caughtBy: ['write: in flight'] },
+  { file: 'write-always-create', rule: 'writeText: the outcome says create or update', caughtBy: ['write'] },
+  { file: 'write-before-aliased', rule: "writeText: the outcome's before is the previous text", caughtBy: ['write: shapes'] },
+  { file: 'write-keeps-bom', rule: 'writeText: content is stored as given (no BOM added over a file that had one)', caughtBy: ['model-based'] },
+  { file: 'write-strips-bom', rule: 'writeText: content is stored as given (a leading U+FEFF too)', caughtBy: ['write: shapes'] },
+  { file: 'memory-write-replaces-link', rule: 'writeText: writing a symlink writes its target and keeps the link', caughtBy: ['write: symlinks'] },
+  // guards and races
+  { file: 'ignores-guard', rule: 'writeText: replaceIfVersion on another version is FS_STALE_VERSION', caughtBy: ['write', 'CAS races'] },
+  { file: 'replace-compares-size', rule: 'writeText: replaceIfVersion on another version (of the same size) is FS_STALE_VERSION', caughtBy: ['write'] },
+  { file: 'replace-missing-creates', rule: 'writeText: replaceIfVersion on a missing file is FS_STALE_VERSION', caughtBy: ['write', 'errors'] },
+  { file: 'replace-check-then-act', rule: 'writeText: of N concurrent guarded writers from one version, exactly one wins', caughtBy: ['CAS races'] },
+  { file: 'create-if-absent-race', rule: 'writeText: createIfAbsent: a concurrent creator is never overwritten', caughtBy: ['CAS races'] },
+  { file: 'create-if-absent-dir', rule: 'writeText: an existing directory is FS_NOT_REGULAR_FILE (createIfAbsent too)', caughtBy: ['write: shapes'] },
+  // edit
+  { file: 'edit-guard-after-transform', rule: 'editText: expected.version is checked BEFORE matching', caughtBy: ['edit'] },
+  { file: 'edit-publishes-on-throw', rule: 'updateBytes: transform may throw (nothing must be published then)', caughtBy: ['size limits', 'size limits: a stored file above the limit'] },
+  { file: 'edit-missing-not-found', rule: 'editText: a missing target is FS_STALE_VERSION, guarded or not', caughtBy: ['edit', 'errors'] },
+  { file: 'edit-dir-stale', rule: 'editText: a non-file is FS_NOT_REGULAR_FILE', caughtBy: ['edit', 'errors'] },
+  { file: 'edit-lost-update', rule: 'editText: one critical section: check, read, match, write', caughtBy: ['edit: critical section'] },
+  { file: 'edit-text-mode-read', rule: 'editText: untouched text keeps its bytes', caughtBy: ['edit', 'edit: shapes'] },
+  { file: 'edit-drops-bom', rule: 'editText: a BOM stays', caughtBy: ['edit: stored bytes'] },
+  { file: 'edit-replaceall-dollar', rule: 'editText: `$` in newString is literal (with replaceAll)', caughtBy: ['edit: shapes'] },
+  { file: 'memory-edit-loses-mode', rule: "updateBytes: publish atomically, keeping the file's mode (capabilities.permissions)", caughtBy: ['permissions'] },
+  // limits
+  { file: 'limits-ignored', rule: 'FsLimits: every backend takes core limits; a file above maxTextBytes is FS_TOO_LARGE', caughtBy: ['size limits'] },
+]
+
 interface CliRun {
   readonly code: number
   readonly stdout: string
   readonly report: ConformanceReport
 }
 
+/** How long one CLI run may take: its own run timeout, with room for the worker to be killed and the report written. */
+const RUN_TIMEOUT_S = 150
+const KILL_AFTER_MS = (RUN_TIMEOUT_S + 30) * 1000
+
 function runCli(module: string): Promise<CliRun> {
   const json = join(out, `${module.replaceAll(/[^a-z]/gi, '_')}.json`)
+  const args = [CLI, here(module), '--json', json, '--quiet', '--run-timeout', String(RUN_TIMEOUT_S)]
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CLI, here(module), '--json', json, '--quiet'], { timeout: 180_000 }, (err, stdout) => {
+    execFile(process.execPath, args, { timeout: KILL_AFTER_MS, maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => {
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1
       try {
         resolve({ code, stdout, report: JSON.parse(readFileSync(json, 'utf8')) as ConformanceReport })
@@ -33,35 +132,75 @@ function runCli(module: string): Promise<CliRun> {
   })
 }
 
-const failedIn = (report: ConformanceReport, clause: string): number => report.clauses.find((c) => c.clause === clause)?.failed ?? 0
-
-describe('the kit catches broken backends', () => {
-  const cases: ReadonlyArray<readonly [string, string, readonly string[]]> = [
-    ['broken/ignores-guard.ts', 'ignores replaceIfVersion', ['write', 'CAS races']],
-    ['broken/in-place.ts', 'writes in place (non-atomic)', ['atomicity']],
-    ['broken/locale-order.ts', 'lists in localeCompare order', ['listing']],
-    ['broken/weak-version.ts', 'version ignores same-size rewrites', ['versions', 'versions: external changes']],
-    ['broken/raw-errors.ts', 'throws raw errors', ['errors']],
-  ]
-  for (const [module, what, clauses] of cases) {
-    it(`a backend that ${what} fails ${clauses.join(' and ')}; the CLI exits 1`, async () => {
-      const { code, report } = await runCli(module)
-      expect(code).toBe(1)
-      for (const clause of clauses) expect(failedIn(report, clause), clause).toBeGreaterThan(0)
-      expect(report.passed).toBeGreaterThan(50)
-    }, 180_000)
+/**
+ * Runs `task`s at most `limit` at a time. Each CLI run is a vitest of its own that spends much of
+ * its time starting up (three processes, a vite server), so one more run than there are cores
+ * keeps them busy; more only add contention (measured on 2 busy cores: 12 variants take 66 s two
+ * at a time, 44 s three at a time, 44 s four at a time).
+ */
+function limited<T>(limit: number): (task: () => Promise<T>) => Promise<T> {
+  let running = 0
+  const waiting: (() => void)[] = []
+  return async (task) => {
+    while (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve))
+    running++
+    try {
+      return await task()
+    } finally {
+      running--
+      waiting.shift()?.()
+    }
   }
-})
+}
 
-describe('the CLI on the worked example', () => {
-  it('runs the Map example, prints a per-clause table and exits 0', async () => {
-    const { code, stdout, report } = await runCli('../examples/map-conformance.ts')
-    expect(code).toBe(0)
-    expect(report.failed).toBe(0)
-    expect(report.passed).toBeGreaterThan(100)
-    expect(stdout).toMatch(/^clause\s+passed\s+failed\s+skipped/m)
-    expect(stdout).toMatch(/^model-based\s+1\s+0\s+0/m)
-    const symlinks = report.clauses.find((c) => c.clause === 'listing: symlinks')
-    expect(symlinks?.skipReasons).toEqual(['capabilities.symlinks is false, no external.symlink hook'])
-  }, 180_000)
+const inPool = limited<CliRun>(Math.min(4, availableParallelism() + 1))
+const run = (module: string): Promise<CliRun> => inPool(() => runCli(module))
+const failedIn = (report: ConformanceReport, clause: string): number => report.clauses.find((c) => c.clause === clause)?.failed ?? 0
+const failedClauses = (report: ConformanceReport): string =>
+  report.clauses
+    .filter((c) => c.failed > 0)
+    .map((c) => `${c.clause} (${c.failed})`)
+    .join(', ') || 'none'
+
+// The tests run concurrently (vitest starts `maxConcurrency`, 5, at a time) and queue for the
+// pool: a test may wait for a few runs before its own, each bounded by KILL_AFTER_MS.
+const TEST_TIMEOUT_MS = 4 * KILL_AFTER_MS
+
+// One concurrent block: the worked example's run (the longest, at its full tuning) overlaps the variants'.
+describe.concurrent('the CLI passes the worked example and catches broken backends', () => {
+  it(
+    'runs the Map example, prints a per-clause table and exits 0',
+    async ({ expect }) => {
+      const { code, stdout, report } = await run('../examples/map-conformance.ts')
+      expect(report.failed, failedClauses(report)).toBe(0)
+      expect(code).toBe(0)
+      expect(report.passed).toBeGreaterThan(100)
+      expect(stdout).toMatch(/^clause\s+passed\s+failed\s+skipped/m)
+      expect(stdout).toMatch(/^model-based\s+1\s+0\s+0/m)
+      const symlinks = report.clauses.find((c) => c.clause === 'listing: symlinks')
+      expect(symlinks?.skipReasons).toEqual(['capabilities.symlinks is false, no external.symlink hook'])
+    },
+    TEST_TIMEOUT_MS,
+  )
+
+  it('has at least 30 variants, each module of broken/ listed once', ({ expect }) => {
+    const modules = readdirSync(here('broken')).filter((name) => !/^(memory-)?base\.ts$/.test(name))
+    expect(VARIANTS.map((v) => `${v.file}.ts`).sort()).toEqual(modules.sort())
+    expect(VARIANTS.length).toBeGreaterThanOrEqual(30)
+  })
+
+  for (const variant of VARIANTS) {
+    it(
+      `${variant.file}: breaks "${variant.rule}"; caught by ${variant.caughtBy.join(' and ')}; the CLI exits 1`,
+      async ({ expect }) => {
+        const { code, report } = await run(`broken/${variant.file}.ts`)
+        for (const clause of variant.caughtBy) expect(failedIn(report, clause), `${clause} must fail; failed: ${failedClauses(report)}`).toBeGreaterThan(0)
+        expect(code).toBe(1)
+        // One rule broken: the rest of the kit still runs, and most of it passes.
+        expect(report.errors, 'errors outside any test').toEqual([])
+        expect(report.passed).toBeGreaterThan(report.failed)
+      },
+      TEST_TIMEOUT_MS,
+    )
+  }
 })

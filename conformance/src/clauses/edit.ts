@@ -1,6 +1,7 @@
 import { expect } from 'vitest'
 import type { FsEditRequest } from '@seamfs/core'
 import { codeOf, type Env, type Kit } from '../kit.js'
+import { expectSameBytes, utf8 } from './fixtures.js'
 
 const edit = (oldString: string, newString: string, replaceAll = false): FsEditRequest => ({
   oldString,
@@ -10,6 +11,33 @@ const edit = (oldString: string, newString: string, replaceAll = false): FsEditR
 
 async function editAt(env: Env, path: string, request: FsEditRequest): Promise<void> {
   await env.fs.editText(await env.resolve(path), request)
+}
+
+/** Edit requests of the wrong types; each is `FS_EDIT_NOT_FOUND` before any I/O. */
+const MALFORMED: ReadonlyArray<readonly [string, unknown]> = [
+  ['undefined', undefined],
+  ['null', null],
+  ['a number', 42],
+  ['a string', 'old'],
+  ['an array', ['old', 'new']],
+  ['an empty object', {}],
+  ['no newString', { oldString: 'old', replaceAll: false }],
+  ['no oldString', { newString: 'new', replaceAll: false }],
+  ['a null oldString', { oldString: null, newString: 'new', replaceAll: false }],
+  ['a number oldString', { oldString: 1, newString: 'new', replaceAll: false }],
+  ['a String object oldString', { oldString: new String('old'), newString: 'new', replaceAll: false }],
+  ['a String object newString', { oldString: 'old', newString: new String('new'), replaceAll: false }],
+  ['an array newString', { oldString: 'old', newString: ['new'], replaceAll: false }],
+  ['a string replaceAll', { oldString: 'old', newString: 'new', replaceAll: 'true' }],
+  ['a number replaceAll', { oldString: 'old', newString: 'new', replaceAll: 1 }],
+  ['a null replaceAll', { oldString: 'old', newString: 'new', replaceAll: null }],
+  ['an empty oldString', { oldString: '', newString: 'new', replaceAll: false }],
+]
+
+/** Stored bytes where the backend exposes them, else the text (returned as stored); `label` names the check. */
+async function expectStored(kit: Kit, env: Env, path: string, text: string, label: string): Promise<void> {
+  expect(await env.read(path), label).toBe(text)
+  if (kit.unmet({ hooks: ['readBytes'] }) === undefined) expectSameBytes(await env.readBytes(path), utf8(text), label)
 }
 
 export function editClauses(kit: Kit): void {
@@ -97,6 +125,102 @@ export function editClauses(kit: Kit): void {
     kit.test('a directory is FS_NOT_REGULAR_FILE', async (env) => {
       await env.write('d/x.txt', 'x')
       expect(await codeOf(editAt(env, 'd', edit('x', 'y')))).toBe('FS_NOT_REGULAR_FILE')
+    })
+  })
+
+  kit.group('edit: shapes', {}, () => {
+    kit.test('$ in newString is literal, also with replaceAll', async (env) => {
+      await env.write('e.txt', 'a X b X\r\nc X')
+      const t = await env.resolve('e.txt')
+      const outcome = await env.fs.editText(t, edit('X', "[$& $1 $$ $` $' $<n>]", true))
+      const literal = "[$& $1 $$ $` $' $<n>]"
+      expect(outcome.after).toBe(`a ${literal} b ${literal}\nc ${literal}`)
+      expect(await env.read('e.txt')).toBe(`a ${literal} b ${literal}\r\nc ${literal}`)
+    })
+
+    kit.test('untouched text keeps its bytes in a file with mixed line endings', async (env) => {
+      const text = 'one\r\ntwo\nthree\rfour\r\nfive\n\r\nsix'
+      await env.write('mixed.txt', text)
+      const t = await env.resolve('mixed.txt')
+      const outcome = await env.fs.editText(t, edit('three', 'THREE'))
+      expect(outcome.before).toBe('one\ntwo\nthree\rfour\nfive\n\nsix')
+      await expectStored(kit, env, 'mixed.txt', text.replace('three', 'THREE'), 'one match')
+      await env.fs.editText(t, edit('o', '0', true))
+      await expectStored(kit, env, 'mixed.txt', text.replace('three', 'THREE').replaceAll('o', '0'), 'replaceAll')
+      await env.fs.editText(t, edit('tw0\nTHREE', 'two-three'))
+      await expectStored(kit, env, 'mixed.txt', '0ne\r\ntwo-three\rf0ur\r\nfive\n\r\nsix', 'a match across a line ending')
+    })
+
+    kit.test('inserted text takes the dominant line ending of a mixed file: CRLF on a CRLF majority', async (env) => {
+      // The first line ends in LF: the majority decides, not the first ending.
+      await env.write('crlf.txt', 'a\nb\r\nc\r\nd\r\n')
+      const outcome = await env.fs.editText(await env.resolve('crlf.txt'), edit('c', 'x\ny\r\nz'))
+      expect(outcome.after).toBe('a\nb\nx\ny\nz\nd\n')
+      await expectStored(kit, env, 'crlf.txt', 'a\nb\r\nx\r\ny\r\nz\r\nd\r\n', 'CRLF majority')
+    })
+
+    kit.test('inserted text takes the dominant line ending of a mixed file: LF on an LF majority', async (env) => {
+      // The first line ends in CRLF: one CRLF does not make the file CRLF.
+      await env.write('lf.txt', 'a\r\nb\nc\nd\n')
+      const outcome = await env.fs.editText(await env.resolve('lf.txt'), edit('c', 'x\r\ny\nz'))
+      expect(outcome.after).toBe('a\nb\nx\ny\nz\nd\n')
+      await expectStored(kit, env, 'lf.txt', 'a\r\nb\nx\ny\nz\nd\n', 'LF majority')
+    })
+
+    // Content is stored as given, and a read drops one leading BOM: a U+FEFF that an edit puts
+    // at the start of a BOM-less file is stored as its UTF-8 bytes (no second BOM is added, the
+    // character is not dropped), and from then on reads as the file's BOM.
+    kit.test('a U+FEFF edited in at the start of a BOM-less file is stored as given, and reads as a BOM', async (env) => {
+      await env.write('plain.txt', 'hello')
+      const t = await env.resolve('plain.txt')
+      const outcome = await env.fs.editText(t, edit('hello', '\uFEFFhello'))
+      expect(outcome.before).toBe('hello')
+      expect(await env.read('plain.txt')).toBe('hello')
+      if (kit.unmet({ hooks: ['readBytes'] }) === undefined) {
+        expect(Array.from(await env.readBytes('plain.txt'))).toEqual([0xef, 0xbb, 0xbf, ...utf8('hello')])
+      }
+      expect((await env.fs.editText(t, edit('hello', 'bye'))).before).toBe('hello')
+      expect(await env.read('plain.txt')).toBe('bye')
+    })
+
+    kit.test('an edit of a BOM-less file adds no BOM, and a U+FEFF behind a BOM stays text', async (env) => {
+      await env.write('plain.txt', 'hello')
+      await editAt(env, 'plain.txt', edit('hello', 'bye'))
+      await expectStored(kit, env, 'plain.txt', 'bye', 'a BOM-less file')
+      await env.write('bom.txt', '\uFEFFhello')
+      await editAt(env, 'bom.txt', edit('hello', '\uFEFFhi'))
+      expect(await env.read('bom.txt')).toBe('\uFEFFhi')
+      if (kit.unmet({ hooks: ['readBytes'] }) === undefined) {
+        expect(Array.from(await env.readBytes('bom.txt'))).toEqual([0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf, ...utf8('hi')])
+      }
+    })
+
+    kit.test('a malformed request (wrong types) is FS_EDIT_NOT_FOUND before any I/O, and changes nothing', async (env) => {
+      const { version } = await env.write('e.txt', 'old text')
+      const t = await env.resolve('e.txt')
+      const missing = await env.resolve('missing.txt')
+      for (const [label, request] of MALFORMED) {
+        expect(await codeOf(env.fs.editText(t, request as FsEditRequest)), label).toBe('FS_EDIT_NOT_FOUND')
+        expect(await codeOf(env.fs.editText(t, request as FsEditRequest, { expected: { version } })), `${label}, guarded`).toBe('FS_EDIT_NOT_FOUND')
+        // Before any I/O: a missing file would be FS_STALE_VERSION.
+        expect(await codeOf(env.fs.editText(missing, request as FsEditRequest)), `${label}, missing file`).toBe('FS_EDIT_NOT_FOUND')
+      }
+      expect(await env.read('e.txt')).toBe('old text')
+      expect((await env.fs.stat(t))?.version).toBe(version)
+      expect(await env.names()).toEqual(['e.txt'])
+    })
+
+    kit.test('a malformed expected (not { version: string }) is FS_UNSUPPORTED before any I/O', async (env) => {
+      const { version } = await env.write('e.txt', 'old text')
+      const t = await env.resolve('e.txt')
+      const missing = await env.resolve('missing.txt')
+      for (const expected of [null, 'v', {}, { version: 42 }, { version: null }, { kind: 'replaceIfVersion', version: 42 }]) {
+        const shown = JSON.stringify(expected)
+        expect(await codeOf(env.fs.editText(t, edit('old', 'new'), { expected: expected as never })), shown).toBe('FS_UNSUPPORTED')
+        expect(await codeOf(env.fs.editText(missing, edit('old', 'new'), { expected: expected as never })), `${shown}, missing file`).toBe('FS_UNSUPPORTED')
+      }
+      expect(await env.read('e.txt')).toBe('old text')
+      expect((await env.fs.stat(t))?.version).toBe(version)
     })
   })
 

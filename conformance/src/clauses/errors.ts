@@ -1,6 +1,7 @@
 import { expect } from 'vitest'
-import { FsVersion, type FsErrorCode } from '@seamfs/core/backend'
+import { FsVersion, type FsErrorCode, type FsTarget } from '@seamfs/core/backend'
 import { codeOf, type Env, type Kit, type Needs } from '../kit.js'
+import { streamChunks } from './stream.js'
 import { snapshot } from './write.js'
 
 /** One row of the error table: an arrangement, an operation, the code it must fail with. */
@@ -21,6 +22,20 @@ const dir = async (env: Env): Promise<void> => {
   await env.write('d/inner.txt', 'x')
 }
 
+/** Targets resolved during an arrangement, for rows whose target can no longer be resolved. */
+const early = new WeakMap<Env, FsTarget>()
+const earlyTarget = (env: Env): FsTarget => {
+  const target = early.get(env)
+  if (target === undefined) throw new Error('the arrangement resolved no target')
+  return target
+}
+
+const BECAME_FILE = 'a target whose parent became a file after resolve'
+const parentBecomesFile = async (env: Env): Promise<void> => {
+  early.set(env, await env.resolve('p/child.txt'))
+  await env.write('p', 'a file now')
+}
+
 export const ERROR_TABLE: readonly ErrorRow[] = [
   { operation: 'resolve', arrangement: 'blank path', code: 'FS_NOT_FOUND', run: (env) => env.fs.resolve(' ') },
   { operation: 'resolve', arrangement: 'path through a file', code: 'FS_NOT_FOUND', arrange: file, run: (env) => env.resolve('f.txt/x') },
@@ -29,8 +44,8 @@ export const ERROR_TABLE: readonly ErrorRow[] = [
   { operation: 'lstat', arrangement: 'blank path', code: 'FS_NOT_FOUND', run: (env) => env.fs.lstat('') },
   { operation: 'readText', arrangement: 'missing file', code: 'FS_NOT_FOUND', run: (env) => env.read('nope.txt') },
   { operation: 'readText', arrangement: 'a directory', code: 'FS_NOT_REGULAR_FILE', arrange: dir, run: (env) => env.read('d') },
-  { operation: 'streamText', arrangement: 'missing file', code: 'FS_NOT_FOUND', run: (env) => env.stream('nope.txt') },
-  { operation: 'streamText', arrangement: 'a directory', code: 'FS_NOT_REGULAR_FILE', arrange: dir, run: (env) => env.stream('d') },
+  { operation: 'streamText', arrangement: 'missing file', code: 'FS_NOT_FOUND', run: (env) => streamChunks(env, 'nope.txt') },
+  { operation: 'streamText', arrangement: 'a directory', code: 'FS_NOT_REGULAR_FILE', arrange: dir, run: (env) => streamChunks(env, 'd') },
   { operation: 'listDir', arrangement: 'missing directory', code: 'FS_NOT_FOUND', run: (env) => env.names('nope') },
   { operation: 'listDir', arrangement: 'a file', code: 'FS_NOT_DIRECTORY', arrange: file, run: (env) => env.names('f.txt') },
   { operation: 'writeText', arrangement: 'a directory', code: 'FS_NOT_REGULAR_FILE', arrange: dir, run: (env) => env.write('d', 'x') },
@@ -62,12 +77,17 @@ export const ERROR_TABLE: readonly ErrorRow[] = [
     run: async (env) => env.fs.writeText(await env.resolve('f.txt'), 'x', { expected: { kind: 'ifWhatever' } as never }),
   },
   { operation: 'writeText', arrangement: 'lone surrogate', code: 'FS_NOT_TEXT', run: (env) => env.write('s.txt', '\uD83D') },
+  // Resolved while the parent was missing: the operation itself must refuse, not resolve.
+  { operation: 'writeText', arrangement: BECAME_FILE, code: 'FS_NOT_FOUND', arrange: parentBecomesFile, run: (env) => env.fs.writeText(earlyTarget(env), 'x') },
+  { operation: 'readText', arrangement: BECAME_FILE, code: 'FS_NOT_FOUND', arrange: parentBecomesFile, run: (env) => env.fs.readText(earlyTarget(env)) },
+  { operation: 'streamText', arrangement: BECAME_FILE, code: 'FS_NOT_FOUND', arrange: parentBecomesFile, run: (env) => env.fs.streamText(earlyTarget(env)) },
+  { operation: 'listDir', arrangement: BECAME_FILE, code: 'FS_NOT_FOUND', arrange: parentBecomesFile, run: (env) => env.fs.listDir(earlyTarget(env)) },
   {
-    operation: 'writeText',
-    arrangement: 'parent is a file',
-    code: 'FS_NOT_FOUND',
-    arrange: file,
-    run: (env) => env.write('f.txt/child.txt', 'x'),
+    operation: 'editText',
+    arrangement: BECAME_FILE,
+    code: 'FS_STALE_VERSION',
+    arrange: parentBecomesFile,
+    run: (env) => env.fs.editText(earlyTarget(env), edit('a')),
   },
   {
     operation: 'editText',

@@ -1,5 +1,45 @@
+import { posix } from 'node:path'
 import { expect } from 'vitest'
-import { codeOf, type Kit } from '../kit.js'
+import type { FsTarget } from '@seamfs/core'
+import { codeOf, type Env, type Kit } from '../kit.js'
+
+/**
+ * Names a URL must percent-encode, or may leave as they are, without changing what it names:
+ * spaces, `%` (also before non-hex), `#`, `?`, non-ASCII in both normal forms, `\`, and
+ * `</x>` (a directory `<` holding `x>`).
+ */
+const URL_NAMES: readonly string[] = [
+  'a b.txt',
+  'a%20b.txt',
+  '100%.txt',
+  '%zz',
+  'a#b.txt',
+  'a?b=c.txt',
+  '🐂🍺中文.docx',
+  '\u00f1.txt',
+  'n\u0303.txt',
+  "a  b !@#$%^&()_+-=;',.txt",
+  'a:b@c.txt',
+  'a\\b.txt',
+  '<x>&amp;"q".txt',
+  '[x]{y}|^`~.txt',
+  '</x>',
+]
+
+function decodedPath(url: URL): string {
+  try {
+    return decodeURIComponent(url.pathname)
+  } catch {
+    return `<not percent-decodable: ${url.pathname}>`
+  }
+}
+
+/** The absolute form of `path` (relative to the filesystem's cwd), built from the cwd's displayPath. */
+async function absoluteOf(env: Env, path: string): Promise<string> {
+  const cwd = (await env.resolve('.')).displayPath
+  expect(posix.isAbsolute(cwd), `the displayPath of "." (${cwd}) is absolute`).toBe(true)
+  return cwd.endsWith('/') ? `${cwd}${path}` : `${cwd}/${path}`
+}
 
 /** resolve / processPath / fileUrl / contains, and stat / lstat. */
 export function identityClauses(kit: Kit): void {
@@ -63,11 +103,60 @@ export function identityClauses(kit: Kit): void {
       }
     })
 
-    kit.test('fileUrl is a URI with a scheme, distinct per file', async (env) => {
-      const a = env.fs.fileUrl(await env.resolve('a b.txt'))
-      const b = env.fs.fileUrl(await env.resolve('a%20b.txt'))
-      expect(a).toMatch(/^[a-z][a-z0-9+.-]*:/)
-      expect(a).not.toBe(b)
+    kit.test('fileUrl percent-encodes: hostile names round-trip through new URL, and distinct names give distinct URLs', async (env) => {
+      const names = env.fs.capabilities.newlineInNames ? [...URL_NAMES, 'new\nline.txt'] : URL_NAMES
+      const hrefs = new Set<string>()
+      for (const name of names) {
+        const url = env.fs.fileUrl(await env.resolve(`u/${name}`))
+        let parsed: URL | undefined
+        expect(() => (parsed = new URL(url)), `new URL(${JSON.stringify(url)})`).not.toThrow()
+        if (parsed === undefined) continue
+        expect(parsed.href, `${JSON.stringify(name)}: new URL(u).href is u`).toBe(url)
+        expect(parsed.search + parsed.hash, `${JSON.stringify(name)}: nothing left over as query or fragment`).toBe('')
+        expect(decodedPath(parsed).endsWith(`/u/${name}`), `${JSON.stringify(name)}: the decoded pathname ${decodedPath(parsed)} ends with it`).toBe(true)
+        hrefs.add(parsed.href)
+      }
+      expect(hrefs.size, 'distinct URLs for distinct names').toBe(names.length)
+      expect([...hrefs][0]).toMatch(/^[a-z][a-z0-9+.-]*:/)
+    })
+
+    kit.test('contains: every target contains itself (a file, a directory, the root, a missing path, an alias, a copy)', async (env) => {
+      await env.write('d/f.txt', 'x')
+      const paths = ['d/f.txt', 'd', '.', 'd/missing/deeper.txt', 'd/../d/./f.txt']
+      const targets = await Promise.all(paths.map((p) => env.resolve(p)))
+      const [file, dir, root, , alias] = targets as [FsTarget, FsTarget, FsTarget, FsTarget, FsTarget]
+      for (const t of targets) {
+        expect(env.fs.contains(t, t), `contains(${t.displayPath}, itself)`).toBe(true)
+        expect(env.fs.contains({ ...t }, { ...t }), `contains of two copies of ${t.displayPath}`).toBe(true)
+        expect(env.fs.contains(root, t), `the root contains ${t.displayPath}`).toBe(true)
+      }
+      expect(env.fs.contains(alias, file)).toBe(true)
+      expect(env.fs.contains(file, alias)).toBe(true)
+      expect(env.fs.contains(file, root)).toBe(false)
+      expect(env.fs.contains(file, dir)).toBe(false)
+    })
+
+    kit.test('an absolute path ignores opts.cwd, and an absolute opts.cwd is used as is (resolve and lstat)', async (env) => {
+      await env.write('dir/a.txt', 'abc')
+      await env.write('other/b.txt', 'b')
+      const key = (await env.resolve('dir/a.txt')).targetKey
+      const abs = await absoluteOf(env, 'dir/a.txt')
+      expect((await env.fs.resolve(abs, { cwd: 'other' })).targetKey).toBe(key)
+      expect((await env.fs.resolve(abs, { cwd: abs })).targetKey).toBe(key)
+      expect((await env.fs.lstat(abs, { cwd: 'other' }))?.size).toBe(3)
+      const absDir = await absoluteOf(env, 'dir')
+      expect((await env.fs.resolve('a.txt', { cwd: absDir })).targetKey).toBe(key)
+      expect((await env.fs.lstat('a.txt', { cwd: absDir }))?.size).toBe(3)
+      expect((await env.fs.resolve('../other/b.txt', { cwd: absDir })).targetKey).toBe((await env.resolve('other/b.txt')).targetKey)
+    })
+
+    kit.test('a NUL byte or a lone surrogate is FS_NOT_FOUND, also in opts.cwd (resolve and lstat)', async (env) => {
+      for (const bad of ['a\0b', 'a\uD800', 'a\uDC00b']) {
+        expect(await codeOf(env.fs.resolve(bad)), `resolve(${JSON.stringify(bad)})`).toBe('FS_NOT_FOUND')
+        expect(await codeOf(env.fs.lstat(bad)), `lstat(${JSON.stringify(bad)})`).toBe('FS_NOT_FOUND')
+        expect(await codeOf(env.fs.resolve('x.txt', { cwd: bad })), `resolve with cwd ${JSON.stringify(bad)}`).toBe('FS_NOT_FOUND')
+        expect(await codeOf(env.fs.lstat('x.txt', { cwd: bad })), `lstat with cwd ${JSON.stringify(bad)}`).toBe('FS_NOT_FOUND')
+      }
     })
   })
 
@@ -76,6 +165,21 @@ export function identityClauses(kit: Kit): void {
       await env.write('real/file.txt', 'x')
       await env.symlink('link.txt', 'real/file.txt')
       expect((await env.resolve('link.txt')).targetKey).toBe((await env.resolve('real/file.txt')).targetKey)
+    })
+
+    kit.test('aliases through a symlinked parent directory share a targetKey (existing and missing files)', async (env) => {
+      await env.write('real/sub/f.txt', 'x')
+      await env.symlink('alias', 'real')
+      await env.symlink('deep/up', '../real/sub')
+      await env.symlink('chain', 'alias')
+      const key = (await env.resolve('real/sub/f.txt')).targetKey
+      for (const path of ['alias/sub/f.txt', 'deep/up/f.txt', 'chain/sub/f.txt']) expect((await env.resolve(path)).targetKey, path).toBe(key)
+      const missing = (await env.resolve('real/sub/new.txt')).targetKey
+      for (const path of ['alias/sub/new.txt', 'deep/up/new.txt', 'chain/sub/new.txt']) expect((await env.resolve(path)).targetKey, path).toBe(missing)
+      expect(env.fs.contains(await env.resolve('real'), await env.resolve('alias/sub/f.txt'))).toBe(true)
+      await env.fs.writeText(await env.resolve('deep/up/new.txt'), 'through the alias')
+      expect(await env.read('real/sub/new.txt')).toBe('through the alias')
+      expect((await env.resolve('chain/sub/new.txt')).targetKey).toBe(missing)
     })
   })
 
@@ -110,6 +214,24 @@ export function identityClauses(kit: Kit): void {
       expect(await codeOf(env.fs.lstat(' '))).toBe('FS_NOT_FOUND')
     })
 
+    kit.test("lstat: path text and cwd follow resolve's rules (a relative path resolves against opts.cwd)", async (env) => {
+      await env.write('dir/a.txt', 'abc')
+      const viaCwd = await env.fs.lstat('a.txt', { cwd: 'dir' })
+      expect(viaCwd?.type).toBe('file')
+      expect(viaCwd?.size).toBe(3)
+      expect((await env.fs.lstat('../dir/./a.txt', { cwd: 'dir' }))?.size).toBe(3)
+      expect((await env.fs.lstat('.', { cwd: 'dir' }))?.type).toBe('directory')
+      expect(await env.fs.lstat('a.txt'), 'a.txt at the filesystem cwd, not under dir').toBeUndefined()
+      expect(await env.fs.lstat('dir', { cwd: 'dir' }), 'dir/dir').toBeUndefined()
+    })
+
+    kit.test('stat of a path through a regular file is undefined (the parent became a file after resolve)', async (env) => {
+      const target = await env.resolve('p/child.txt')
+      await env.write('p', 'now a file')
+      expect(await env.fs.stat(target)).toBeUndefined()
+      expect(await env.fs.lstat('p/child.txt')).toBeUndefined()
+    })
+
     kit.test('lstat: a path through a regular file is undefined (absent), as for stat', async (env) => {
       await env.write('f.txt', 'x')
       expect(await env.fs.lstat('f.txt/inner')).toBeUndefined()
@@ -133,6 +255,18 @@ export function identityClauses(kit: Kit): void {
       expect((await env.fs.lstat('loop-a'))?.type).toBe('symlink')
       expect(await env.fs.lstat('loop-a/x.txt')).toBeUndefined()
       expect(await env.fs.lstat('loop-b/deeper/x.txt')).toBeUndefined()
+    })
+
+    kit.test('stat of a link loop is undefined; lstat follows symlinked parents and reports only a final link', async (env) => {
+      const target = await env.resolve('loop-a')
+      await env.symlink('loop-a', 'loop-b')
+      await env.symlink('loop-b', 'loop-a')
+      expect(await env.fs.stat(target)).toBeUndefined()
+      await env.write('real/f.txt', 'abc')
+      await env.symlink('alias', 'real')
+      expect((await env.fs.lstat('alias'))?.type).toBe('symlink')
+      expect((await env.fs.lstat('alias/f.txt'))?.type).toBe('file')
+      expect((await env.fs.lstat('f.txt', { cwd: 'alias' }))?.size).toBe(3)
     })
 
     kit.test('stat of a broken symlink is undefined', async (env) => {

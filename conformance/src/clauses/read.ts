@@ -1,5 +1,6 @@
 import { expect } from 'vitest'
 import { codeOf, type Kit } from '../kit.js'
+import { drain, streamChunks, streamClauses } from './stream.js'
 
 /** Invalid UTF-8 of each kind, as stored bytes. */
 export const INVALID_UTF8: ReadonlyArray<readonly [string, readonly number[]]> = [
@@ -38,7 +39,7 @@ export function readClauses(kit: Kit): void {
     kit.test('an empty file reads as the empty string and streams no text', async (env) => {
       await env.write('empty.txt', '')
       expect(await env.read('empty.txt')).toBe('')
-      expect((await env.stream('empty.txt')).join('')).toBe('')
+      expect((await streamChunks(env, 'empty.txt')).join('')).toBe('')
     })
 
     kit.test('readText and streamText of a missing file are FS_NOT_FOUND', async (env) => {
@@ -57,7 +58,7 @@ export function readClauses(kit: Kit): void {
     kit.test('streamText: multi-byte characters split by chunk boundaries arrive whole', async (env) => {
       const text = splitProneText(3 * 1024 * 1024 + 7)
       await env.write('split.txt', text)
-      const chunks = await env.stream('split.txt')
+      const chunks = await streamChunks(env, 'split.txt')
       expect(chunks.every((c) => c.isWellFormed() && !c.includes('\uFFFD'))).toBe(true)
       expect(chunks.join('') === text).toBe(true)
     })
@@ -70,11 +71,12 @@ export function readClauses(kit: Kit): void {
       let chunks = 0
       let length = 0
       let matches = true
-      for await (const chunk of await env.fs.streamText(await env.resolve('large.txt'))) {
+      const { code } = await drain(await env.fs.streamText(await env.resolve('large.txt')), text.length, (chunk) => {
         matches &&= chunk === text.slice(length, length + chunk.length)
         length += chunk.length
         chunks++
-      }
+      })
+      expect(code).toBe('ok')
       expect(length).toBe(text.length)
       expect(matches).toBe(true)
       expect(chunks).toBeGreaterThan(1)
@@ -87,7 +89,7 @@ export function readClauses(kit: Kit): void {
         await env.writeBytes('bad.txt', Uint8Array.from(bytes))
         const target = await env.resolve('bad.txt')
         expect(await codeOf(env.fs.readText(target))).toBe('FS_NOT_TEXT')
-        expect(await codeOf(env.stream('bad.txt'))).toBe('FS_NOT_TEXT')
+        expect(await codeOf(streamChunks(env, 'bad.txt'))).toBe('FS_NOT_TEXT')
       })
     }
 
@@ -96,7 +98,7 @@ export function readClauses(kit: Kit): void {
       bytes[bytes.length - 100] = 0xff
       await env.writeBytes('late.txt', bytes)
       expect(await codeOf(env.read('late.txt'))).toBe('FS_NOT_TEXT')
-      expect(await codeOf(env.stream('late.txt'))).toBe('FS_NOT_TEXT')
+      expect(await codeOf(streamChunks(env, 'late.txt'))).toBe('FS_NOT_TEXT')
     })
 
     kit.test('a NUL at byte 0 or 8191 is FS_NOT_TEXT; at byte 8192 the file is text', async (env) => {
@@ -105,18 +107,18 @@ export function readClauses(kit: Kit): void {
       await env.writeBytes('nul8192.txt', bytesWithNulAt(10_000, 8192))
       for (const name of ['nul0.txt', 'nul8191.txt']) {
         expect(await codeOf(env.read(name))).toBe('FS_NOT_TEXT')
-        expect(await codeOf(env.stream(name))).toBe('FS_NOT_TEXT')
+        expect(await codeOf(streamChunks(env, name))).toBe('FS_NOT_TEXT')
       }
       const late = await env.read('nul8192.txt')
       expect(late.length).toBe(10_000)
       expect(late.charCodeAt(8192)).toBe(0)
-      expect((await env.stream('nul8192.txt')).join('')).toBe(late)
+      expect((await streamChunks(env, 'nul8192.txt')).join('')).toBe(late)
     })
 
     kit.test('a leading UTF-8 BOM is not part of the text (read and stream)', async (env) => {
       await env.writeBytes('bom.txt', Uint8Array.from([0xef, 0xbb, 0xbf, 0x68, 0x69]))
       expect(await env.read('bom.txt')).toBe('hi')
-      expect((await env.stream('bom.txt')).join('')).toBe('hi')
+      expect((await streamChunks(env, 'bom.txt')).join('')).toBe('hi')
     })
 
     kit.test('stored bytes round-trip: what the store holds is what readText decodes', async (env) => {
@@ -125,4 +127,6 @@ export function readClauses(kit: Kit): void {
       expect(await env.read('raw.txt')).toBe(text)
     })
   })
+
+  streamClauses(kit)
 }

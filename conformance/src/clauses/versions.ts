@@ -18,6 +18,19 @@ async function tally(promises: readonly Promise<unknown>[]): Promise<{ won: numb
   return { won, codes }
 }
 
+/** Larger than any sampling window a version might hash (64 KiB, 256 KiB), and than local stream chunks. */
+const FAR_FILE_BYTES = 300 * 1024
+
+/** ASCII lines of {@link FAR_FILE_BYTES} bytes, each change putting its character at its offset (negative: from the end). */
+function farText(changes: ReadonlyArray<readonly [offset: number, char: string]> = []): string {
+  const chars = 'line of text 0123456789\n'
+    .repeat(Math.ceil(FAR_FILE_BYTES / 24))
+    .slice(0, FAR_FILE_BYTES)
+    .split('')
+  for (const [offset, char] of changes) chars[offset < 0 ? FAR_FILE_BYTES + offset : offset] = char
+  return chars.join('')
+}
+
 export function versionClauses(kit: Kit): void {
   kit.group('versions', {}, () => {
     kit.test('an unchanged file keeps its version across stats and reads', async (env) => {
@@ -36,6 +49,17 @@ export function versionClauses(kit: Kit): void {
         seen.add(version)
       }
     })
+
+    kit.test('a same-size change far from the head of a large file (its last byte, its middle) makes a new version', async (env) => {
+      const contents = [farText(), farText([[-1, 'X']]), farText([[FAR_FILE_BYTES >> 1, 'X']]), farText([[-2, 'Y']])]
+      const versions: string[] = []
+      for (const content of contents) {
+        const { version } = await env.write('far.txt', content)
+        expect(await versionOf(env, 'far.txt')).toBe(version)
+        versions.push(version)
+      }
+      expect(new Set(versions).size, `versions of ${contents.length} same-size contents: ${versions.join(', ')}`).toBe(contents.length)
+    })
   })
 
   kit.group('versions: external changes', { hooks: ['writeBytes'] }, () => {
@@ -50,6 +74,26 @@ export function versionClauses(kit: Kit): void {
         expect(await codeOf(env.fs.editText(t, edit, { expected: { version } }))).toBe('FS_STALE_VERSION')
         expect(await env.read('x.txt')).toBe(`bbbb${i}`)
       }
+    })
+  })
+
+  kit.group('versions: external changes far from the head', { hooks: ['writeBytes'] }, () => {
+    kit.test('an external same-size change far from the head of a large file (its last byte, its middle) changes the version', async (env) => {
+      const { version: written } = await env.write('far.txt', farText())
+      const seen = [written]
+      for (const content of [farText([[-1, 'X']]), farText([[FAR_FILE_BYTES >> 1, 'X']])]) {
+        await env.writeBytes('far.txt', content)
+        const version = await versionOf(env, 'far.txt')
+        expect(version).toBeDefined()
+        expect(seen, 'the versions before this external change').not.toContain(version)
+        seen.push(version as FsVersion)
+        expect(await env.read('far.txt')).toBe(content)
+      }
+      const t = await env.resolve('far.txt')
+      expect(await codeOf(env.fs.writeText(t, 'mine', { expected: { kind: 'replaceIfVersion', version: written } }))).toBe('FS_STALE_VERSION')
+      const edit = { oldString: 'X', newString: 'Z', replaceAll: false }
+      expect(await codeOf(env.fs.editText(t, edit, { expected: { version: seen[1] as FsVersion } }))).toBe('FS_STALE_VERSION')
+      expect(await env.read('far.txt')).toBe(farText([[FAR_FILE_BYTES >> 1, 'X']]))
     })
   })
 

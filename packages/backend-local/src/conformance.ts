@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { ConformanceOptions, ConformanceSubject, ConformanceTuning } from '@seamfs/conformance'
@@ -24,6 +24,8 @@ export function localConformance(tuning: ConformanceTuning = {}, parent = tmpdir
       },
       readBytes: (subject, path) => readFileSync(hostPath(subject, path)),
       remove: (subject, path) => rmSync(hostPath(subject, path)),
+      chmod: (subject, path, mode) => chmodSync(hostPath(subject, path), mode),
+      mode: (subject, path) => statSync(hostPath(subject, path)).mode & 0o777,
       symlink: (subject, path, target) => {
         mkdirSync(dirname(hostPath(subject, path)), { recursive: true })
         symlinkSync(target, hostPath(subject, path))

@@ -19,6 +19,8 @@ export function memoryConformance(tuning: ConformanceTuning = {}): ConformanceOp
       },
       readBytes: ({ fs }, path) => fs.volume.readFileSync(at(fs, path)) as Uint8Array,
       remove: ({ fs }, path) => fs.volume.unlinkSync(at(fs, path)),
+      chmod: ({ fs }, path, mode) => fs.volume.chmodSync(at(fs, path), mode),
+      mode: ({ fs }, path) => Number(fs.volume.statSync(at(fs, path)).mode) & 0o777,
       symlink: ({ fs }, path, target) => {
         fs.volume.mkdirSync(posix.dirname(at(fs, path)), { recursive: true })
         fs.volume.symlinkSync(target, at(fs, path))

@@ -1,5 +1,6 @@
 import { constants as bufferConstants } from 'node:buffer'
 import { createHash } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3'
 import {
   checkGuard,
@@ -32,8 +33,14 @@ import { Store, versionOf, type PutConflict, type Revision } from './store.js'
 
 /** Directories are key prefixes: nothing about them changes but their listing. */
 const DIRECTORY_VERSION = FsVersion('directory')
-/** Unguarded edits that keep losing races to other writers give up after this many tries. */
-const EDIT_ATTEMPTS = 5
+/**
+ * An unguarded edit that keeps losing conditional PUTs to other clients (edits in this process
+ * wait for each other and never race) is redone on the new content, with jittered backoff,
+ * until this much time has passed since its first attempt; then it fails `FS_IO_ERROR`
+ * (retryable), never `FS_STALE_VERSION`: nobody asked it to be guarded.
+ */
+const EDIT_RETRY_MS = 30_000
+const EDIT_BACKOFF_MS = { first: 20, max: 1_000 }
 
 function capabilitiesOf(probe: S3ProbeResult | undefined): FsCapabilities {
   return Object.freeze({
@@ -43,7 +50,10 @@ function capabilitiesOf(probe: S3ProbeResult | undefined): FsCapabilities {
     // Until the probe has run, only the in-process lock is promised.
     createIfAbsent: probe?.createIfAbsent === true ? 'atomic' : 'process',
     replaceIfVersion: probe?.replaceIfVersion === true ? 'atomic' : 'process',
-    versionSource: 'revision',
+    // An unversioned bucket's ETag of a single PUT is the MD5 of the content: equal content,
+    // equal token (a re-created file with the same bytes cannot be told apart). Only a
+    // versioned bucket's VersionId names a revision.
+    versionSource: probe?.versioned === true ? 'revision' : 'content-hash',
     newlineInNames: true,
     emptyDirectories: false,
   })
@@ -91,10 +101,13 @@ interface Fetched {
  *
  * Request costs (after the probe): stat of a file 1 HEAD (of a directory HEAD + LIST);
  * read 1 GET; write 1 GET (the `before` diff basis, which also tells create from update) +
- * 1 PUT, plus 1 LIST on a create (is the target a directory?); `createIfAbsent` 1 LIST + 1 PUT;
- * edit 1 GET + 1 PUT; listDir ⌈entries / pageSize⌉ LISTs; resolve 1 HEAD per ancestor
- * directory (in parallel), to refuse a path through a file. An object above `maxTextBytes` is
- * refused on the GET's headers: its body is released unread.
+ * 1 PUT, plus on a create 1 LIST (is the target a directory?) and 1 HEAD per ancestor (did a
+ * parent become a file since resolve?), in parallel; `createIfAbsent` 1 LIST + 1 HEAD per
+ * ancestor (in parallel) + 1 PUT; edit 1 GET + 1 PUT; listDir ⌈entries / pageSize⌉ LISTs;
+ * resolve 1 HEAD per ancestor directory (in parallel), to refuse a path through a file. An
+ * object above `maxTextBytes` is refused on the GET's headers: its body is released unread.
+ * Edits of one key wait for each other in this process (a process-wide lock), so only other
+ * clients can make an unguarded edit redo its work.
  */
 export class S3FileSystem extends FileSystem {
   readonly client: S3Client
@@ -189,11 +202,7 @@ export class S3FileSystem extends FileSystem {
   protected override async resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
     const abs = this.#paths.absolute(path, cwd)
     const rel = abs.slice(1)
-    const ancestors = this.#paths.ancestors(rel)
-    if (ancestors.length > 0) {
-      const revisions = await Promise.all(ancestors.map((a) => this.#store.head(this.#paths.objectKey(a), signal)))
-      if (revisions.some((r) => r !== undefined)) throw FsError.throughFile('resolve', abs)
-    }
+    if (await this.#underFile(rel, signal)) throw FsError.throughFile('resolve', abs)
     return this.#paths.target(rel)
   }
 
@@ -273,15 +282,22 @@ export class S3FileSystem extends FileSystem {
     const rel = this.#fileRel(target, 'edit')
     const probe = await this.probe()
     if (request.expected !== undefined && !probe.replaceIfVersion) this.#assertFallbackAllowed('replaceIfVersion', 'edit', path)
-    return this.#serialized(rel, probe, () => this.#update(rel, path, request, transform, probe))
+    // Edits of one key always wait for each other in this process, so they never race here.
+    return LOCKS.run(this.#lockKey(rel), () => this.#update(rel, path, request, transform, probe))
   }
 
   async #write(rel: string, path: string, bytes: Uint8Array, request: WriteRequest, probe: S3ProbeResult): Promise<WriteResult> {
     const { expected, signal } = request
     const key = this.#paths.objectKey(rel)
     if (expected?.kind === 'createIfAbsent') {
-      if (!probe.createIfAbsent && (await this.#store.head(key, signal)) !== undefined) throw FsError.notObserved(path)
-      if (await this.#isDirectory(rel, signal)) throw FsError.notRegularFile('write', path)
+      const [underFile, exists, isDirectory] = await Promise.all([
+        this.#underFile(rel, signal),
+        !probe.createIfAbsent && this.#store.head(key, signal).then((r) => r !== undefined),
+        this.#isDirectory(rel, signal),
+      ])
+      if (underFile) throw FsError.throughFile('write', path)
+      if (exists) throw FsError.notObserved(path)
+      if (isDirectory) throw FsError.notRegularFile('write', path)
       throwIfAborted(signal, 'write')
       const put = await this.#store.put(key, bytes, probe.createIfAbsent ? { ifNoneMatch: '*' } : undefined)
       const revision = put.ok ? put.revision : await this.#afterConflict(put, key, bytes, undefined, 'write', path)
@@ -291,7 +307,12 @@ export class S3FileSystem extends FileSystem {
     // The diff basis is decoded into one string: never read more than one can hold.
     const basisMaxBytes = Math.min(request.beforeMaxBytes, bufferConstants.MAX_STRING_LENGTH)
     const current = await this.#fetch(rel, 'write', path, signal, ({ size }) => size <= basisMaxBytes)
-    if (current === undefined && (await this.#isDirectory(rel, signal))) throw FsError.notRegularFile('write', path)
+    if (current === undefined) {
+      // The target was resolved earlier: a parent may have become a file since.
+      const [underFile, isDirectory] = await Promise.all([this.#underFile(rel, signal), this.#isDirectory(rel, signal)])
+      if (underFile) throw FsError.throughFile('write', path)
+      if (isDirectory) throw FsError.notRegularFile('write', path)
+    }
     checkGuard('write', path, expected, current && versionOf(current.revision))
     throwIfAborted(signal, 'write')
     const guard = expected !== undefined && current !== undefined && probe.replaceIfVersion
@@ -309,6 +330,7 @@ export class S3FileSystem extends FileSystem {
     probe: S3ProbeResult,
   ): Promise<FsVersion> {
     const key = this.#paths.objectKey(rel)
+    const deadline = Date.now() + EDIT_RETRY_MS
     for (let attempt = 1; ; attempt++) {
       // The guard and the size are checked on the GET's headers, before its body is read.
       const current = await this.#fetch(rel, 'edit', path, signal, (revision) => {
@@ -326,9 +348,21 @@ export class S3FileSystem extends FileSystem {
       const put = await this.#store.put(key, bytes, conditions)
       const revision = put.ok ? put.revision : await this.#afterConflict(put, key, bytes, current.revision, 'edit', path)
       if (revision !== 'lost') return versionOf(revision)
-      // An unguarded edit that lost a race is redone on the new content; a guarded one is stale.
-      if (expected !== undefined || attempt >= EDIT_ATTEMPTS) throw FsError.stale('edit', path, 'changed')
+      // An unguarded edit that lost a race to another client is redone on the new content; a guarded one is stale.
+      if (expected !== undefined) throw FsError.stale('edit', path, 'changed')
+      await this.#backoff(attempt, deadline, path, signal)
     }
+  }
+
+  /** Waits before an edit's next attempt, or refuses when the retry time is spent. */
+  async #backoff(attempt: number, deadline: number, path: string, signal: AbortSignal | undefined): Promise<void> {
+    const ceiling = Math.min(EDIT_BACKOFF_MS.max, EDIT_BACKOFF_MS.first * 2 ** Math.min(attempt - 1, 16))
+    const delay = Math.random() * ceiling
+    if (Date.now() + delay >= deadline) {
+      throw FsError.io('edit', path, `other clients kept changing the file for ${EDIT_RETRY_MS / 1000} s`, { retryable: true })
+    }
+    await sleep(delay, undefined, signal === undefined ? {} : { signal }).catch(() => undefined)
+    throwIfAborted(signal, 'edit')
   }
 
   /**
@@ -358,7 +392,19 @@ export class S3FileSystem extends FileSystem {
   /** Runs `fn` under the process-wide lock of the key unless the server enforces both conditions. */
   #serialized<T>(rel: string, probe: S3ProbeResult, fn: () => Promise<T>): Promise<T> {
     if (probe.createIfAbsent && probe.replaceIfVersion) return fn()
-    return LOCKS.run(`${this.bucket}\0${this.#paths.objectKey(rel)}`, fn)
+    return LOCKS.run(this.#lockKey(rel), fn)
+  }
+
+  #lockKey(rel: string): string {
+    return `${this.bucket}\0${this.#paths.objectKey(rel)}`
+  }
+
+  /** Whether an ancestor of `rel` is a file (one HEAD per ancestor, in parallel). */
+  async #underFile(rel: string, signal: AbortSignal | undefined): Promise<boolean> {
+    const ancestors = this.#paths.ancestors(rel)
+    if (ancestors.length === 0) return false
+    const revisions = await Promise.all(ancestors.map((a) => this.#store.head(this.#paths.objectKey(a), signal)))
+    return revisions.some((r) => r !== undefined)
   }
 
   #assertFallbackAllowed(kind: FsWriteIntent['kind'], verb: FsVerb, path: string): void {

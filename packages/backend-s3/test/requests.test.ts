@@ -81,6 +81,10 @@ describe.skipIf(server === null)(`S3FileSystem request counts${server === null ?
     const { version } = await fs.writeText(file, 'three\n')
     await row('writeText replaceIfVersion', 'GET 1, PUT 1', () => fs.writeText(file, 'four\n', { expected: { kind: 'replaceIfVersion', version: version } }))
     await row('writeText createIfAbsent', 'LIST 1, PUT 1', async () => fs.writeText(await fs.resolve('g.txt'), 'g', { expected: { kind: 'createIfAbsent' } }))
+    // Under a parent: one HEAD per ancestor (did it become a file since resolve?), sent together with the LIST.
+    const [h, i] = [await fs.resolve('n/m/h.txt'), await fs.resolve('n/m/i.txt')]
+    await row('writeText, new file n/m/h.txt', 'GET 1, HEAD 2, LIST 1, PUT 1', () => fs.writeText(h, 'h'))
+    await row('writeText createIfAbsent n/m/i.txt', 'HEAD 2, LIST 1, PUT 1', () => fs.writeText(i, 'i', { expected: { kind: 'createIfAbsent' } }))
     await row('read (stat + readText)', 'GET 1, HEAD 1', async () => {
       await fs.stat(file)
       await fs.readText(file)

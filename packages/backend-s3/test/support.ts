@@ -4,7 +4,15 @@
  * external hooks write straight through the raw client, behind the filesystem's back.
  */
 import { randomUUID } from 'node:crypto'
-import { DeleteObjectCommand, GetObjectCommand, ListObjectVersionsCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3'
+import {
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectVersionsCommand,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3'
 import type { ConformanceOptions } from '@seamfs/conformance'
 import { S3FileSystem, type S3FileSystemOptions } from '@seamfs/backend-s3'
 import { inject } from 'vitest'
@@ -48,13 +56,16 @@ export async function purge(client: S3Client, bucket: string, prefix: string): P
       }),
     )
     const all = [...(out.Versions ?? []), ...(out.DeleteMarkers ?? [])]
-    for (let i = 0; i < all.length; i += 50) {
-      await Promise.all(
-        all
-          .slice(i, i + 50)
-          .map((v) => client.send(new DeleteObjectCommand({ Bucket: bucket, Key: v.Key, ...(v.VersionId === undefined ? {} : { VersionId: v.VersionId }) }))),
-      )
-    }
+    const objects = all.map((v) => ({ Key: v.Key, ...(v.VersionId === undefined ? {} : { VersionId: v.VersionId }) }))
+    // One DeleteObjects request takes up to 1,000 keys (a listing page holds at most 1,000).
+    const batches = Array.from({ length: Math.ceil(objects.length / 1000) }, (_, i) => objects.slice(i * 1000, (i + 1) * 1000))
+    await Promise.all(
+      batches.map(async (Objects) => {
+        const deleted = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects, Quiet: true } }))
+        const failed = deleted.Errors ?? []
+        if (failed.length > 0) throw new Error(`purge: ${failed.length} keys not deleted, e.g. ${failed[0]?.Key}: ${failed[0]?.Code} ${failed[0]?.Message}`)
+      }),
+    )
     if (out.IsTruncated !== true) return
     keyMarker = out.NextKeyMarker
     versionMarker = out.NextVersionIdMarker

@@ -53,6 +53,21 @@ const positiveInt = (value: string): number => {
   return n
 }
 
+/** Seconds on the command line, as milliseconds. */
+const positiveSeconds = (value: string): number => {
+  const n = Number(value)
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number of seconds')
+  return Math.round(n * 1000)
+}
+
+interface ConformanceCommandOptions {
+  readonly builtin: boolean
+  readonly json?: string
+  readonly timeout?: number
+  readonly runTimeout?: number
+  readonly quiet: boolean
+}
+
 /** The config: `--config FILE`, else ./seamfs.config.json, else the local disk at the cwd; `--fs` replaces the backend. */
 export async function readConfig(options: GlobalOptions, io: Io): Promise<HarnessConfig> {
   let raw: unknown
@@ -167,8 +182,18 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     .argument('[module]', 'a module exporting conformance options (a factory), .js or .ts; default: --builtin')
     .option('--builtin', 'run the kit on the embedded backends (memory, and local in a temporary directory); what `npm start` does', false)
     .option('--json <file>', 'also write the report as JSON')
+    .option(
+      '--timeout <seconds>',
+      "per-test timeout (default: the module's options.timeoutMs, else 60); a backend that never returns control gets the test worker killed",
+      positiveSeconds,
+    )
+    .option(
+      '--run-timeout <seconds>',
+      'limit of each run (default: 10 min, or 10 x --timeout if more); past it the worker is killed and unfinished tests fail',
+      positiveSeconds,
+    )
     .option('--quiet', 'no per-test progress', false)
-    .action(async (module: string | undefined, o: { builtin: boolean; json?: string; quiet: boolean }, command: Command) => {
+    .action(async (module: string | undefined, o: ConformanceCommandOptions, command: Command) => {
       // The kit needs a factory of fresh filesystems and hooks that write behind their back: a module, not a mount.
       if (program.opts<GlobalOptions>().fs !== undefined && module === undefined && !o.builtin) {
         command.error('error: conformance runs on a module exporting conformance options, or --builtin; not on --fs', { exitCode: 2 })
@@ -176,6 +201,7 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
       if (module !== undefined && o.builtin) command.error('error: give a module or --builtin, not both', { exitCode: 2 })
       if (module !== undefined && !existsSync(resolve(io.cwd, module))) command.error(`error: no module at ${module}`, { exitCode: 2 })
       const progress = o.quiet ? undefined : io.stderr
+      const limits = { timeoutMs: o.timeout, runTimeoutMs: o.runTimeout }
       // Loaded here: the kit (an optional peer) brings vitest, which the other commands do not need.
       const kit = await import('./conformance.js').catch((err: unknown) => {
         const missing = KIT_PACKAGES.find((pkg) => isMissingPackage(err, pkg))
@@ -190,8 +216,8 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
         command.error(`error: seamfs conformance --builtin needs the package ${builtinMissing}: npm install ${builtinMissing}`, { exitCode: 2 })
       const failed =
         o.builtin || module === undefined
-          ? await runBuiltinConformance({ io, progress, json: o.json, fs: o.builtin ? undefined : program.opts<GlobalOptions>().fs })
-          : await runModuleConformance({ io, progress, json: o.json, module: resolve(io.cwd, module) })
+          ? await runBuiltinConformance({ io, progress, json: o.json, ...limits, fs: o.builtin ? undefined : program.opts<GlobalOptions>().fs })
+          : await runModuleConformance({ io, progress, json: o.json, ...limits, module: resolve(io.cwd, module) })
       if (failed) exitCode = 1
     })
   program

@@ -9,6 +9,10 @@ export interface ConformanceRun {
   /** Where per-test progress goes (stderr); undefined for none. */
   readonly progress?: ((text: string) => void) | undefined
   readonly json?: string | undefined
+  /** Per-test timeout in ms (overrides the module's `options.timeoutMs`). */
+  readonly timeoutMs?: number | undefined
+  /** Limit of each backend's run in ms. */
+  readonly runTimeoutMs?: number | undefined
 }
 
 function progressPrinter(label: string, progress: ConformanceRun['progress']): (test: TestReport) => void {
@@ -27,9 +31,14 @@ function finish(run: ConformanceRun, reports: readonly ConformanceReport[]): boo
   return reports.some((r) => r.failed > 0 || r.errors.length > 0 || r.passed === 0)
 }
 
+const limitsOf = (run: ConformanceRun): { timeoutMs: number | undefined; runTimeoutMs: number | undefined } => ({
+  timeoutMs: run.timeoutMs,
+  runTimeoutMs: run.runTimeoutMs,
+})
+
 /** The kit on a module exporting conformance options; true when anything failed. */
 export async function runModuleConformance(run: ConformanceRun & { readonly module: string }): Promise<boolean> {
-  const report = await runConformance({ module: run.module, root: run.io.cwd, onTest: progressPrinter('kit', run.progress) })
+  const report = await runConformance({ ...limitsOf(run), module: run.module, root: run.io.cwd, onTest: progressPrinter('kit', run.progress) })
   run.io.stdout(`${formatReport(report)}\n`)
   return finish(run, [report])
 }
@@ -66,6 +75,7 @@ export async function runBuiltinConformance(run: ConformanceRun & { readonly fs?
   for (const [label, pkg] of BUILTIN) {
     run.io.stdout(`\n== conformance: ${label} ==\n`)
     const report = await runConformance({
+      ...limitsOf(run),
       module: require.resolve(`${pkg}/conformance`),
       root: run.io.cwd,
       onTest: progressPrinter(label, run.progress),

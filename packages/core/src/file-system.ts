@@ -243,12 +243,14 @@ export abstract class FileSystem {
    * - writing a symlink writes its target and keeps the link;
    * - an existing directory or special file is `FS_NOT_REGULAR_FILE`;
    * - content that is not a string, or holds a lone surrogate, is `FS_NOT_TEXT`; above `maxTextBytes` it is `FS_TOO_LARGE`;
+   * - content that begins with U+FEFF is stored as given; a read drops exactly one leading BOM;
+   * - a version of deleted content never guards a re-created file (where versions derive from content, equal content carries an equal version);
    * - an unknown guard kind is `FS_UNSUPPORTED`, never dropped;
    * - `createIfAbsent` on an existing file is `FS_NOT_OBSERVED`; a concurrent creator is never overwritten;
    * - `replaceIfVersion` on a missing file, or another version, is `FS_STALE_VERSION`;
    * - of N concurrent guarded writers from one version, exactly one wins;
    * - the outcome says `create` or `update`, and its `version` equals the next `stat`'s;
-   * - the outcome's `before` is the previous text (LF-normalized, without BOM) or `null`; `after` is `content` LF-normalized.
+   * - the outcome's `before` is the previous text (LF-normalized, without BOM) or `null`; `after` is `content` LF-normalized, without a leading BOM.
    */
   async writeText(target: FsTarget, content: string, opts: WriteOptions = {}): Promise<FsWriteOutcome> {
     const { expected, signal } = opts ?? {}
@@ -265,7 +267,8 @@ export abstract class FileSystem {
         operation: result.created ? 'create' : 'update',
         version: result.version,
         before: previous === null ? null : normalizeLf(previous),
-        after: normalizeLf(content),
+        // What a read returns next: a leading U+FEFF is stored, and read back as the BOM it is.
+        after: normalizeLf(content.charCodeAt(0) === 0xfeff ? content.slice(1) : content),
       }
     })
   }
@@ -277,6 +280,7 @@ export abstract class FileSystem {
    * - a malformed `expected` (not `{ version: string }`) is `FS_UNSUPPORTED` before any I/O;
    * - a missing target is `FS_STALE_VERSION`, guarded or not; a non-file is `FS_NOT_REGULAR_FILE`;
    * - `expected.version` is checked BEFORE matching: stale content is `FS_STALE_VERSION`, never a match error;
+   * - concurrent unguarded edits of one file are serialized: none is lost;
    * - non-text content is `FS_NOT_TEXT`; a file above `maxTextBytes`, or a result that would be, is `FS_TOO_LARGE` and the file is left untouched;
    * - matching is on LF-normalized text (`oldString` and `newString` are normalized too);
    * - an empty `oldString` or no match is `FS_EDIT_NOT_FOUND`;

@@ -1,0 +1,267 @@
+import { readdirSync } from 'node:fs'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { expect, it } from 'vitest'
+import { isFsError, type FsErrorCode, type FsTarget } from '@seamfs/core'
+import { codeOf, yieldToLoop, type Env, type Kit } from '../kit.js'
+
+const KiB = 1024
+const MiB = 1024 * KiB
+
+/**
+ * ASCII text of `size` bytes with a line ending at every 4 KiB boundary, so any power-of-two
+ * chunking from 4 KiB up splits some: a CRLF across the boundary, a lone CR just before it, a
+ * lone CR just after it (in turn), plus an LF every 61 bytes.
+ */
+export function lineEndingText(size: number): string {
+  const bytes = new Uint8Array(size)
+  for (let i = 0; i < size; i++) bytes[i] = i % 61 === 60 ? 0x0a : 0x61 + (i % 26)
+  for (let boundary = 4 * KiB, m = 1; boundary + 1 < size; boundary += 4 * KiB, m++) {
+    const [before, at] = m % 3 === 0 ? [0x0d, 0x0a] : m % 3 === 1 ? [0x0d, 0x7a] : [0x71, 0x0d]
+    bytes[boundary - 1] = before
+    bytes[boundary] = at
+  }
+  return new TextDecoder().decode(bytes)
+}
+
+/** Text of `size` bytes, cheap to build: short numbered lines. */
+function linesText(size: number): string {
+  const line = 'the quick brown fox jumps over the lazy dog 0123456789\n'
+  return line.repeat(Math.ceil(size / line.length)).slice(0, size)
+}
+
+/** The first index where `a` and `b` differ, or undefined when they are equal. */
+function firstDifference(a: string, b: string): number | undefined {
+  if (a === b) return undefined
+  for (let i = 0; i < Math.max(a.length, b.length); i++) if (a.charCodeAt(i) !== b.charCodeAt(i)) return i
+  return undefined
+}
+
+/** Rejects with a plain error when `pending` has not settled within `ms`. */
+async function within<T>(ms: number, what: string, pending: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)
+  })
+  try {
+    return await Promise.race([pending, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * Reads `chunks` to the end or to the first failure (its code, and the error itself), turning
+ * the event loop between chunks (so a deadline can fire however the backend completes) and
+ * failing the test past `limit` characters (a stream that never ends) before the heap fills.
+ */
+export async function drain(
+  chunks: AsyncIterable<string>,
+  limit: number,
+  onChunk?: (chunk: string) => void,
+): Promise<{ readonly code: FsErrorCode | 'ok'; readonly received: number; readonly error: unknown }> {
+  let received = 0
+  let error: unknown
+  const code = await codeOf(async () => {
+    try {
+      for await (const chunk of chunks) {
+        received += chunk.length
+        onChunk?.(chunk)
+        if (received > limit) break
+        await yieldToLoop()
+      }
+    } catch (err) {
+      error = err
+      throw err
+    }
+  })
+  expect(received, `characters streamed (more than ${limit}: the stream does not end)`).toBeLessThanOrEqual(limit)
+  return { code, received, error }
+}
+
+/**
+ * The chunks of the file at `path`, like `env.stream` but bounded by `limit` characters; a
+ * failure is rethrown as it came.
+ */
+export async function streamChunks(env: Env, path: string, limit = 64 * MiB): Promise<string[]> {
+  const chunks: string[] = []
+  const { code, error } = await drain(await env.fs.streamText(await env.resolve(path)), limit, (chunk) => chunks.push(chunk))
+  if (code !== 'ok') throw error
+  return chunks
+}
+
+/** The whole text of a file, streamed. */
+async function streamWhole(env: Env, target: FsTarget, limit: number): Promise<string> {
+  const parts: string[] = []
+  const { code } = await drain(await env.fs.streamText(target), limit, (chunk) => parts.push(chunk))
+  expect(code).toBe('ok')
+  return parts.join('')
+}
+
+/** How a `streamText` call failed: when the promise rejected (open), or while iterating. */
+async function failureOf(open: Promise<AsyncIterable<string>>): Promise<string> {
+  let chunks: AsyncIterable<string>
+  try {
+    chunks = await open
+  } catch (err) {
+    return `the promise rejected with ${isFsError(err) ? err.code : `a raw error: ${String(err)}`}`
+  }
+  const { code } = await drain(chunks, MiB)
+  return code === 'ok' ? 'the promise resolved and the iterator ended without error' : `the promise resolved, then the iterator threw ${code}`
+}
+
+/** Open descriptors of this process, where the platform shows them (Linux). */
+function openDescriptors(): number | undefined {
+  try {
+    return readdirSync('/proc/self/fd').length
+  } catch {
+    return undefined
+  }
+}
+
+let gcFunction: (() => void) | null | undefined
+
+/**
+ * A function that forces a full garbage collection: `globalThis.gc` under `--expose-gc`, else
+ * the one jest's leak detector takes (the flag set for a moment, `gc` read from a new context).
+ * `undefined` where neither works (not V8, or a locked-down runtime).
+ */
+function forcedGc(): (() => void) | undefined {
+  if (gcFunction !== undefined) return gcFunction ?? undefined
+  gcFunction = null
+  const exposed = (globalThis as { gc?: unknown }).gc
+  if (typeof exposed === 'function') {
+    gcFunction = exposed as () => void
+    return gcFunction
+  }
+  try {
+    setFlagsFromString('--expose-gc')
+    const found: unknown = runInNewContext('gc')
+    if (typeof found === 'function') gcFunction = found as () => void
+  } catch {
+    // no way to force a collection: the memory test is skipped and says why
+  } finally {
+    setFlagsFromString('--no-expose-gc')
+  }
+  return gcFunction ?? undefined
+}
+
+/**
+ * Live heap plus buffers after full collections: what is really held, not garbage yet to go.
+ * Twice, because V8 frees array buffers on a background sweeper that the next collection
+ * finishes first: after one, freed buffers may still count.
+ */
+function liveBytes(gc: () => void): number {
+  gc()
+  gc()
+  const usage = process.memoryUsage()
+  return usage.heapUsed + usage.external
+}
+
+export function streamClauses(kit: Kit): void {
+  kit.group('read/stream: streaming', {}, () => {
+    kit.test('streamText: line endings are returned as stored (CRLF, lone CR), also across chunk boundaries', async (env) => {
+      const samples = ['a\r\nb\r\n', 'a\rb\r', '\r', '\r\n', '\n\r', 'x\r\r\ny', 'mixed\r\nlf\nlone\rend\r\n']
+      for (const [i, text] of samples.entries()) await env.write(`s${i}.txt`, text)
+      for (const [i, text] of samples.entries()) expect(JSON.stringify(await streamWhole(env, await env.resolve(`s${i}.txt`), MiB))).toBe(JSON.stringify(text))
+      const large = lineEndingText(MiB + 3)
+      await env.write('endings.txt', large)
+      const streamed = await streamWhole(env, await env.resolve('endings.txt'), 2 * MiB)
+      expect(firstDifference(streamed, large), 'the first character that differs from what was stored').toBeUndefined()
+    })
+
+    kit.test('streamText: open-time failures reject the returned promise (a missing file, a directory)', async (env) => {
+      await env.write('d/inner.txt', 'x')
+      expect(await failureOf(env.fs.streamText(await env.resolve('missing.txt')))).toBe('the promise rejected with FS_NOT_FOUND')
+      expect(await failureOf(env.fs.streamText(await env.resolve('d')))).toBe('the promise rejected with FS_NOT_REGULAR_FILE')
+      expect(await failureOf(env.fs.streamText(await env.resolve('d/missing/deeper.txt')))).toBe('the promise rejected with FS_NOT_FOUND')
+    })
+
+    kit.test('streamText: the signal is checked between chunks (an abort after the first chunk makes the iterator throw FS_ABORTED)', async (env) => {
+      const text = linesText(4 * MiB)
+      await env.write('large.txt', text)
+      const controller = new AbortController()
+      const chunks = await env.fs.streamText(await env.resolve('large.txt'), { signal: controller.signal })
+      let afterAbort = 0
+      const { code, received } = await drain(chunks, text.length, (chunk) => {
+        if (controller.signal.aborted) afterAbort += chunk.length
+        controller.abort()
+      })
+      expect(code, `the iterator after the abort (${received} of ${text.length} characters received)`).toBe('FS_ABORTED')
+      expect(afterAbort, 'characters yielded after the abort').toBe(0)
+      expect(await env.read('large.txt')).toBe(text)
+    })
+
+    kit.test('streamText: stopping early releases the file', async (env) => {
+      const text = linesText(MiB)
+      await env.write('early.txt', text)
+      const target = await env.resolve('early.txt')
+      const stops = 60
+      const before = openDescriptors()
+      for (let i = 0; i < stops; i++) {
+        // An unreleased file may hold a socket or handle from a bounded pool: the next open then waits forever.
+        const stopEarly = async (): Promise<void> => {
+          for await (const chunk of await env.fs.streamText(target)) {
+            expect(chunk.length).toBeGreaterThan(0)
+            break
+          }
+        }
+        await within(10_000, `streamText after ${i} early stops (files not released?)`, stopEarly())
+        await yieldToLoop()
+      }
+      const after = openDescriptors()
+      if (before !== undefined && after !== undefined) expect(after - before, `descriptors left open by ${stops} early stops`).toBeLessThan(stops / 2)
+      await env.write('early.txt', 'rewritten')
+      expect(await env.read('early.txt')).toBe('rewritten')
+    })
+
+    const gc = forcedGc()
+    const size = kit.tuning.largeFileBytes
+    const name = 'streamText: memory stays bounded by the chunk size, whatever the file size'
+    const unmeasurable =
+      gc === undefined
+        ? 'no way to force a garbage collection in this runtime'
+        : size < 8 * MiB
+          ? `largeFileBytes (${size}) is too small to tell a bounded stream from a whole-file read`
+          : undefined
+    if (unmeasurable !== undefined) {
+      it.skip(`${name} (skipped: ${unmeasurable})`, () => undefined)
+    } else if (gc !== undefined) {
+      kit.test(name, async (env) => {
+        await env.write('huge.txt', linesText(size))
+        const target = await env.resolve('huge.txt')
+        // Measured after forced collections, so only what the stream really holds counts; a third of
+        // the file is far above any sane chunk size and far below a whole-file copy.
+        const bound = Math.floor(size / 3)
+        const before = liveBytes(gc)
+        const chunks = await env.fs.streamText(target)
+        let peak = liveBytes(gc)
+        let seen = 0
+        let nextSample = 0
+        const { code, received } = await drain(chunks, size, (chunk) => {
+          seen += chunk.length
+          if (seen < nextSample) return
+          peak = Math.max(peak, liveBytes(gc))
+          nextSample = seen + size / 4
+        })
+        expect(code).toBe('ok')
+        expect(received).toBe(size)
+        // The floor is the lower of before and after: memory still held before the stream and freed
+        // during it (a write's buffer, say) must not hide what the stream held.
+        const held = peak - Math.min(before, liveBytes(gc))
+        expect(held, `bytes held while streaming a file of ${size} bytes`).toBeLessThan(bound)
+      })
+    }
+  })
+
+  kit.group('read/stream: streaming stored bytes', { hooks: ['writeBytes'] }, () => {
+    kit.test('streamText: a failure after the first chunk is thrown by the iterator, after the chunks before it', async (env) => {
+      const bytes = new Uint8Array(3 * MiB).fill(0x61)
+      bytes[bytes.length - 100] = 0xff
+      await env.writeBytes('late.txt', bytes)
+      const { code, received } = await drain(await env.fs.streamText(await env.resolve('late.txt')), bytes.length)
+      expect(code).toBe('FS_NOT_TEXT')
+      expect(received, 'characters yielded before the invalid byte was reached').toBeGreaterThan(0)
+    })
+  })
+}
