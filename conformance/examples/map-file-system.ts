@@ -25,7 +25,7 @@ type MapFile = { readonly kind: 'file'; readonly bytes: Uint8Array; readonly gen
 type MapNode = MapFile | { readonly kind: 'dir' }
 
 /** Normalizes a POSIX path against `cwd`: `.`/`..` folded, one leading `/`, no trailing `/`. */
-function normalize(path: string, cwd: string): string {
+export function normalize(path: string, cwd: string): string {
   const parts: string[] = []
   for (const part of `${path.startsWith('/') ? '' : cwd}/${path}`.split('/')) {
     if (part === '' || part === '.') continue

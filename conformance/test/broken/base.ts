@@ -2,7 +2,7 @@ import type { FsLimits } from '@seamfs/core'
 import { FsVersion } from '@seamfs/core/backend'
 import type { ConformanceOptions, ConformanceTuning } from '@seamfs/conformance'
 import mapConformance from '../../examples/map-conformance.js'
-import type { MapFileSystem } from '../../examples/map-file-system.js'
+import { normalize, type MapFileSystem } from '../../examples/map-file-system.js'
 
 /**
  * Tuning of every broken run: small enough that ~70 CLI runs stay practical, large enough that
@@ -28,15 +28,7 @@ export const mapVersion = (generation: number): FsVersion => FsVersion(`g${gener
 export const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 /** The Map example's key of a path: POSIX-normalized against `cwd` (`.`/`..` folded). */
-export function mapKey(path: string, cwd = '/'): string {
-  const parts: string[] = []
-  for (const part of `${path.startsWith('/') ? '' : cwd}/${path}`.split('/')) {
-    if (part === '' || part === '.') continue
-    if (part === '..') parts.pop()
-    else parts.push(part)
-  }
-  return `/${parts.join('/')}`
-}
+export const mapKey = (path: string, cwd = '/'): string => normalize(path, cwd)
 
 /** The directory part of a Map key (`/` for a top-level name). */
 export const parentKey = (key: string): string => key.slice(0, key.lastIndexOf('/')) || '/'
