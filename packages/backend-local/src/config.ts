@@ -10,6 +10,8 @@ import { LocalFileSystem } from './local-file-system.js'
 export interface LocalConfig {
   readonly type: 'local'
   readonly root: string
+  /** Parsed from an octal string (`"0640"`). */
+  readonly newFileMode?: number | undefined
 }
 
 const FIELDS: readonly ConfigField[] = [
@@ -17,8 +19,9 @@ const FIELDS: readonly ConfigField[] = [
     name: 'root',
     kind: 'string',
     required: true,
-    doc: 'the directory to mount; must exist (a relative path starts at the base directory: the current directory of the CLI; `~` is home)',
+    doc: 'the directory to mount; must exist (a relative path starts at the directory of the config file, or the current directory for `--fs`; `~` is home)',
   },
+  { name: 'newFileMode', kind: 'mode', doc: 'mode bits of new files (default `"0600"`)' },
 ]
 
 export const localBackend: BackendDefinition<LocalConfig> = {
@@ -36,7 +39,7 @@ export const localBackend: BackendDefinition<LocalConfig> = {
     if (statSync(root, { throwIfNoEntry: false })?.isDirectory() !== true) {
       throw new ConfigError('backend.root', 'an existing directory', config.root)
     }
-    return new LocalFileSystem({ cwd: root })
+    return new LocalFileSystem({ cwd: root, newFileMode: config.newFileMode })
   },
-  describe: (config) => `local disk at ${config.root}`,
+  describe: (config, baseDir) => `local disk at ${baseDir === undefined ? config.root : configPath(config.root, baseDir)}`,
 }

@@ -3,8 +3,9 @@ import { execFileSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { isFsError, type FsErrorCode } from '@seamfs/core'
+import { isFsError, type FileSystem, type FsErrorCode } from '@seamfs/core'
 import { LocalFileSystem } from '@seamfs/backend-local'
+import { localBackend } from '@seamfs/backend-local/config'
 
 let root: string
 let fs: LocalFileSystem
@@ -99,6 +100,20 @@ describe('writes', () => {
     const t = await wide.resolve('wide.txt')
     await wide.writeText(t, 'a')
     expect(modeOf(t.targetKey)).toBe(0o644)
+  })
+
+  it('takes newFileMode from the config ("0640"); without it new files are 0600', async () => {
+    const open = async (raw: unknown): Promise<FileSystem> => localBackend.open(localBackend.parseConfig(raw, 'backend'), {}, root)
+    const wide = await open({ type: 'local', root: '.', newFileMode: '0640' })
+    const t = await wide.resolve('wide.txt')
+    await wide.writeText(t, 'a')
+    expect(modeOf(t.targetKey)).toBe(0o640)
+    const plain = await open({ type: 'local', root: '.' })
+    const p = await plain.resolve('plain.txt')
+    await plain.writeText(p, 'a')
+    expect(modeOf(p.targetKey)).toBe(0o600)
+    await Promise.all([wide.close(), plain.close()])
+    expect(() => localBackend.parseConfig({ type: 'local', root: '.', newFileMode: 420 }, 'backend')).toThrow(/backend\.newFileMode: expected permission bits/)
   })
 
   it('writes and edits through a symlink land on its target and keep the link', async () => {

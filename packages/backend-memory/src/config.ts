@@ -10,6 +10,8 @@ import type { MemoryTree } from './options.js'
 export interface MemoryConfig {
   readonly type: 'memory'
   readonly files?: Readonly<Record<string, unknown>> | undefined
+  /** Parsed from an octal string (`"0640"`). */
+  readonly newFileMode?: number | undefined
 }
 
 const FIELDS: readonly ConfigField[] = [
@@ -18,6 +20,7 @@ const FIELDS: readonly ConfigField[] = [
     kind: 'object',
     doc: 'files to start with, path → entry: a string (a text file), `null` (a directory), `{ "symlink": target }`, `{ "content": text, "mode": bits }` (default: none)',
   },
+  { name: 'newFileMode', kind: 'mode', doc: 'mode bits of new files, and of seeded files given as a string (default `"0600"`)' },
 ]
 
 export const memoryBackend: BackendDefinition<MemoryConfig> = {
@@ -30,7 +33,7 @@ export const memoryBackend: BackendDefinition<MemoryConfig> = {
     return { type: 'memory' }
   },
   async open(config) {
-    return new MemoryFileSystem(config.files === undefined ? {} : { files: config.files as MemoryTree })
+    return new MemoryFileSystem({ files: config.files as MemoryTree | undefined, newFileMode: config.newFileMode })
   },
   describe: () => 'memory',
 }

@@ -52,6 +52,8 @@ const O_WRONLY = 0o1
 const O_CREAT = 0o100
 const O_EXCL = 0o200
 const O_TRUNC = 0o1000
+/** Mode a new file is created with before it gets `newFileMode`. */
+const CREATE_MODE = 0o600
 /** memfs's FsEventType (a const enum we cannot import under isolatedModules). */
 const EVENT_CREATE = 0
 const EVENT_MODIFY = 2
@@ -100,6 +102,8 @@ export class MemoryFileSystem extends FileSystem {
 
   constructor(options: Readonly<MemoryFileSystemOptions> = {}) {
     super(options)
+    const mode = options.newFileMode ?? DEFAULT_NEW_FILE_MODE
+    if (!Number.isInteger(mode) || mode < 0 || mode > 0o777) throw new RangeError('newFileMode must be within 0o000..0o777')
     this.volume = new Volume(new Superblock({ process: volumeProcess(options.owner) }))
     this.#unsubscribe = this.volume._core.changes.listen((event) => {
       const type: number = event.type
@@ -109,7 +113,7 @@ export class MemoryFileSystem extends FileSystem {
     })
     this.cwd = posix.resolve('/', options.cwd ?? '/')
     this.#clock = options.clock ?? Date.now
-    this.#newFileMode = options.newFileMode ?? DEFAULT_NEW_FILE_MODE
+    this.#newFileMode = mode
     this.volume.mkdirSync(this.cwd, { recursive: true })
     if (options.files !== undefined) seedTree(this.volume, this.cwd, options.files, this.#newFileMode)
   }
@@ -196,13 +200,15 @@ export class MemoryFileSystem extends FileSystem {
     // One synchronous call: no other code of this process can observe a partial file.
     const core = this.volume._core
     if (node === undefined) {
+      // Created writable, then given its mode, as the local and SFTP backends publish: a newFileMode without owner write still creates.
       try {
-        core.writeFile(key, bytes, O_WRONLY | O_CREAT | O_EXCL, this.#newFileMode)
+        core.writeFile(key, bytes, O_WRONLY | O_CREAT | O_EXCL, CREATE_MODE)
       } catch (err) {
         if (codeOf(err) !== 'ENOENT') throw err
         core.mkdirp(posix.dirname(key), 0o777)
-        core.writeFile(key, bytes, O_WRONLY | O_CREAT | O_EXCL, this.#newFileMode)
+        core.writeFile(key, bytes, O_WRONLY | O_CREAT | O_EXCL, CREATE_MODE)
       }
+      if (this.#newFileMode !== CREATE_MODE) this.volume.chmodSync(key, this.#newFileMode)
     } else {
       core.writeFile(key, bytes, O_WRONLY | O_TRUNC, 0)
     }

@@ -32,8 +32,12 @@ export interface MemoryFileSystemOptions extends FsLimits {
    * behaviour does not depend on who runs the test.
    */
   readonly owner?: { readonly uid: number; readonly gid: number } | undefined
-  /** Mode bits of files this filesystem creates (default `0o644`). */
+  /**
+   * Mode bits (`0o000`–`0o777`) of files this filesystem creates, and of seed
+   * files given as plain content (default `0o600`, owner-only, as on the local
+   * and SFTP backends). Existing files keep theirs.
+   */
   readonly newFileMode?: number | undefined
 }
 
-export const DEFAULT_NEW_FILE_MODE = 0o644
+export const DEFAULT_NEW_FILE_MODE = 0o600

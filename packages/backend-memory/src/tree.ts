@@ -15,13 +15,14 @@ export function seedTree(volume: Volume, cwd: string, files: MemoryTree, newFile
       continue
     }
     volume.mkdirSync(posix.dirname(abs), { recursive: true })
+    // Written with memfs's default mode, then chmod-ed: a mode without owner write must not stop the seeding.
     if (typeof entry === 'string' || entry instanceof Uint8Array) {
-      volume.writeFileSync(abs, entry, { mode: newFileMode })
+      volume.writeFileSync(abs, entry)
       volume.chmodSync(abs, newFileMode)
     } else if ('symlink' in entry) {
       volume.symlinkSync(entry.symlink, abs)
     } else {
-      volume.writeFileSync(abs, entry.content, { mode: entry.mode })
+      volume.writeFileSync(abs, entry.content)
       volume.chmodSync(abs, entry.mode)
     }
   }

@@ -6,9 +6,11 @@ import { vol as globalVol } from 'memfs'
 import { describe, expect, it } from 'vitest'
 import { FS_ERROR_CODES, isFsError } from '@seamfs/core'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
+import { memoryBackend } from '@seamfs/backend-memory/config'
 import { translateError } from '@seamfs/core/backend'
 import { MEMFS_ERROR_TABLE, memfsErrorRow } from '../src/errors.js'
 
+const modeOf = (fs: MemoryFileSystem, path: string): number => Number(fs.volume.statSync(path).mode) & 0o777
 const toFsError = (err: unknown, verb: 'read' | 'write', path: string) => translateError(err, verb, path, memfsErrorRow)
 
 describe('seeding and toJSON', () => {
@@ -76,12 +78,63 @@ describe('instances', () => {
     expect(fs.volume.statSync('/a.txt').mtimeMs).toBe(now)
   })
 
+  it('new files are 0600 by default, as on the local and SFTP backends, and so are seeded strings', async () => {
+    const fs = new MemoryFileSystem({ files: { 'seed.txt': 's' } })
+    await fs.writeText(await fs.resolve('new.txt'), 'n')
+    expect([modeOf(fs, '/new.txt'), modeOf(fs, '/seed.txt')]).toEqual([0o600, 0o600])
+    expect(fs.toJSON()).toEqual({ 'new.txt': 'n', 'seed.txt': 's' })
+  })
+
   it('new files take newFileMode; existing files keep their mode', async () => {
-    const fs = new MemoryFileSystem({ newFileMode: 0o600, files: { 'run.sh': { content: 'x', mode: 0o755 } } })
+    const fs = new MemoryFileSystem({ newFileMode: 0o640, files: { 'run.sh': { content: 'x', mode: 0o755 } } })
     await fs.writeText(await fs.resolve('new.txt'), 'n')
     await fs.writeText(await fs.resolve('run.sh'), 'y')
-    expect(Number(fs.volume.statSync('/new.txt').mode) & 0o777).toBe(0o600)
-    expect(Number(fs.volume.statSync('/run.sh').mode) & 0o777).toBe(0o755)
+    expect(modeOf(fs, '/new.txt')).toBe(0o640)
+    expect(modeOf(fs, '/run.sh')).toBe(0o755)
+  })
+
+  it('toJSON names a mode only where it differs from newFileMode, so a snapshot round-trips under any newFileMode', () => {
+    const files = { 'a.txt': 'a', 'b.txt': { content: 'b', mode: 0o600 }, 'c.sh': { content: 'c', mode: 0o755 } }
+    const wide = new MemoryFileSystem({ newFileMode: 0o644, files })
+    expect(wide.toJSON()).toEqual(files)
+    expect(modeOf(wide, '/a.txt')).toBe(0o644)
+    expect(new MemoryFileSystem({ newFileMode: 0o644, files: wide.toJSON() }).toJSON()).toEqual(files)
+    // under the default, b.txt has the default mode: a plain string again
+    expect(new MemoryFileSystem({ files }).toJSON()).toEqual({ 'a.txt': 'a', 'b.txt': 'b', 'c.sh': { content: 'c', mode: 0o755 } })
+  })
+
+  it('refuses a newFileMode outside 0o000..0o777', () => {
+    for (const bad of [-1, 0o1000, 1.5, Number.NaN]) expect(() => new MemoryFileSystem({ newFileMode: bad })).toThrow(RangeError)
+  })
+
+  it('a newFileMode without owner write still creates and seeds (0400), like the local backend', async () => {
+    const fs = new MemoryFileSystem({ newFileMode: 0o400, files: { 'seed.txt': 's', 'x.sh': { content: 'x', mode: 0o500 } } })
+    await fs.writeText(await fs.resolve('dir/new.txt'), 'n')
+    expect([modeOf(fs, '/seed.txt'), modeOf(fs, '/x.sh'), modeOf(fs, '/dir/new.txt')]).toEqual([0o400, 0o500, 0o400])
+    expect(await fs.readText(await fs.resolve('dir/new.txt'))).toBe('n')
+    expect(fs.toJSON()).toEqual({ 'dir/new.txt': 'n', 'seed.txt': 's', 'x.sh': { content: 'x', mode: 0o500 } })
+  })
+})
+
+describe('config', () => {
+  const open = async (raw: unknown): Promise<MemoryFileSystem> =>
+    (await memoryBackend.open(memoryBackend.parseConfig(raw, 'backend'), {}, '/')) as MemoryFileSystem
+
+  it('"newFileMode": "0640" makes new and seeded files 0640; without it they are 0600', async () => {
+    const wide = await open({ type: 'memory', newFileMode: '0640', files: { 'seed.txt': 's' } })
+    await wide.writeText(await wide.resolve('new.txt'), 'n')
+    expect([modeOf(wide, '/new.txt'), modeOf(wide, '/seed.txt')]).toEqual([0o640, 0o640])
+    const plain = await open({ type: 'memory' })
+    await plain.writeText(await plain.resolve('new.txt'), 'n')
+    expect(modeOf(plain, '/new.txt')).toBe(0o600)
+  })
+
+  it('takes the mode as an octal string only', () => {
+    expect(memoryBackend.parseConfig({ type: 'memory', newFileMode: '0o755' }, 'backend')).toEqual({ type: 'memory', newFileMode: 0o755 })
+    expect(() => memoryBackend.parseConfig({ type: 'memory', newFileMode: 640 }, 'backend')).toThrow(
+      'config: backend.newFileMode: expected permission bits as an octal string, e.g. "0600", found the number 640',
+    )
+    expect(() => memoryBackend.parseConfig({ type: 'memory', newFileMode: '0800' }, 'backend')).toThrow(/backend\.newFileMode/)
   })
 })
 

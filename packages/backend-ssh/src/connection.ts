@@ -1,7 +1,9 @@
-import { createHash } from 'node:crypto'
 import { Client, type ConnectConfig, type FileEntryWithStats, type InputAttributes, type SFTPWrapper, type Stats } from 'ssh2'
 import { abortedError, type FsVerb } from '@seamfs/core/backend'
 import { ConnectionFailure, UnsupportedRequest } from './errors.js'
+import { hostKeyPolicy, type HostKeyOptions } from './known-hosts.js'
+
+export { sha256Fingerprint } from './known-hosts.js'
 
 /** Bytes per READ / WRITE request: well under OpenSSH's 255 KiB limit and ssh2's default. */
 const CHUNK = 64 * 1024
@@ -232,22 +234,14 @@ export class Session {
 }
 
 /** How to reach the server again after a drop. */
-export interface ConnectOptions {
-  readonly host?: string | undefined
-  readonly port: number
+export interface ConnectOptions extends HostKeyOptions {
   readonly username?: string | undefined
   readonly privateKey?: string | Buffer | undefined
   readonly passphrase?: string | undefined
   readonly password?: string | undefined
-  readonly hostKeySha256?: string | undefined
-  readonly hostVerifier?: ((key: Buffer) => boolean) | undefined
+  readonly agent?: string | undefined
   readonly readyTimeoutMs: number
   readonly client?: Client | undefined
-}
-
-/** `SHA256:<base64, unpadded>` of a host key blob, as `ssh-keygen -l -E sha256` prints it. */
-export function sha256Fingerprint(key: Buffer): string {
-  return `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`
 }
 
 /**
@@ -344,13 +338,13 @@ export class Connection {
     return session
   }
 
-  #connect(): Promise<Client> {
+  async #connect(): Promise<Client> {
     const o = this.#options
-    let hostRejected = false
+    const policy = await hostKeyPolicy(o)
+    let refusal: string | undefined
     const verify = (key: Buffer): boolean => {
-      const ok = (o.hostKeySha256 === undefined || sha256Fingerprint(key) === o.hostKeySha256) && (o.hostVerifier === undefined || o.hostVerifier(key))
-      hostRejected = !ok
-      return ok
+      refusal = policy.check?.(key)
+      return refusal === undefined
     }
     const config: ConnectConfig = {
       host: o.host as string,
@@ -362,15 +356,28 @@ export class Connection {
       ...(o.privateKey === undefined ? {} : { privateKey: o.privateKey }),
       ...(o.passphrase === undefined ? {} : { passphrase: o.passphrase }),
       ...(o.password === undefined ? {} : { password: o.password }),
-      ...(o.hostKeySha256 === undefined && o.hostVerifier === undefined ? {} : { hostVerifier: verify }),
+      ...(o.agent === undefined ? {} : { agent: o.agent }),
+      ...(policy.check === undefined ? {} : { hostVerifier: verify }),
+      // Moved to the front (remove, then prepend): the server then shows the key known_hosts knows, as OpenSSH arranges.
+      ...(policy.preferred.length === 0
+        ? {}
+        : { algorithms: { serverHostKey: { remove: [...policy.preferred], prepend: [...policy.preferred], append: [] } } }),
     }
     return new Promise<Client>((resolve, reject) => {
       const client = new Client()
+      let agentFailure: Error | undefined
       const onError = (err: Error): void => {
+        // ssh2 reports an unusable agent (or a key it cannot sign with) and goes on to the next method.
+        if (levelOf(err) === 'agent') return void (agentFailure = err)
+        client.removeListener('error', onError)
         client.removeListener('ready', onReady)
+        // More errors may follow the first; unheard, one would crash the process.
+        client.on('error', () => undefined)
         client.end()
-        if (hostRejected) {
-          const reason = `host key of ${o.host}:${o.port} does not match the pinned one`
+        // A refused host key is not a network hiccup: retrying meets the same key.
+        if (refusal !== undefined) reject(new ConnectionFailure({ code: 'FS_IO_ERROR', reason: refusal, retryable: false }, err))
+        else if (agentFailure !== undefined && levelOf(err) === 'client-authentication') {
+          const reason = `authentication failed (the ssh-agent at ${o.agent} could not be used: ${agentFailure.message})`
           reject(new ConnectionFailure({ code: 'FS_PERMISSION_DENIED', reason }, err))
         } else reject(err)
       }
@@ -380,7 +387,7 @@ export class Connection {
         client.setNoDelay(true)
         resolve(client)
       }
-      client.once('error', onError)
+      client.on('error', onError)
       client.once('ready', onReady)
       try {
         client.connect(config)
@@ -391,6 +398,11 @@ export class Connection {
       }
     })
   }
+}
+
+/** ssh2's `level` of an error (`client-authentication`, `agent`…). */
+function levelOf(err: Error): unknown {
+  return (err as { level?: unknown }).level
 }
 
 function closedFailure(): ConnectionFailure {

@@ -28,17 +28,38 @@ export interface SftpFileSystemOptions extends FsLimits {
    * An ssh2 `Client` that is already connected (`ready`). seamfs opens its SFTP
    * session on it and never ends the client: the caller owns it. After that
    * connection drops, seamfs reconnects with a client of its own when `host`
-   * and `username` are given; otherwise calls fail with a retryable `FS_IO_ERROR`.
+   * and `username` are given (checking the host key as below); otherwise calls
+   * fail with a retryable `FS_IO_ERROR`. The given client's host key is the caller's to check.
    */
   readonly client?: Client | undefined
   /**
    * The server's host key fingerprint as `ssh-keygen -l -E sha256` prints it
-   * (`SHA256:…`). A server presenting another key is refused. Without this or
-   * `hostVerifier`, any host key is accepted (ssh2's default): pin it in production.
+   * (`SHA256:` and 43 base64 characters; anything else is a TypeError). A server
+   * presenting another key is refused. With this or `hostVerifier`, the
+   * known_hosts file is not read.
    */
   readonly hostKeySha256?: string | undefined
   /** Custom host key check on the raw key blob; runs after `hostKeySha256` when both are given. */
   readonly hostVerifier?: ((key: Buffer) => boolean) | undefined
+  /**
+   * The OpenSSH known_hosts file the server's key is checked against when
+   * neither `hostKeySha256` nor `hostVerifier` is given (default
+   * `~/.ssh/known_hosts`, read at each connection; a missing file knows no
+   * host). As OpenSSH's `StrictHostKeyChecking yes`: an unknown host, a changed
+   * key and an `@revoked` key are refused (`FS_IO_ERROR`, not retryable) with
+   * the key's fingerprint and how to pin it. Plain, `[host]:port`, wildcard
+   * (`*`, `?`), negated (`!`) and hashed (`|1|…`) names are understood;
+   * `@cert-authority` lines are ignored.
+   */
+  readonly knownHostsFile?: string | undefined
+  /**
+   * INSECURE: accept whatever host key the server presents, unchecked (default
+   * false). Anyone who can intercept the connection then gets the credentials
+   * and the files. For throwaway test servers only; cannot be combined with a pin.
+   */
+  readonly acceptAnyHostKey?: boolean | undefined
+  /** The ssh-agent socket to authenticate with (e.g. `process.env.SSH_AUTH_SOCK`); tried with the key and password. */
+  readonly agent?: string | undefined
   /** Connect timeout in ms (default 20 000). */
   readonly readyTimeoutMs?: number | undefined
   /** Mode bits of newly created files (default `0o600`). Existing files keep theirs. */

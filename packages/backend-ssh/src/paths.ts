@@ -38,9 +38,13 @@ export function childPath(parent: string, name: string): string {
   return parent === '/' ? `/${name}` : `${parent}/${name}`
 }
 
-/** The error of a path that leaves the root (lexically or through a symlink). */
+/**
+ * The error of a path that leaves the root (lexically or through a symlink): the root is a fence,
+ * so this is `FS_SANDBOX_DENIED` (the same code the sandbox gives on every backend), not the
+ * server's own `FS_PERMISSION_DENIED`.
+ */
 export function outsideRoot(verb: FsVerb, path: string, root: string): FsError {
-  return FsError.at('FS_PERMISSION_DENIED', verb, path, `outside the root "${root}"`)
+  return FsError.at('FS_SANDBOX_DENIED', verb, path, `outside the root "${root}"`)
 }
 
 /**

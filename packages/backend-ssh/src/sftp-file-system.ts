@@ -24,6 +24,7 @@ import {
 } from '@seamfs/core/backend'
 import { Connection, type Attrs, type Session } from './connection.js'
 import { sftpErrorRow, STATUS, statusOf } from './errors.js'
+import { checkHostKeyOptions } from './known-hosts.js'
 import { DEFAULT_NEW_FILE_MODE, DEFAULT_PORT, DEFAULT_READY_TIMEOUT_MS, type SftpFileSystemOptions } from './options.js'
 import { canonicalPath, childPath, containsPath, kindOf, outsideRoot } from './paths.js'
 import { isTempName, Publisher } from './publish.js'
@@ -87,6 +88,7 @@ export class SftpFileSystem extends FileSystem {
     if (options.client === undefined && (options.host === undefined || options.username === undefined)) {
       throw new TypeError('SftpFileSystem needs host and username, or a connected client')
     }
+    checkHostKeyOptions(options)
     const mode = options.newFileMode ?? DEFAULT_NEW_FILE_MODE
     if (!Number.isInteger(mode) || mode < 0 || mode > 0o777) throw new RangeError('newFileMode must be within 0o000..0o777')
     super(options)

@@ -1,5 +1,21 @@
 import { Client } from 'ssh2'
+import type { ConfigEnv, FileSystem } from '@seamfs/core/backend'
+import { sftpBackend, type SftpConfig } from '@seamfs/backend-ssh/config'
 import type { SftpServerInfo } from '../../../test-servers/sftp.js'
+
+/** Opens `config` as the CLI would and lists the root: undefined when that worked, else the error. */
+export async function mountError(config: SftpConfig, env: ConfigEnv, baseDir: string): Promise<unknown> {
+  let fs: FileSystem | undefined
+  try {
+    fs = await sftpBackend.open(config, env, baseDir)
+    await fs.listDir(await fs.resolve('.'))
+    return undefined
+  } catch (err) {
+    return err
+  } finally {
+    await fs?.close()
+  }
+}
 
 /** The suite title, with the reason when there is no server (the suite then skips). */
 export function titled(title: string, server: SftpServerInfo | null, why: string): string {

@@ -37,12 +37,12 @@ describe.skipIf(server === null)(titled('SftpFileSystem against OpenSSH', server
   })
 
   describe('root scoping: nothing escapes', () => {
-    it('paths that leave the root lexically are FS_PERMISSION_DENIED', async () => {
-      expect(await codeOf(fs.resolve('..'))).toBe('FS_PERMISSION_DENIED')
-      expect(await codeOf(fs.resolve('../x.txt'))).toBe('FS_PERMISSION_DENIED')
-      expect(await codeOf(fs.resolve('/etc/passwd'))).toBe('FS_PERMISSION_DENIED')
-      expect(await codeOf(fs.resolve('a.txt', { cwd: '..' }))).toBe('FS_PERMISSION_DENIED')
-      expect(await codeOf(fs.lstat('../'))).toBe('FS_PERMISSION_DENIED')
+    it('paths that leave the root lexically are FS_SANDBOX_DENIED', async () => {
+      expect(await codeOf(fs.resolve('..'))).toBe('FS_SANDBOX_DENIED')
+      expect(await codeOf(fs.resolve('../x.txt'))).toBe('FS_SANDBOX_DENIED')
+      expect(await codeOf(fs.resolve('/etc/passwd'))).toBe('FS_SANDBOX_DENIED')
+      expect(await codeOf(fs.resolve('a.txt', { cwd: '..' }))).toBe('FS_SANDBOX_DENIED')
+      expect(await codeOf(fs.lstat('../'))).toBe('FS_SANDBOX_DENIED')
       expect((await fs.resolve(`${root}/a/../b.txt`)).targetKey).toBe(`${root}/b.txt`)
     })
 
@@ -52,9 +52,9 @@ describe.skipIf(server === null)(titled('SftpFileSystem against OpenSSH', server
       await raw.symlink(`${root}/file-out`, `${outside}/secret.txt`)
       await raw.symlink(`${root}/dangling-out`, `${outside}/new.txt`)
       for (const path of ['out', 'out/secret.txt', 'file-out', 'dangling-out', 'out/new/deep.txt']) {
-        expect(await codeOf(fs.resolve(path))).toBe('FS_PERMISSION_DENIED')
+        expect(await codeOf(fs.resolve(path))).toBe('FS_SANDBOX_DENIED')
       }
-      expect(await codeOf(fs.lstat('out/secret.txt'))).toBe('FS_PERMISSION_DENIED')
+      expect(await codeOf(fs.lstat('out/secret.txt'))).toBe('FS_SANDBOX_DENIED')
       expect((await fs.lstat('out'))?.type).toBe('symlink')
       expect(await raw.names(outside)).toEqual(['secret.txt'])
     })
@@ -70,7 +70,7 @@ describe.skipIf(server === null)(titled('SftpFileSystem against OpenSSH', server
         ['out', 'other'],
       ])
       const out = entries.find((e) => e.name === 'out')!
-      expect(await codeOf(fs.listDir(out.target))).toBe('FS_PERMISSION_DENIED')
+      expect(await codeOf(fs.listDir(out.target))).toBe('FS_SANDBOX_DENIED')
       expect(entries[0]?.target.targetKey).toBe(`${root}/in.txt`)
     })
 
@@ -81,23 +81,21 @@ describe.skipIf(server === null)(titled('SftpFileSystem against OpenSSH', server
       const fresh = await fs.resolve('d/new.txt')
       await raw.rmrf(`${root}/d`)
       await raw.symlink(`${root}/d`, outside)
-      expect(await codeOf(fs.readText(target))).toBe('FS_PERMISSION_DENIED')
-      expect(await codeOf(fs.stat(target))).toBe('FS_PERMISSION_DENIED')
-      expect(await codeOf(fs.writeText(target, 'pwned'))).toBe('FS_PERMISSION_DENIED')
-      expect(await codeOf(fs.writeText(fresh, 'pwned', { expected: { kind: 'createIfAbsent' } }))).toBe('FS_PERMISSION_DENIED')
-      expect(await codeOf(fs.editText(target, { oldString: 'outside', newString: 'pwned', replaceAll: false }))).toBe('FS_PERMISSION_DENIED')
-      expect(await codeOf(fs.listDir(await fs.resolve('.').then(() => ({ targetKey: FsTargetKey(`${root}/d`), displayPath: 'd' }))))).toBe(
-        'FS_PERMISSION_DENIED',
-      )
+      expect(await codeOf(fs.readText(target))).toBe('FS_SANDBOX_DENIED')
+      expect(await codeOf(fs.stat(target))).toBe('FS_SANDBOX_DENIED')
+      expect(await codeOf(fs.writeText(target, 'pwned'))).toBe('FS_SANDBOX_DENIED')
+      expect(await codeOf(fs.writeText(fresh, 'pwned', { expected: { kind: 'createIfAbsent' } }))).toBe('FS_SANDBOX_DENIED')
+      expect(await codeOf(fs.editText(target, { oldString: 'outside', newString: 'pwned', replaceAll: false }))).toBe('FS_SANDBOX_DENIED')
+      expect(await codeOf(fs.listDir(await fs.resolve('.').then(() => ({ targetKey: FsTargetKey(`${root}/d`), displayPath: 'd' }))))).toBe('FS_SANDBOX_DENIED')
       expect((await raw.read(`${outside}/f.txt`)).toString()).toBe('outside')
       expect(await raw.names(outside)).toEqual(['f.txt'])
     })
 
     it('a forged target outside the root is refused', async () => {
       const forged = { targetKey: FsTargetKey(`${outside}/x.txt`), displayPath: 'x.txt' }
-      expect(await codeOf(fs.readText(forged))).toBe('FS_PERMISSION_DENIED')
-      expect(await codeOf(fs.writeText(forged, 'x'))).toBe('FS_PERMISSION_DENIED')
-      expect(await codeOf(fs.writeText({ targetKey: FsTargetKey(`${root}/../x`), displayPath: 'x' }, 'x'))).toBe('FS_PERMISSION_DENIED')
+      expect(await codeOf(fs.readText(forged))).toBe('FS_SANDBOX_DENIED')
+      expect(await codeOf(fs.writeText(forged, 'x'))).toBe('FS_SANDBOX_DENIED')
+      expect(await codeOf(fs.writeText({ targetKey: FsTargetKey(`${root}/../x`), displayPath: 'x' }, 'x'))).toBe('FS_SANDBOX_DENIED')
       expect(await raw.names(outside)).toEqual([])
     })
   })
@@ -249,7 +247,8 @@ describe.skipIf(server === null)(titled('SftpFileSystem against OpenSSH', server
   describe('connection', () => {
     it('pins the host key: a wrong fingerprint is refused, the right one connects', async () => {
       const wrong = new SftpFileSystem({ ...server!, root, hostKeySha256: sha256Fingerprint(Buffer.from('not the key')) })
-      expect(await codeOf(wrong.connect())).toBe('FS_PERMISSION_DENIED')
+      // Not FS_PERMISSION_DENIED: the client refused, not the server; and retrying meets the same key.
+      expect(await wrong.connect().catch((e: unknown) => e)).toMatchObject({ code: 'FS_IO_ERROR', retryable: false })
       await wrong.close()
       const right = new SftpFileSystem({ ...server!, root, hostKeySha256: server!.hostKeySha256 })
       await right.connect()

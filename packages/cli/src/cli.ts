@@ -1,11 +1,12 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
+import { Found } from '@seamfs/core/backend'
 import { ConfigError, isConfigError, parseFsUrl, validateConfig, type HarnessConfig } from './config.js'
 import { isMissingPackage } from './backends.js'
-import { loadHarness, type Harness } from './harness.js'
+import { CONFIG_FILE, loadHarness, type Harness } from './harness.js'
 
 /** Where a command writes; tests pass their own. */
 export interface Io {
@@ -16,7 +17,7 @@ export interface Io {
   readonly env: Readonly<Record<string, string | undefined>>
 }
 
-export const CONFIG_FILE = 'seamfs.config.json'
+export { CONFIG_FILE }
 
 /** The kit and its peers: `seamfs conformance` names the one missing. */
 const KIT_PACKAGES = ['@seamfs/conformance', 'vitest', 'fast-check']
@@ -45,6 +46,16 @@ interface GlobalOptions {
   readonly config?: string
   readonly fs?: string
   readonly session?: string
+  readonly allowModule?: boolean
+}
+
+/** A config as read by the CLI, with where it came from. */
+export interface LoadedConfig {
+  readonly config: HarnessConfig
+  /** Where the backend's relative paths of this machine start: the config file's directory, or the cwd for `--fs` and the default. */
+  readonly baseDir: string
+  /** The config file in use (absolute), if any. */
+  readonly file?: string | undefined
 }
 
 const positiveInt = (value: string): number => {
@@ -68,29 +79,53 @@ interface ConformanceCommandOptions {
   readonly quiet: boolean
 }
 
-/** The config: `--config FILE`, else ./seamfs.config.json, else the local disk at the cwd; `--fs` replaces the backend. */
-export async function readConfig(options: GlobalOptions, io: Io): Promise<HarnessConfig> {
+/**
+ * The config: `--config FILE`, else ./seamfs.config.json, else the local disk at the cwd; `--fs`
+ * replaces the backend. Paths written in a config file start at that file's directory; paths on the
+ * command line (`--config`, `--fs`, `--session`) at the cwd. A JSON config cannot load code by
+ * itself: a `module` backend in one needs `--allow-module` (a flag the model cannot write into a file).
+ */
+export async function readConfig(options: GlobalOptions, io: Io): Promise<LoadedConfig> {
   let raw: unknown
-  const file = options.config ?? (existsSync(resolve(io.cwd, CONFIG_FILE)) ? CONFIG_FILE : undefined)
+  const named = options.config ?? (existsSync(resolve(io.cwd, CONFIG_FILE)) ? CONFIG_FILE : undefined)
+  const file = named === undefined ? undefined : resolve(io.cwd, named)
+  const isModule = named !== undefined && /\.(m?js|ts)$/.test(named)
   if (file === undefined) raw = { backend: { type: 'local', root: '.' } }
-  else if (/\.(m?js|ts)$/.test(file)) {
-    const mod = (await import(pathToFileURL(resolve(io.cwd, file)).href)) as { default?: unknown }
+  else if (isModule) {
+    const mod = (await import(pathToFileURL(file).href)) as { default?: unknown }
     raw = mod.default
   } else {
     let text: string
     try {
-      text = readFileSync(resolve(io.cwd, file), 'utf8')
+      text = readFileSync(file, 'utf8')
     } catch {
-      throw new ConfigError('--config', 'a readable config file', file)
+      throw new ConfigError('--config', 'a readable config file', named)
     }
     try {
       raw = JSON.parse(text) as unknown
     } catch (err) {
-      throw new ConfigError(file, 'valid JSON', (err as Error).message)
+      throw new ConfigError(named ?? CONFIG_FILE, 'valid JSON', (err as Error).message)
     }
   }
   const config = await validateConfig(raw)
-  return options.fs === undefined ? config : { ...config, backend: await parseFsUrl(options.fs) }
+  if (options.fs !== undefined) return { config: { ...config, backend: await parseFsUrl(options.fs) }, baseDir: io.cwd, file }
+  if (config.backend.type === 'module' && !isModule && options.allowModule !== true) {
+    throw new ConfigError(
+      'backend.module',
+      'a module named on the command line (--fs ./backend.js), or --allow-module: a JSON config does not load code by itself',
+      new Found(`a module in ${named ?? CONFIG_FILE}`),
+    )
+  }
+  return { config, baseDir: file === undefined ? io.cwd : dirname(file), file }
+}
+
+/** Mounts what the global options say; says on stderr, in one line, what it serves and how it is fenced. */
+async function mount(options: GlobalOptions, io: Io, override?: (config: HarnessConfig) => HarnessConfig): Promise<Harness> {
+  const { config, baseDir, file } = await readConfig(options, io)
+  const protect = [file, options.session === undefined ? undefined : resolve(io.cwd, options.session)].filter((f): f is string => f !== undefined)
+  const harness = await loadHarness(override === undefined ? config : override(config), { baseDir, env: io.env, protect })
+  io.stderr(`seamfs: serving ${harness.description}\n`)
+  return harness
 }
 
 /** Builds the `seamfs` program; `run` parses argv and resolves to the exit code. */
@@ -99,9 +134,10 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
   const program = new Command('seamfs')
     .description('One filesystem contract for agents: the tools, the conformance kit and an MCP server over any backend.')
     .version(VERSION, '-V, --version', 'print the version')
-    .option('-c, --config <file>', `harness config (default: ./${CONFIG_FILE} when present, else the local disk here)`)
+    .option('-c, --config <file>', `harness config (default: ./${CONFIG_FILE} when present, else the local disk here, confined to it)`)
     .option('--fs <spec>', 'backend override: file:<dir> | memory: | s3://bucket/prefix?endpoint=… | sftp://user@host:port/path | <module.js>')
     .option('--session <file>', 'keep read-before-write observations in this file across commands (default: no policy for one-shot commands)')
+    .option('--allow-module', 'let a JSON config name a backend module (code) to load')
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError('(add --help for usage)')
@@ -110,11 +146,7 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
   /** Mounts the harness for a one-shot tool command, runs it, prints the tool's own text. */
   const toolCommand = async (name: string, args: Record<string, unknown>): Promise<void> => {
     const options = program.opts<GlobalOptions>()
-    const config = await readConfig(options, io)
-    const harness = await loadHarness(options.session === undefined ? { ...config, policy: false } : config, {
-      baseDir: io.cwd,
-      env: io.env,
-    })
+    const harness = await mount(options, io, options.session === undefined ? (config) => ({ ...config, policy: false }) : undefined)
     try {
       const session = 'cli'
       if (options.session !== undefined && existsSync(resolve(io.cwd, options.session))) {
@@ -224,8 +256,7 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     .command('mcp')
     .description('serve the tools over MCP on stdio, for an MCP client')
     .action(async () => {
-      const options = program.opts<GlobalOptions>()
-      const harness: Harness = await loadHarness(await readConfig(options, io), { baseDir: io.cwd, env: io.env })
+      const harness: Harness = await mount(program.opts<GlobalOptions>(), io)
       const { createMcpServer, serveStdio } = await import('@seamfs/tools/mcp')
       try {
         await serveStdio(createMcpServer({ tools: harness.tools, name: 'seamfs', version: VERSION }))

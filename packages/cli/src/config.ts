@@ -12,19 +12,27 @@ import { BACKENDS, backendDefinition, typeOfUrl, type BackendConfig } from './ba
 export { ConfigError, isConfigError } from '@seamfs/core/backend'
 export type { BackendConfig } from './backends.js'
 
+/**
+ * The fence around the backend. Every key has a safe default, and the block itself may be left out:
+ * `workspace-write` on the backend's root, reads confined to it. Paths are paths of the store,
+ * relative to the backend's root.
+ */
 export interface SandboxConfig {
-  readonly mode: SandboxMode
+  /** Default `workspace-write`; `full-access` removes the fence (explicitly). */
+  readonly mode?: SandboxMode | undefined
+  /** The workspace inside the store (default `.`, the backend's root). */
   readonly workspaceRoot?: string | undefined
   readonly writableRoots?: readonly string[] | undefined
+  /** Default true; `false` lets the model read anywhere the backend reaches. */
   readonly confineReads?: boolean | undefined
 }
 
 export interface HarnessConfig {
   /** A backend's config (`type` is a key of BACKENDS), or `{ type: 'module', module }`: a module exporting a factory. */
   readonly backend: BackendConfig
-  /** Base of the tools' relative paths (default: the backend's own cwd). */
+  /** Base of the tools' relative paths, a path of the store (default: the backend's root). */
   readonly cwd?: string | undefined
-  /** The mode fence; omit for none. */
+  /** The fence; omitted, the safe defaults of {@link SandboxConfig}. */
   readonly sandbox?: SandboxConfig | undefined
   /** The read-before-write policy (default true). */
   readonly policy?: boolean | undefined
@@ -83,7 +91,7 @@ export async function validateConfig(raw: unknown): Promise<HarnessConfig> {
   if (c['sandbox'] !== undefined) {
     const s = configObject(c['sandbox'], 'sandbox')
     onlyKeys(s, 'sandbox', ['mode', 'workspaceRoot', 'writableRoots', 'confineReads'])
-    if (typeof s['mode'] !== 'string' || !SANDBOX_MODES.includes(s['mode'])) {
+    if (s['mode'] !== undefined && (typeof s['mode'] !== 'string' || !SANDBOX_MODES.includes(s['mode']))) {
       throw new ConfigError('sandbox.mode', `one of ${quoted(SANDBOX_MODES)}`, s['mode'])
     }
     const roots = s['writableRoots']
@@ -91,7 +99,7 @@ export async function validateConfig(raw: unknown): Promise<HarnessConfig> {
       throw new ConfigError('sandbox.writableRoots', 'an array of non-empty strings', roots)
     }
     sandbox = definedOnly({
-      mode: s['mode'] as SandboxMode,
+      mode: s['mode'] as SandboxMode | undefined,
       workspaceRoot: str(s, 'sandbox', 'workspaceRoot'),
       writableRoots: roots as string[] | undefined,
       confineReads: bool(s, 'sandbox', 'confineReads'),

@@ -1,16 +1,24 @@
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { FileSystem, ObservationPolicy, SandboxedFileSystem } from '@seamfs/core'
+import { DEFAULT_PROTECTED_NAMES, FileSystem, ObservationPolicy, SandboxedFileSystem, type SandboxOptions } from '@seamfs/core'
 import type { ConfigEnv } from '@seamfs/core/backend'
 import { createFileTools, type FileTool } from '@seamfs/tools'
 import { backendDefinition } from './backends.js'
 import { ConfigError, validateConfig, type BackendConfig, type HarnessConfig } from './config.js'
 
+/** The name of the harness config the CLI looks for; read-only to the model wherever it appears. */
+export const CONFIG_FILE = 'seamfs.config.json'
+
+/** The fence a harness puts around its backend: the config's `sandbox` block over the safe defaults. */
+export type HarnessSandbox = Required<Pick<SandboxOptions, 'mode' | 'workspaceRoot' | 'confineReads'>> & Pick<SandboxOptions, 'writableRoots'>
+
 /** A mounted harness: the composed filesystem (backend → sandbox), the policy and the tools. */
 export interface Harness {
   readonly config: HarnessConfig
-  /** What was mounted, for people (never a secret). */
+  /** What was mounted and how it is fenced, for people, in one line (never a secret). */
   readonly description: string
+  /** The fence in force (the defaults filled in). */
+  readonly sandbox: HarnessSandbox
   readonly backend: FileSystem
   readonly fs: FileSystem
   readonly policy: ObservationPolicy | undefined
@@ -20,10 +28,20 @@ export interface Harness {
 }
 
 export interface LoadOptions {
-  /** Where relative paths of the config (local root, module, key file) start (default: cwd). */
+  /**
+   * Where the config's relative paths of THIS machine start (a local root, a module, a key file):
+   * the directory of the config file it came from (default: the process's cwd).
+   */
   readonly baseDir?: string
   /** Environment to read secrets from (default: process.env). */
   readonly env?: ConfigEnv
+  /**
+   * Files of this machine the model must not change whatever the mode (absolute, or relative to
+   * `baseDir`): the config file in use, a session file. The module a config names is added, and
+   * any file named {@link CONFIG_FILE} and any `.git` directory are always protected. They are
+   * fenced through the backend, so they matter where the backend is this machine's disk.
+   */
+  readonly protect?: readonly string[]
 }
 
 function isFileSystem(value: unknown): value is FileSystem {
@@ -58,29 +76,55 @@ async function mountBackend(b: BackendConfig, baseDir: string, env: ConfigEnv): 
   return (await backendDefinition(b.type, 'backend.type')).open(b, env, baseDir)
 }
 
-/** What was mounted, without secrets. */
-export async function describeBackend(b: BackendConfig): Promise<string> {
-  if (b.type === 'module') return `module ${b['module'] as string}`
-  return (await backendDefinition(b.type, 'backend.type')).describe(b)
+/** What was mounted, without secrets; relative paths of this machine shown from `baseDir` when given. */
+export async function describeBackend(b: BackendConfig, baseDir?: string): Promise<string> {
+  if (b.type === 'module') return `module ${baseDir === undefined ? (b['module'] as string) : resolve(baseDir, b['module'] as string)}`
+  return (await backendDefinition(b.type, 'backend.type')).describe(b, baseDir)
+}
+
+/** The config's `sandbox` block over the defaults: workspace-write on the backend's root, reads confined. */
+export function harnessSandbox(config: HarnessConfig): HarnessSandbox {
+  const s = config.sandbox
+  return {
+    mode: s?.mode ?? 'workspace-write',
+    workspaceRoot: s?.workspaceRoot ?? '.',
+    confineReads: s?.confineReads ?? true,
+    ...(s?.writableRoots === undefined ? {} : { writableRoots: s.writableRoots }),
+  }
+}
+
+/** The fence, in words: `workspace-write in the root, reads confined to it`. */
+function describeSandbox(s: HarnessSandbox): string {
+  if (s.mode === 'full-access') return 'full-access: reads and writes anywhere the backend reaches'
+  const roots = [s.workspaceRoot === '.' ? 'the root' : s.workspaceRoot, ...(s.writableRoots ?? [])]
+  const reads = s.confineReads ? `reads confined to ${s.mode === 'read-only' ? roots.join(', ') : roots.length === 1 ? 'it' : 'them'}` : 'reads anywhere'
+  return `${s.mode === 'read-only' ? 'read-only' : `workspace-write in ${roots.join(', ')}`}, ${reads}`
 }
 
 /**
  * Mounts what `config` says: the backend, the sandbox around it, the policy
  * and the tools. Throws {@link ConfigError} for anything wrong in the config.
+ *
+ * Safe by default: the backend's root is a fence on every backend. Without a `sandbox` block the
+ * model gets `workspace-write` on the root with reads confined to it; widening is explicit
+ * (`"sandbox": { "mode": "full-access" }`, `"confineReads": false`, `writableRoots`). Whatever the
+ * mode, `.git`, any {@link CONFIG_FILE}, the module the config names and `options.protect` are
+ * read-only to the model. The sandbox's paths (`workspaceRoot`, `writableRoots`) and `cwd` are
+ * paths of the store, relative to the backend's root.
  */
 export async function loadHarness(rawConfig: unknown, options: LoadOptions = {}): Promise<Harness> {
   const config = await validateConfig(rawConfig)
-  const baseDir = options.baseDir ?? process.cwd()
+  const baseDir = resolve(options.baseDir ?? process.cwd())
   const backend = await mountBackend(config.backend, baseDir, options.env ?? process.env)
-  const fs =
-    config.sandbox === undefined
-      ? backend
-      : new SandboxedFileSystem(backend, {
-          mode: config.sandbox.mode,
-          workspaceRoot: config.sandbox.workspaceRoot ?? config.cwd ?? '.',
-          writableRoots: config.sandbox.writableRoots,
-          confineReads: config.sandbox.confineReads,
-        })
+  const sandbox = harnessSandbox(config)
+  // Host paths mean something only where the backend is this machine's disk (local, or a module's).
+  const onHost = config.backend.type === 'local' || config.backend.type === 'module'
+  const hostFiles = [...(options.protect ?? []), ...(config.backend.type === 'module' ? [config.backend['module'] as string] : [])]
+  const fs = new SandboxedFileSystem(backend, {
+    ...sandbox,
+    protectedPaths: onHost ? hostFiles.map((file) => resolve(baseDir, file)) : [],
+    protectedNames: [...DEFAULT_PROTECTED_NAMES, CONFIG_FILE],
+  })
   const policy = config.policy === false ? undefined : new ObservationPolicy()
   let tools: FileTool[]
   try {
@@ -88,10 +132,10 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
   } catch (err) {
     throw new ConfigError('tools', 'valid tool settings', (err as Error).message)
   }
-  const sandbox = config.sandbox === undefined ? '' : `, sandbox ${config.sandbox.mode}`
   return {
     config,
-    description: `${await describeBackend(config.backend)}${sandbox}${policy === undefined ? ', no policy' : ''}`,
+    description: `${await describeBackend(config.backend, baseDir)}; ${describeSandbox(sandbox)}; read-before-write ${policy === undefined ? 'off' : 'on'}`,
+    sandbox,
     backend,
     fs,
     policy,

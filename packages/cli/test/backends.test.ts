@@ -69,7 +69,15 @@ describe('the README documents every backend as its package defines it', () => {
   // Table cells are compared with their padding collapsed: a formatter may align the columns.
   const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8').replaceAll(/ {2,}\|/g, ' |')
   const kind = (f: ConfigField): string =>
-    f.kind === 'string' ? (f.allowEmpty === true ? 'string, may be empty' : 'string') : f.kind === 'port' ? 'port (integer 1–65535)' : f.kind
+    f.kind === 'string'
+      ? f.allowEmpty === true
+        ? 'string, may be empty'
+        : 'string'
+      : f.kind === 'port'
+        ? 'port (integer 1–65535)'
+        : f.kind === 'mode'
+          ? 'mode (octal string, e.g. `"0600"`)'
+          : f.kind
 
   it.each(Object.keys(BACKENDS))('%s', async (type) => {
     const definition = await backendDefinition(type, 'backend.type')

@@ -34,6 +34,17 @@ function expectToolError(r: RunResult, message: string, code: string): void {
   expect(r).toMatchObject({ code: 1, stdout: '', stderr: `${message} [${code}]\n` })
 }
 
+/**
+ * `r` without the serving line a mounting command prints first on stderr (checked against
+ * `expected` when given); a command that mounts nothing (usage errors, help) prints none.
+ */
+function unserved(r: RunResult, expected?: string): RunResult {
+  if (!r.stderr.startsWith('seamfs: serving ')) return r
+  const line = r.stderr.slice(0, r.stderr.indexOf('\n') + 1)
+  if (expected !== undefined) expect(line).toBe(expected)
+  return { ...r, stderr: r.stderr.slice(line.length) }
+}
+
 afterAll(removeTempDirs)
 
 describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child process'), () => {
@@ -43,7 +54,11 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
     /** The display path of a workspace file. */
     const abs = (rel: string): string => (kind === 'local' ? `${cwd}/${rel}` : `/${rel}`)
     const root = (): string => (kind === 'local' ? cwd : '/')
-    const run = (args: readonly string[], input?: string): Promise<RunResult> => runBin(args, { cwd, home, ...(input === undefined ? {} : { input }) })
+    /** The line every mounting command prints first on stderr: what it serves, and the fence. */
+    const serving = (): string =>
+      `seamfs: serving ${kind === 'local' ? `local disk at ${cwd}` : 'memory'}; workspace-write in the root, reads confined to it; read-before-write off\n`
+    const run = async (args: readonly string[], input?: string): Promise<RunResult> =>
+      unserved(await runBin(args, { cwd, home, ...(input === undefined ? {} : { input }) }), serving())
 
     beforeEach(() => {
       cwd = tempDir(kind)
@@ -151,7 +166,8 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
   describe('config, usage and help', () => {
     let cwd = ''
     let home = ''
-    const run = (args: readonly string[], input?: string): Promise<RunResult> => runBin(args, { cwd, home, ...(input === undefined ? {} : { input }) })
+    const run = async (args: readonly string[], input?: string): Promise<RunResult> =>
+      unserved(await runBin(args, { cwd, home, ...(input === undefined ? {} : { input }) }))
     beforeEach(() => {
       cwd = tempDir('cwd')
       home = tempDir('home')
@@ -336,7 +352,8 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       // It exits because stdin closed, not by the SDK's SIGTERM after its 2 s grace.
       expect(Date.now() - started).toBeLessThan(2000)
       expect(isAlive(child)).toBe(false)
-      expect(stderr).toBe('')
+      // One line on stderr, before anything else: what it serves and how it is fenced.
+      expect(stderr).toBe(`seamfs: serving local disk at ${root}; workspace-write in the root, reads confined to it; read-before-write on\n`)
     })
   })
 })

@@ -34,7 +34,7 @@ describe('loadHarness on the live servers', () => {
         { env },
       )
       try {
-        expect(h.description).toBe(`s3://${s3.bucket}/${prefix} at ${s3.endpoint}`)
+        expect(h.description).toBe(`s3://${s3.bucket}/${prefix} at ${s3.endpoint}; workspace-write in the root, reads confined to it; read-before-write on`)
         expect(h.description).not.toContain(s3.accessKeyId)
         expect(h.description).not.toContain(s3.secretAccessKey)
         const l = await h.tool('list').execute({}, { session: 't' })
@@ -64,7 +64,9 @@ describe('loadHarness on the live servers', () => {
         },
       })
       try {
-        expect(h.description).toBe(`sftp://${sftp.username}@${sftp.host}:${sftp.port}${sftp.root}`)
+        expect(h.description).toBe(
+          `sftp://${sftp.username}@${sftp.host}:${sftp.port}${sftp.root}; workspace-write in the root, reads confined to it; read-before-write on`,
+        )
         const name = `cli-${Date.now()}.txt`
         const wrote = await h.tool('write').execute({ file_path: name, content: 'over ssh\n' }, { session: 't' })
         expect(wrote.isError).toBe(false)

@@ -48,7 +48,12 @@ describe('validateConfig: a wrong config names the key, what was expected and wh
     ['local without root', { backend: { type: 'local' } }, 'backend.root', 'expected a non-empty string, found nothing'],
     ['backend.root not a string', { backend: { type: 'local', root: 5 } }, 'backend.root', 'expected a non-empty string, found the number 5'],
     ['backend.root blank', { backend: { type: 'local', root: '  ' } }, 'backend.root', 'expected a non-empty string, found the string "  "'],
-    ['unknown key in a local backend', { backend: { ...local, bucket: 'b' } }, 'backend.bucket', 'expected one of the keys type, root, found an unknown key'],
+    [
+      'unknown key in a local backend',
+      { backend: { ...local, bucket: 'b' } },
+      'backend.bucket',
+      'expected one of the keys type, root, newFileMode, found an unknown key',
+    ],
     ['memory files not an object', { backend: { type: 'memory', files: ['a'] } }, 'backend.files', 'expected an object, found an array'],
     ['s3 without bucket', { backend: { type: 's3' } }, 'backend.bucket', 'expected a non-empty string, found nothing'],
     [
@@ -91,7 +96,7 @@ describe('validateConfig: a wrong config names the key, what was expected and wh
       'sftp inline key',
       { backend: { type: 'sftp', host: 'h', username: 'u', privateKey: SECRET } },
       'backend.privateKey',
-      'expected one of the keys type, host, port, username, root, privateKeyFile, passwordEnv, hostKeySha256, found an unknown key',
+      'expected one of the keys type, host, port, username, root, privateKeyFile, passwordEnv, agent, hostKeySha256, knownHostsFile, insecureAcceptAnyHostKey, newFileMode, found an unknown key',
     ],
     ['module without module', { backend: { type: 'module' } }, 'backend.module', 'expected a non-empty string, found nothing'],
     ['backend URL of an unknown scheme', { backend: 'ftp://x/y' }, 'backend', 'expected file:, memory:, s3:// or sftp://, found the string "ftp://x/y"'],
@@ -102,7 +107,12 @@ describe('validateConfig: a wrong config names the key, what was expected and wh
       'expected no password in the URL (use an environment variable), found a password',
     ],
     ['sandbox not an object', { backend: local, sandbox: 'read-only' }, 'sandbox', 'expected an object, found the string "read-only"'],
-    ['sandbox without mode', { backend: local, sandbox: {} }, 'sandbox.mode', 'expected one of "read-only", "workspace-write", "full-access", found nothing'],
+    [
+      'sandbox.mode a number',
+      { backend: local, sandbox: { mode: 1 } },
+      'sandbox.mode',
+      'expected one of "read-only", "workspace-write", "full-access", found the number 1',
+    ],
     [
       'sandbox.mode wrong',
       { backend: local, sandbox: { mode: 'rw' } },
@@ -298,7 +308,7 @@ describe('loadHarness', () => {
   it('mounts memory with the tools; the description says what was mounted', async () => {
     const h = await loadHarness({ backend: { type: 'memory', files: { 'a.txt': 'one\ntwo\n' } } })
     try {
-      expect(h.description).toBe('memory')
+      expect(h.description).toBe('memory; workspace-write in the root, reads confined to it; read-before-write on')
       expect(h.policy).toBeDefined()
       expect(h.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['list', 'read', 'write', 'edit', 'glob', 'grep']))
       const r = await h.tool('read').execute({ file_path: 'a.txt' }, { session: 't' })
@@ -312,7 +322,7 @@ describe('loadHarness', () => {
   it('mounts local disk behind a sandbox, without the policy', async () => {
     const h = await loadHarness({ backend: { type: 'local', root: '.' }, sandbox: { mode: 'read-only' }, policy: false }, { baseDir: base })
     try {
-      expect(h.description).toBe('local disk at ., sandbox read-only, no policy')
+      expect(h.description).toBe(`local disk at ${base}; read-only, reads confined to the root; read-before-write off`)
       expect(h.policy).toBeUndefined()
       const w = await h.tool('write').execute({ file_path: 'x.txt', content: 'x' }, { session: 't' })
       expect(w).toMatchObject({ isError: true, code: 'FS_SANDBOX_DENIED' })
@@ -331,8 +341,11 @@ describe('loadHarness', () => {
     for (const c of configs) expect(await describeBackend(c)).not.toMatch(/KEY_ID|SECRET|PW|id_ed25519/)
   })
 
-  it('a password inside an S3 endpoint (the outer URL refuses one, its endpoint did not) is not described', async () => {
-    const fromUrl = await parseFsUrl('s3://b/p?endpoint=http://admin:hunter2@127.0.0.1:7480')
-    expect(await describeBackend(fromUrl)).toBe('s3://b/p at http://admin:***@127.0.0.1:7480')
+  it('a password inside an S3 endpoint is refused like one in the outer URL, and never echoed', async () => {
+    const err = await parseFsUrl('s3://b/p?endpoint=http://admin:hunter2@127.0.0.1:7480').then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    )
+    expect(err?.message).toBe('config: --fs: expected no password in the URL (use an environment variable), found a password')
   })
 })

@@ -23,11 +23,13 @@ export interface BackendConfigBase {
  * - `string`: a non-empty string (`allowEmpty`: any string);
  * - `boolean`: `true` or `false`;
  * - `port`: an integer from 1 to 65535;
- * - `object`: a JSON object.
+ * - `object`: a JSON object;
+ * - `mode`: permission bits as an octal string (`"0600"`, `"0o644"`, `"600"`), up to `0777`; parsed to a number.
+ *   A JSON number is refused: `600` would silently mean `0o1130`.
  */
 export interface ConfigField {
   readonly name: string
-  readonly kind: 'string' | 'boolean' | 'port' | 'object'
+  readonly kind: 'string' | 'boolean' | 'port' | 'object' | 'mode'
   readonly required?: boolean
   readonly allowEmpty?: boolean
   /** One line for people: what it means, its default. */
@@ -57,8 +59,11 @@ export interface BackendDefinition<C extends BackendConfigBase> {
    * harness config holds it.
    */
   open(config: C, env: ConfigEnv, baseDir: string): Promise<FileSystem>
-  /** What is mounted, for people: never a password, a secret key or key contents. */
-  describe(config: C): string
+  /**
+   * What is mounted, for people: never a password, a secret key or key contents. Relative paths of
+   * this machine are shown resolved from `baseDir` when it is given.
+   */
+  describe(config: C, baseDir?: string): string
 }
 
 /** What was found, when it is told in words rather than shown as a value (an unknown key, a secret). */
@@ -126,6 +131,11 @@ export function configField(value: Readonly<Record<string, unknown>>, where: str
       throw new ConfigError(key, 'a port number (1-65535)', v)
     case 'object':
       return configObject(v, key)
+    case 'mode': {
+      const digits = typeof v === 'string' ? /^(?:0o|0)?([0-7]{1,3})$/i.exec(v.trim())?.[1] : undefined
+      if (digits !== undefined) return Number.parseInt(digits, 8)
+      throw new ConfigError(key, 'permission bits as an octal string, e.g. "0600"', v)
+    }
   }
 }
 
@@ -146,25 +156,59 @@ export function parseConfigFields(raw: unknown, where: string, type: string, fie
 }
 
 /**
- * A URL as it may be printed back: any password replaced. The password runs to the last `@`: a
- * `/` or `@` typed in it unencoded (AWS secret keys have `/`) must not end it early.
+ * `user:password@` at the start of a URL. The password runs from the first `:` before the first `@`
+ * to the LAST `@`: a `/ ? # @ :` typed in it unencoded (AWS secret keys have `/`) must not end it early.
  */
-export function redactUrl(spec: string): string {
-  return spec.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*):.*@/is, '$1:***@')
-}
+const USERINFO_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^@:]*):.*@/is
 
 /**
- * Parses a `scheme://…` form of `--fs`. A password in it is refused: it would
- * be printed back and kept in shell history.
+ * A URL as it may be printed back: any password replaced by `***`, and so is
+ * every query value and the fragment (a secret may be passed as `?token=…`, or
+ * hold a `#`). Query keys and everything before the query stay.
  */
-export function parseConfigUrl(spec: string, where: string): URL {
+export function redactUrl(spec: string): string {
+  const s = spec.replace(USERINFO_PASSWORD, '$1:***@')
+  const query = s.search(/[?#]/)
+  if (query === -1) return s
+  const tail = s.slice(query).replace(/#.*$/s, '#***')
+  return s.slice(0, query) + tail.replace(/([?&][^=&#]*=)[^&#]*/g, '$1***')
+}
+
+/** A query key as it is named in a message: quoted, and cut short (a secret pasted as a key would be long). */
+const queryKeyShown = (key: string): string => JSON.stringify(key.length > 40 ? `${key.slice(0, 37)}...` : key)
+
+/**
+ * Parses a `scheme://…` form of `--fs`. Refused, without ever echoing a
+ * secret: a password in it (it would be printed back and kept in shell
+ * history), even one whose `/ ? # @` makes the URL parse otherwise; a fragment;
+ * and, when `queryKeys` is given, a query key not in it or given twice (the
+ * message names the key and the allowed ones, never a value). A `+` in the
+ * query is a plus, not a space (`?hostKeySha256=SHA256:a+b/c` means what it
+ * says); `%2B`, `%2F`, `%3D`… are decoded as usual.
+ */
+export function parseConfigUrl(spec: string, where: string, queryKeys?: readonly string[]): URL {
   let url: URL
   try {
     url = new URL(spec)
   } catch {
     throw new ConfigError(where, 'a valid URL', redactUrl(spec))
   }
-  if (url.password !== '') throw new ConfigError(where, 'no password in the URL (use an environment variable)', new Found('a password'))
+  if (url.password !== '' || USERINFO_PASSWORD.test(spec)) {
+    throw new ConfigError(where, 'no password in the URL (use an environment variable)', new Found('a password'))
+  }
+  if (url.hash !== '' || spec.includes('#')) throw new ConfigError(where, 'no "#" in the URL (write it as %23)', new Found('a fragment'))
+  url.search = url.search.replaceAll('+', '%2B')
+  if (queryKeys !== undefined) {
+    const seen = new Set<string>()
+    for (const key of url.searchParams.keys()) {
+      if (!queryKeys.includes(key)) {
+        const allowed = queryKeys.length === 0 ? 'no query' : `only the query keys ${queryKeys.join(', ')}`
+        throw new ConfigError(where, allowed, new Found(`the unknown query key ${queryKeyShown(key)}`))
+      }
+      if (seen.has(key)) throw new ConfigError(where, 'each query key at most once', new Found(`the query key ${queryKeyShown(key)} twice`))
+      seen.add(key)
+    }
+  }
   return url
 }
 

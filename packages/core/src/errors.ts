@@ -8,7 +8,8 @@
  * - `FS_NOT_TEXT` — a NUL byte in the first 8192 bytes, or invalid UTF-8 anywhere.
  * - `FS_NOT_REGULAR_FILE` — a read, write or edit of a directory or special file.
  * - `FS_PERMISSION_DENIED` — the store (kernel, server, credentials) refused.
- * - `FS_SANDBOX_DENIED` — the sandbox fence refused a mutation (a policy decision).
+ * - `FS_SANDBOX_DENIED` — a fence refused the access (a policy decision): the sandbox, or a backend's
+ *   `root` scope, which is a fence on every backend.
  * - `FS_IO_ERROR` — any other store failure; `retryable` says whether trying again may help.
  * - `FS_STALE_VERSION` — a guard's version no longer matches, or the target vanished.
  * - `FS_NOT_OBSERVED` — `createIfAbsent` found a file, or the policy has no observation.

@@ -24,4 +24,4 @@ export type {
   WriteOptions,
 } from './types.js'
 export { ObservationPolicy, type Observation, type ObservationSnapshot, type PolicyOwner } from './policy.js'
-export { SANDBOX_MODES, SandboxedFileSystem, type SandboxMode, type SandboxOptions } from './sandbox.js'
+export { DEFAULT_PROTECTED_NAMES, SANDBOX_MODES, SandboxedFileSystem, type SandboxMode, type SandboxOptions } from './sandbox.js'

@@ -16,9 +16,26 @@ export interface SandboxOptions {
   readonly workspaceRoot: string
   /** More directories mutations may land in (in `workspace-write`). */
   readonly writableRoots?: readonly string[] | undefined
-  /** Confine reads, stats and listings to the roots as well (default: reads pass everywhere). */
+  /**
+   * Confine reads, stats and listings to the roots as well (default true: the fence holds both ways).
+   * `false` lets reads pass everywhere; `full-access` mode never confines.
+   */
   readonly confineReads?: boolean | undefined
+  /**
+   * Paths that are never mutated, whatever the mode (`full-access` included), nor anything below them:
+   * a harness's own config, a module it loads, a session file. Resolved afresh against the workspace
+   * root for every check and compared by identity, so an alias (a symlink, `..`) is caught too.
+   */
+  readonly protectedPaths?: readonly string[] | undefined
+  /**
+   * Names that make a path read-only wherever they appear as one of its segments (compared without
+   * case): default `['.git']`, whose hooks and config are code. `[]` turns this off.
+   */
+  readonly protectedNames?: readonly string[] | undefined
 }
+
+/** The default of {@link SandboxOptions.protectedNames}. */
+export const DEFAULT_PROTECTED_NAMES: readonly string[] = ['.git']
 
 /**
  * A fence around ANY backend, written as a {@link FileSystemLayer}: core validates
@@ -29,6 +46,10 @@ export interface SandboxOptions {
  * the write out. Denials are `FS_SANDBOX_DENIED`, never confused with the
  * store's own `FS_PERMISSION_DENIED`.
  *
+ * Defaults are the safe ones: reads are confined too unless `confineReads: false`, and `.git`
+ * ({@link DEFAULT_PROTECTED_NAMES}) and any {@link SandboxOptions.protectedPaths} are read-only in
+ * every mode. Widening is explicit: `full-access`, `confineReads: false`, `protectedNames: []`.
+ *
  * This is a policy fence, not a kernel boundary: between the fresh resolve and
  * the backend's write a local attacker could still swap a link. Untrusted code
  * needs OS isolation; this keeps a model's paths where they belong.
@@ -38,6 +59,8 @@ export class SandboxedFileSystem extends FileSystemLayer {
   readonly #roots: readonly string[]
   readonly #workspaceRoot: string
   readonly #confineReads: boolean
+  readonly #protectedPaths: readonly string[]
+  readonly #protectedNames: ReadonlySet<string>
 
   constructor(inner: FileSystem, options: Readonly<SandboxOptions>) {
     super(inner)
@@ -48,7 +71,9 @@ export class SandboxedFileSystem extends FileSystemLayer {
     this.mode = options.mode
     this.#workspaceRoot = options.workspaceRoot
     this.#roots = [options.workspaceRoot, ...(options.writableRoots ?? [])]
-    this.#confineReads = options.confineReads ?? false
+    this.#confineReads = options.confineReads ?? true
+    this.#protectedPaths = options.protectedPaths ?? []
+    this.#protectedNames = new Set((options.protectedNames ?? DEFAULT_PROTECTED_NAMES).map((name) => name.toLowerCase()))
   }
 
   protected override resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
@@ -61,7 +86,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
 
   protected override async lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
     const base = cwd ?? this.#workspaceRoot
-    if (this.#confineReads) await this.#readable(await this.inner.resolve(path, { cwd: base, signal }), 'lstat', signal)
+    if (this.#confineReads && this.mode !== 'full-access') await this.#lstatable(path, base, signal)
     return super.lstatPath(path, base, signal)
   }
 
@@ -87,15 +112,52 @@ export class SandboxedFileSystem extends FileSystemLayer {
 
   /** The fresh target a mutation may touch, or `FS_SANDBOX_DENIED`. */
   async #writable(target: FsTarget, verb: FsVerb, signal: AbortSignal | undefined): Promise<FsTarget> {
-    if (this.mode === 'full-access') return target
     const denied = (why: string, cause?: unknown): FsError =>
       FsError.at('FS_SANDBOX_DENIED', verb, target.displayPath, `file access denied under ${this.mode} mode${why}`, { cause })
     if (this.mode === 'read-only') throw denied('')
-    const fresh = await this.#fresh(target, signal, denied)
+    // In full-access a path that does not resolve now goes to the backend as it is, for the backend's own error.
+    const fresh =
+      this.mode === 'full-access'
+        ? ((await this.#resolveOrNone(target.displayPath, this.#workspaceRoot, signal)) ?? target)
+        : await this.#fresh(target, signal, denied)
+    await this.#unprotected(target, fresh, verb, signal)
+    if (this.mode === 'full-access') return fresh
     const roots = await this.#resolvedRoots(signal)
     const inside = roots.some((root) => root.targetKey !== fresh.targetKey && this.inner.contains(root, fresh))
     if (!inside) throw denied(roots.some((root) => root.targetKey === fresh.targetKey) ? ' (a root itself is not a file)' : '')
     return fresh
+  }
+
+  /** Refuses a mutation of a protected path or anything below it, by name or by identity. */
+  async #unprotected(target: FsTarget, fresh: FsTarget, verb: FsVerb, signal: AbortSignal | undefined): Promise<void> {
+    const refuse = (what: string): FsError =>
+      FsError.at('FS_SANDBOX_DENIED', verb, target.displayPath, `${what} is read-only to the model in every sandbox mode`)
+    for (const path of [target.displayPath, fresh.displayPath]) {
+      const name = path.split(/[\\/]/).find((segment) => this.#protectedNames.has(segment.toLowerCase()))
+      if (name !== undefined) throw refuse(`"${name}"`)
+    }
+    for (const path of this.#protectedPaths) {
+      const guarded = await this.#resolveOrNone(path, this.#workspaceRoot, signal)
+      if (guarded !== undefined && this.inner.contains(guarded, fresh)) throw refuse('a protected path of the harness')
+    }
+  }
+
+  /**
+   * Under confined reads, `lstat` may look at a path whose target lies inside, or at a symlink
+   * that itself lies inside (its parent directory does) wherever it points: the link is not followed.
+   */
+  async #lstatable(path: string, base: string, signal: AbortSignal | undefined): Promise<void> {
+    const denied = (why: string, cause?: unknown): FsError => FsError.at('FS_SANDBOX_DENIED', 'lstat', path, `outside the sandbox roots${why}`, { cause })
+    const roots = await this.#resolvedRoots(signal)
+    const inside = async (p: string): Promise<boolean> => {
+      const target = await this.#resolveOrNone(p, base, signal)
+      return target !== undefined && roots.some((root) => this.inner.contains(root, target))
+    }
+    if (await inside(path)) return
+    // `..` is lexical in resolve: `<path>/..` is the directory holding the link.
+    if (!(await inside(`${path.replace(/\/+$/, '')}/..`))) throw denied('')
+    const info = await super.lstatPath(path, base, signal)
+    if (info?.type !== 'symlink') throw denied('')
   }
 
   /** The target a read may touch: unchanged, unless reads are confined. */
@@ -125,16 +187,16 @@ export class SandboxedFileSystem extends FileSystemLayer {
    * the workspace root; a root that cannot be resolved matches nothing.
    */
   async #resolvedRoots(signal: AbortSignal | undefined): Promise<FsTarget[]> {
-    const roots = await Promise.all(
-      this.#roots.map(async (root, i) => {
-        try {
-          return await this.inner.resolve(root, { signal, cwd: i === 0 ? undefined : this.#workspaceRoot })
-        } catch (err) {
-          if (isFsError(err, 'FS_ABORTED')) throw err
-          return undefined
-        }
-      }),
-    )
+    const roots = await Promise.all(this.#roots.map((root, i) => this.#resolveOrNone(root, i === 0 ? undefined : this.#workspaceRoot, signal)))
     return roots.filter((root): root is FsTarget => root !== undefined)
+  }
+
+  async #resolveOrNone(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget | undefined> {
+    try {
+      return await this.inner.resolve(path, { signal, cwd })
+    } catch (err) {
+      if (isFsError(err, 'FS_ABORTED')) throw err
+      return undefined
+    }
   }
 }

@@ -1,11 +1,22 @@
 import { FsError, isFsError } from '@seamfs/core'
-import { argsObject, optionalPath } from './args.js'
+import { argsParser, NON_BLANK } from './args.js'
 import { run } from './file-tools.js'
 import { RegexWorker, type WorkerMatch } from './grep-worker.js'
 import { messagePath, quotePath } from './quote.js'
 import { ok, ToolInputError } from './results.js'
 import type { FileTool, ToolDeps } from './types.js'
-import { isSkippable, pathMatcher, SearchControl, SearchTimeout, searchRoot, timeoutResult, walkFiles, type PathMatcher, type WalkedFile } from './walk.js'
+import {
+  fencedFooter,
+  isSkippable,
+  pathMatcher,
+  SearchControl,
+  SearchTimeout,
+  searchRoot,
+  timeoutResult,
+  walkFiles,
+  type PathMatcher,
+  type WalkedFile,
+} from './walk.js'
 
 /** One matching line: `text` is the preview exactly as shown after `Line <n>: `. */
 export interface GrepMatch {
@@ -25,6 +36,8 @@ export interface GrepValue {
   readonly totalMatches: number
   /** Files skipped as binary or not valid UTF-8 (`FS_NOT_TEXT`). */
   readonly skippedFiles: number
+  /** Files and directories a fence refused to read or list (links pointing outside confined reads): skipped. */
+  readonly fencedEntries: number
 }
 
 export const LINE_TRUNCATED = ' (line truncated)'
@@ -73,6 +86,8 @@ export function grepText(value: GrepValue): string {
   const footers: string[] = []
   if (shown < total) footers.push(`(Showing ${shown} of ${total} matches. Narrow the pattern, path or include to see the rest.)`)
   if (value.skippedFiles > 0) footers.push(`(${plural(value.skippedFiles, 'binary or non-UTF-8 file', 'binary or non-UTF-8 files')} skipped)`)
+  const fenced = fencedFooter(value.fencedEntries, 'linked file or directory', 'linked files or directories')
+  if (fenced !== undefined) footers.push(fenced)
   let body: string
   if (total === 0) {
     body = 'No matches found'
@@ -95,7 +110,7 @@ export function grepText(value: GrepValue): string {
   return footers.length === 0 ? body : `${body}\n\n${footers.join('\n')}`
 }
 
-type FileOutcome = { readonly matches: WorkerMatch[]; readonly count: number } | 'binary' | 'skipped'
+type FileOutcome = { readonly matches: WorkerMatch[]; readonly count: number } | 'binary' | 'fenced' | 'skipped'
 
 /** One file through the worker: read whole below `readStreamMinSize`, streamed otherwise (or when the size is unknown). */
 async function scanFile(deps: ToolDeps, file: WalkedFile, worker: RegexWorker, control: SearchControl, keep: number): Promise<FileOutcome> {
@@ -128,6 +143,7 @@ async function scanFile(deps: ToolDeps, file: WalkedFile, worker: RegexWorker, c
   } catch (err) {
     if (control.stopped) throw control.error()
     if (isFsError(err, 'FS_NOT_TEXT')) return 'binary'
+    if (isFsError(err, 'FS_SANDBOX_DENIED')) return 'fenced'
     if (isSkippable(err)) return 'skipped'
     throw err
   }
@@ -140,31 +156,37 @@ function lastSegment(displayPath: string): string {
 
 export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
   const { config } = deps
+  const inputSchema = {
+    type: 'object',
+    properties: {
+      pattern: {
+        type: 'string',
+        minLength: 1,
+        description: 'JavaScript regular expression matched against each line (Unicode mode when the pattern allows it).',
+      },
+      path: { type: ['string', 'null'], pattern: NON_BLANK, description: 'Directory or file to search. Defaults to the workspace.' },
+      include: {
+        type: ['string', 'null'],
+        pattern: NON_BLANK,
+        description: 'Glob the file path must match, like "*.ts" or "src/**/*.{js,jsx}". A glob without "/" matches file names at any depth.',
+      },
+    },
+    required: ['pattern'],
+    additionalProperties: false,
+  }
+  const parse = argsParser(inputSchema)
   return {
     name: 'grep',
     description: 'Search file contents with a regular expression; returns matching lines grouped by file, in path order.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        pattern: { type: 'string', description: 'JavaScript regular expression matched against each line (Unicode mode when the pattern allows it).' },
-        path: { type: 'string', description: 'Directory or file to search. Defaults to the workspace.' },
-        include: {
-          type: 'string',
-          description: 'Glob the file path must match, like "*.ts" or "src/**/*.{js,jsx}". A glob without "/" matches file names at any depth.',
-        },
-      },
-      required: ['pattern'],
-      additionalProperties: false,
-    },
+    inputSchema,
     annotations: { title: 'Search file contents', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     prompt: `Use the grep tool — not shell grep or rg — to search file contents. The pattern is a JavaScript regular expression matched line by line; use include (a glob such as "*.ts") and path to narrow the search. Results list each file's matching lines with line numbers, at most ${config.grepMaxMatches} matches; binary files are skipped, and .git and other version-control directories are not searched. Read a file to see the context around a match.`,
     execute: (args, context = {}) =>
       run(async () => {
-        const a = argsObject(args)
-        const pattern = a['pattern']
-        if (typeof pattern !== 'string' || pattern === '') throw new ToolInputError('pattern must be a non-empty string')
-        const path = optionalPath(a, 'path') ?? '.'
-        const include = optionalPath(a, 'include')
+        const a = parse(args)
+        const pattern = a.string('pattern')
+        const path = a.optionalString('path') ?? '.'
+        const include = a.optionalString('include')
         const accept: PathMatcher = include === undefined ? () => true : pathMatcher('include', include)
         const flags = regexFlags(pattern)
         const control = new SearchControl('grep', config.searchTimeoutMs, context.signal)
@@ -173,8 +195,11 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
           const root = await searchRoot(deps, path, context, control)
           const rootPath = root.target.displayPath
           let files: WalkedFile[]
+          let fencedEntries = 0
           if (root.info.type === 'directory') {
-            files = await walkFiles(deps.fs, root.target, control, accept)
+            const walk = await walkFiles(deps.fs, root.target, control, accept)
+            files = walk.files
+            fencedEntries = walk.fenced
           } else if (root.info.type === 'file') {
             files = accept(lastSegment(rootPath)) ? [{ path: rootPath, target: root.target, size: root.info.size }] : []
           } else {
@@ -187,13 +212,14 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
             control.check()
             const outcome = await scanFile(deps, file, worker, control, config.grepMaxMatches - matches.length)
             if (outcome === 'binary') skippedFiles++
+            if (outcome === 'fenced') fencedEntries++
             if (typeof outcome !== 'object') continue
             totalMatches += outcome.count
             for (const m of outcome.matches) {
               matches.push({ path: file.path, line: m.line, text: previewLine(m.text, m.cut, config.grepMaxLineBytes) })
             }
           }
-          const value: GrepValue = { root: rootPath, pattern, matches, totalMatches, skippedFiles }
+          const value: GrepValue = { root: rootPath, pattern, matches, totalMatches, skippedFiles, fencedEntries }
           return ok(grepText(value), value)
         } catch (err) {
           const final = control.translate(err)

@@ -34,9 +34,22 @@ export interface FileToolsOptions {
  * JSON Schema, annotations, `execute`) any agent framework can host.
  * `execute(args, { session, signal, cwd })` never throws: failures are
  * `{ isError: true, text: 'Error: …', code }`.
+ *
+ * `execute` accepts exactly what the tool's `inputSchema` declares: an
+ * unknown key, a missing required key, a wrong type or a value out of bounds
+ * is an input error naming the key (unknown keys are listed with the allowed
+ * names). Optional keys are declared `[type, 'null']`: `null` means absent,
+ * as hosts in strict mode send it.
+ *
+ * Each call returns a new set of tools with its own default session: a call
+ * whose context names no `session` records and reads its observations there,
+ * so `execute(args)` read → edit works with a policy and no session at all.
+ * Two `createFileTools` calls never share it; an explicit `context.session`
+ * always wins.
  */
 export function createFileTools(options: FileToolsOptions): FileTool[] {
-  const deps = { fs: options.fs, policy: options.policy, cwd: options.cwd, config: resolveConfig(options.config) }
+  const session = Object.freeze({ tools: 'default session' })
+  const deps = { fs: options.fs, policy: options.policy, session, cwd: options.cwd, config: resolveConfig(options.config) }
   return [listTool(deps), readTool(deps), writeTool(deps), editTool(deps), globTool(deps), grepTool(deps)] as FileTool[]
 }
 

@@ -1,5 +1,5 @@
 import { FsError, type FsDirEntry } from '@seamfs/core'
-import { argsObject, optionalPath, positiveInteger } from './args.js'
+import { argsParser, NON_BLANK } from './args.js'
 import { resolveIn, run } from './file-tools.js'
 import { messagePath, quoteName, quotePath } from './quote.js'
 import { ok } from './results.js'
@@ -36,25 +36,27 @@ export function listFooter(value: ListValue): string {
 
 export function listTool(deps: ToolDeps): FileTool<ListValue> {
   const max = deps.config.listMaxEntries
+  const inputSchema = {
+    type: 'object',
+    properties: {
+      path: { type: ['string', 'null'], pattern: NON_BLANK, description: 'Directory to list. Defaults to the workspace.' },
+      offset: { type: ['integer', 'null'], minimum: 1, description: '1-based first entry to return. Defaults to 1.' },
+    },
+    additionalProperties: false,
+  }
+  const parse = argsParser(inputSchema)
   return {
     name: 'list',
     description: 'List the direct children of a directory: directories first, then files, then other entries.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        path: { type: 'string', description: 'Directory to list. Defaults to the workspace.' },
-        offset: { type: 'integer', minimum: 1, description: '1-based first entry to return. Defaults to 1.' },
-      },
-      additionalProperties: false,
-    },
+    inputSchema,
     annotations: { title: 'List directory', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     prompt:
       'Use the list tool — not shell ls — to see what a directory contains. It returns the direct children of one directory, files and subdirectories alike, and defaults to the session workspace, so it is the first step for orienting in an unfamiliar project. When a result is capped, continue with the offset named in its footer.',
     execute: (args, context = {}) =>
       run(async () => {
-        const a = argsObject(args ?? {})
-        const path = optionalPath(a, 'path') ?? '.'
-        const offset = positiveInteger(a, 'offset', 1)
+        const a = parse(args)
+        const path = a.optionalString('path') ?? '.'
+        const offset = a.integer('offset', 1)
         const target = await resolveIn(deps, path, context)
         // listDir returns names in code-point order; the stable sort keeps that order within each kind.
         const all = (await deps.fs.listDir(target, { signal: context.signal }))

@@ -9,10 +9,21 @@ import type { PolicyOwner } from '@seamfs/core'
 // The low-level `Server` (deprecated in favour of `McpServer`, which wants zod
 // schemas) is the one that takes our JSON Schemas as they are.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { BoundedStdioTransport } from './mcp-stdio.js'
 import type { FileTool, ToolResult } from './types.js'
+
+export { BoundedStdioTransport, DEFAULT_MAX_MESSAGE_BYTES, INVALID_REQUEST, PARSE_ERROR, type StdioTransportOptions } from './mcp-stdio.js'
+
+/**
+ * Default {@link McpServerOptions.maxResultBytes}: 1 MiB. The tools cap their
+ * own output far below this (`read` at 50 KiB, `grep` at 250 matches); the cap
+ * is the backstop for a host's own tools and raised configs.
+ */
+export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024
+/** The smallest allowed result cap: room for the footer and some text. */
+const MIN_RESULT_BYTES = 1024
 
 /** The `_meta` key of a failed call's `FsError` code (`FS_NOT_OBSERVED`, `FS_STALE_VERSION`, …). */
 export const MCP_CODE_META_KEY = 'seamfs/code'
@@ -34,6 +45,12 @@ export interface McpServerOptions {
   readonly includePrompt?: boolean | undefined
   /** Server `instructions` sent at initialization; default none. */
   readonly instructions?: string | undefined
+  /**
+   * The largest result text, in UTF-8 bytes; a longer one is cut (see
+   * {@link truncateResultText}). Default {@link DEFAULT_MAX_RESULT_BYTES};
+   * at least 1024, or `Infinity` for no cap.
+   */
+  readonly maxResultBytes?: number | undefined
 }
 
 let packageVersion: string | undefined
@@ -71,15 +88,47 @@ export function toMcpTool(tool: FileTool, includePrompt = true): Tool {
   }
 }
 
-/** One tool result as an MCP `CallToolResult`: the text as is, and a failure's code in `_meta`. */
-export function toMcpResult(result: ToolResult): CallToolResult {
-  const out: CallToolResult = { content: [{ type: 'text', text: result.text }], isError: result.isError }
+function checkResultCap(maxBytes: number): number {
+  if (maxBytes !== Number.POSITIVE_INFINITY && !(Number.isSafeInteger(maxBytes) && maxBytes >= MIN_RESULT_BYTES)) {
+    throw new TypeError(`maxResultBytes must be an integer of at least ${MIN_RESULT_BYTES}, or Infinity; got ${String(maxBytes)}`)
+  }
+  return maxBytes
+}
+
+/**
+ * `text` cut to at most `maxBytes` UTF-8 bytes, footer included, or `text` as
+ * is when it fits. The cut falls on a character boundary, and on a line end
+ * when one lies in the second half of what is kept; then a footer line:
+ * `[output truncated at N bytes of M; narrow the request: …]`.
+ */
+export function truncateResultText(text: string, maxBytes: number = DEFAULT_MAX_RESULT_BYTES): string {
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: most texts fit without counting.
+  if (text.length * 3 <= maxBytes) return text
+  const total = Buffer.byteLength(text)
+  if (total <= maxBytes) return text
+  const footer = (kept: number): string => `\n[output truncated at ${kept} bytes of ${total}; narrow the request: use offset/limit, a narrower path or pattern]`
+  const budget = Math.max(0, maxBytes - Buffer.byteLength(footer(maxBytes)))
+  // encodeInto writes whole characters only, so `read` ends on a boundary.
+  const { read } = new TextEncoder().encodeInto(text, new Uint8Array(budget))
+  let kept = text.slice(0, read)
+  const lineEnd = kept.lastIndexOf('\n')
+  if (lineEnd >= kept.length / 2) kept = kept.slice(0, lineEnd)
+  return kept + footer(Buffer.byteLength(kept))
+}
+
+/**
+ * One tool result as an MCP `CallToolResult`: the text (cut at `maxResultBytes`
+ * by {@link truncateResultText}), and a failure's code in `_meta`.
+ */
+export function toMcpResult(result: ToolResult, maxResultBytes: number = DEFAULT_MAX_RESULT_BYTES): CallToolResult {
+  const text = truncateResultText(result.text, checkResultCap(maxResultBytes))
+  const out: CallToolResult = { content: [{ type: 'text', text }], isError: result.isError }
   if (result.isError && result.code !== undefined) out._meta = { [MCP_CODE_META_KEY]: result.code }
   return out
 }
 
-function errorResult(message: string): CallToolResult {
-  return { content: [{ type: 'text', text: `Error: ${message}` }], isError: true }
+function errorResult(message: string, maxResultBytes: number): CallToolResult {
+  return { content: [{ type: 'text', text: truncateResultText(`Error: ${message}`, maxResultBytes) }], isError: true }
 }
 
 /**
@@ -89,7 +138,8 @@ function errorResult(message: string): CallToolResult {
  * request's abort signal (cancellation, or the connection closing) and returns
  * `{ content: [{ type: 'text', text }], isError }`, plus
  * `_meta: { 'seamfs/code': code }` on a failure with a code. An unknown tool is
- * an `isError` result, not a protocol error.
+ * an `isError` result, not a protocol error. A text over `maxResultBytes` is
+ * cut, with a footer saying so and how to ask for less.
  *
  * One connection is one agent session: unless `session` is given, the
  * read-before-write observations of a connection are kept under a session
@@ -103,6 +153,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     byName.set(tool.name, tool)
   }
   const includePrompt = options.includePrompt ?? true
+  const maxResultBytes = checkResultCap(options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES)
   const listed = [...byName.values()].map((tool) => toMcpTool(tool, includePrompt))
 
   const server = new Server(
@@ -129,13 +180,13 @@ export function createMcpServer(options: McpServerOptions): Server {
     const tool = byName.get(name)
     if (tool === undefined) {
       const known = [...byName.keys()].join(', ')
-      return errorResult(`unknown tool "${name}"${known === '' ? '' : ` (available: ${known})`}`)
+      return errorResult(`unknown tool "${name}"${known === '' ? '' : ` (available: ${known})`}`, maxResultBytes)
     }
     try {
-      return toMcpResult(await tool.execute(args ?? {}, { session: sessionOf(), signal: extra.signal }))
+      return toMcpResult(await tool.execute(args ?? {}, { session: sessionOf(), signal: extra.signal }), maxResultBytes)
     } catch (err) {
       // `execute` never throws; a tool from elsewhere might.
-      return errorResult(`internal error: ${err instanceof Error ? err.message : String(err)}`)
+      return errorResult(`internal error: ${err instanceof Error ? err.message : String(err)}`, maxResultBytes)
     }
   })
 
@@ -146,6 +197,10 @@ export function createMcpServer(options: McpServerOptions): Server {
 export interface ServeStdioOptions {
   readonly stdin?: Readable | undefined
   readonly stdout?: Writable | undefined
+  /** Where dropped messages are reported, one line each. */
+  readonly stderr?: Writable | undefined
+  /** The largest incoming message in bytes; default {@link DEFAULT_MAX_MESSAGE_BYTES} (see {@link BoundedStdioTransport}). */
+  readonly maxMessageBytes?: number | undefined
 }
 
 /**
@@ -153,28 +208,18 @@ export interface ServeStdioOptions {
  * stdin ends (the client closed it or went away), stdout fails, or
  * `server.close()` is called. In-flight calls are aborted then. Nothing is left
  * listening, so a process with nothing else to do exits.
+ *
+ * A message over `maxMessageBytes` is not read: a request gets a JSON-RPC
+ * error naming the limit, anything else a line on stderr. A line that is not
+ * JSON gets the parse error `-32700`. Either way the server goes on serving.
  */
 export async function serveStdio(server: Server, options: ServeStdioOptions = {}): Promise<void> {
-  const stdin = options.stdin ?? process.stdin
-  const stdout = options.stdout ?? process.stdout
-  const transport = new StdioServerTransport(stdin, stdout)
-  let markClosed!: () => void
-  const closed = new Promise<void>((resolve) => (markClosed = resolve))
-  // Set before connecting: `connect` chains its own handler after this one.
-  transport.onclose = () => markClosed()
-
-  // The SDK's stdio transport does not notice a closed stdin by itself.
-  const hangUp = (): void => void server.close().catch(() => markClosed())
-  const hangUpOnError = (): void => hangUp()
-  stdin.once('end', hangUp)
-  stdin.once('close', hangUp)
-  stdout.on('error', hangUpOnError)
-  try {
-    await server.connect(transport)
-    await closed
-  } finally {
-    stdin.off('end', hangUp)
-    stdin.off('close', hangUp)
-    stdout.off('error', hangUpOnError)
-  }
+  const transport = new BoundedStdioTransport(options.stdin ?? process.stdin, options.stdout ?? process.stdout, {
+    stderr: options.stderr,
+    maxMessageBytes: options.maxMessageBytes,
+  })
+  const closed = new Promise<void>((resolve) => (transport.onclose = resolve))
+  // `connect` chains its own close handler after ours.
+  await server.connect(transport)
+  await closed
 }

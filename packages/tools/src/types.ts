@@ -14,7 +14,12 @@ export interface ToolAnnotations {
 
 /** Per call: whose observations count, and the host's cancellation. */
 export interface ToolContext {
-  /** The session (object or id) the policy keys observations by. */
+  /**
+   * The session (object or id) the policy keys observations by. Omitted (or
+   * `undefined`): the tools instance's default session, one per
+   * `createFileTools` call, so a host that never names a session still gets
+   * read → edit. Give one per agent when a tools instance serves several.
+   */
   readonly session?: PolicyOwner | undefined
   readonly signal?: AbortSignal | undefined
   /** Base of relative paths for this call (a session's cwd); default the tools' cwd. */
@@ -60,6 +65,8 @@ export interface ToolsConfig {
 export interface ToolDeps {
   readonly fs: FileSystem
   readonly policy: ObservationPolicy | undefined
+  /** The session of calls that name none: one object per tools instance. */
+  readonly session: PolicyOwner
   readonly cwd: string | undefined
   readonly config: ToolsConfig
 }

@@ -117,15 +117,26 @@ export function isSkippable(err: unknown): boolean {
   return SKIPPABLE.some((code) => isFsError(err, code))
 }
 
-/** Whether a directory entry is a symbolic link (only asked of backends that have them). */
+/**
+ * Whether a directory entry is a symbolic link (only asked of backends that have them). An entry a
+ * fence will not even `lstat` is treated as one: its listing is then refused, and counted.
+ */
 async function isLink(fs: FileSystem, target: FsTarget, control: SearchControl): Promise<boolean> {
   if (!fs.capabilities.symlinks) return false
   try {
     return (await control.race(fs.lstat(target.displayPath, { signal: control.signal })))?.type === 'symlink'
   } catch (err) {
+    if (isFsError(err, 'FS_SANDBOX_DENIED')) return true
     if (isSkippable(err)) return false
     throw err
   }
+}
+
+/** What {@link walkFiles} found, and how many directories below the root a fence kept it out of. */
+export interface Walk {
+  readonly files: WalkedFile[]
+  /** Directories (links pointing out, mostly) whose listing was `FS_SANDBOX_DENIED`: skipped, not fatal. */
+  readonly fenced: number
 }
 
 interface Dir {
@@ -139,10 +150,12 @@ interface Dir {
  * (by `targetKey`) is entered once, which breaks link loops. Symlinked
  * directories wait until the real tree is walked, so a directory reached both
  * directly and through a link is reported under its real path. The budget is
- * checked before every directory.
+ * checked before every directory. A directory below the root that a fence refuses to list (a
+ * link pointing outside confined reads) is skipped and counted; the root itself is not.
  */
-export async function walkFiles(fs: FileSystem, root: FsTarget, control: SearchControl, accept: PathMatcher): Promise<WalkedFile[]> {
+export async function walkFiles(fs: FileSystem, root: FsTarget, control: SearchControl, accept: PathMatcher): Promise<Walk> {
   const found: WalkedFile[] = []
+  let fenced = 0
   const seen = new Set<FsTargetKey>([root.targetKey])
   let level: Dir[] = [{ target: root, path: '' }]
   let links: Dir[] = []
@@ -164,8 +177,9 @@ export async function walkFiles(fs: FileSystem, root: FsTarget, control: SearchC
       try {
         entries = await control.race(fs.listDir(dir.target, { signal: control.signal }))
       } catch (err) {
-        if (dir.path !== '' && isSkippable(err)) continue
-        throw err
+        if (dir.path !== '' && isFsError(err, 'FS_SANDBOX_DENIED')) fenced++
+        else if (dir.path === '' || !isSkippable(err)) throw err
+        continue
       }
       for (const entry of entries) {
         const path = dir.path === '' ? entry.name : `${dir.path}/${entry.name}`
@@ -183,7 +197,12 @@ export async function walkFiles(fs: FileSystem, root: FsTarget, control: SearchC
     }
     level = next
   }
-  return found.sort((a, b) => compareNames(a.path, b.path))
+  return { files: found.sort((a, b) => compareNames(a.path, b.path)), fenced }
+}
+
+/** The footer line of skipped fenced entries, or none. */
+export function fencedFooter(count: number, one: string, many: string): string | undefined {
+  return count === 0 ? undefined : `(${count} ${count === 1 ? one : many} outside the sandbox skipped)`
 }
 
 /** The resolved search root and what it is; a missing root is `FS_NOT_FOUND`. */

@@ -116,12 +116,14 @@ const plausibleNumber = fc.integer({ min: 1, max: 5 })
 
 /** A value for one schema property: mostly plausible for its declared type, sometimes anything odd. */
 function valueFor(key: string, schema: { type?: unknown }): fc.Arbitrary<unknown> {
+  // an optional key is declared [type, 'null']
+  const type: unknown = Array.isArray(schema.type) ? schema.type[0] : schema.type
   const plausible =
-    schema.type === 'integer' || schema.type === 'number'
+    type === 'integer' || type === 'number'
       ? plausibleNumber
-      : schema.type === 'boolean'
+      : type === 'boolean'
         ? fc.boolean()
-        : schema.type === 'string'
+        : type === 'string'
           ? /path|file|dir/.test(key)
             ? plausiblePath
             : fc.oneof(plausibleText, plausiblePath)
@@ -129,20 +131,21 @@ function valueFor(key: string, schema: { type?: unknown }): fc.Arbitrary<unknown
   return fc.oneof({ weight: 3, arbitrary: plausible }, { weight: 2, arbitrary: oddValue })
 }
 
-/** Objects shaped like the tool's arguments (any subset of its schema's keys, plus a stray one). */
+/** Objects shaped like the tool's arguments (any subset of its schema's keys, now and then a stray one, which execute refuses). */
 function argsFor(tool: FileTool): fc.Arbitrary<Record<string, unknown>> {
   const properties = (tool.inputSchema['properties'] ?? {}) as Record<string, { type?: unknown }>
-  const shape: Record<string, fc.Arbitrary<unknown>> = { extra: oddValue }
+  const shape: Record<string, fc.Arbitrary<unknown>> = {}
   for (const [key, schema] of Object.entries(properties)) shape[key] = valueFor(key, schema)
   const required = new Set((tool.inputSchema['required'] ?? []) as string[])
+  const none = Symbol('no stray key')
+  const stray = fc.oneof({ weight: 4, arbitrary: fc.constant(none) }, { weight: 1, arbitrary: oddValue })
   // required keys are usually there, optional ones often; any may be missing
-  return fc.record(shape, { requiredKeys: [] }).chain((args) =>
-    fc.boolean().map((complete) => {
-      if (!complete) return args
-      for (const key of required) if (!(key in args)) args[key] = key.endsWith('path') ? 'a.txt' : 'hello'
-      return args
-    }),
-  )
+  return fc.tuple(fc.record(shape, { requiredKeys: [] }), stray, fc.boolean()).map(([args, extra, complete]) => {
+    if (extra !== none) args['extra'] = extra
+    if (!complete) return args
+    for (const key of required) if (!(key in args)) args[key] = key.endsWith('path') ? 'a.txt' : 'hello'
+    return args
+  })
 }
 
 /** One call per tool that must succeed (with a read first), seeded into the fuzz runs as an explicit example. */

@@ -133,14 +133,17 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
     expect(h.peek('race.txt')).toBe('theirs\n')
   })
 
-  it('observations belong to a session; a call without a session can create but never overwrite', async () => {
+  it("observations belong to a session; a call without a session uses the tools' default session", async () => {
     const h = setup()
     expectOk(await h.call('read', { file_path: 'a.txt' }, S))
     expectError(await h.call('write', { file_path: 'a.txt', content: 'x' }, { session: 'session-2' }), blind(h, 'a.txt'), 'FS_NOT_OBSERVED')
+    // the default session is a session of its own: S's read does not count for it, nor its read for S
+    expectError(await h.call('write', { file_path: 'a.txt', content: 'x' }), blind(h, 'a.txt'), 'FS_NOT_OBSERVED')
     expectOk(await h.call('read', { file_path: 'b.txt' }))
-    expectError(await h.call('write', { file_path: 'b.txt', content: 'x' }), blind(h, 'b.txt'), 'FS_NOT_OBSERVED')
-    expectError(await h.call('edit', { file_path: 'b.txt', old_string: 'bee', new_string: 'x' }), unread(h, 'b.txt'), 'FS_NOT_OBSERVED')
+    expectOk(await h.call('edit', { file_path: 'b.txt', old_string: 'bee', new_string: 'wasp' }))
+    expectError(await h.call('edit', { file_path: 'b.txt', old_string: 'wasp', new_string: 'x' }, S), unread(h, 'b.txt'), 'FS_NOT_OBSERVED')
     expect(expectOk(await h.call('write', { file_path: 'anon.txt', content: 'x' }))).toBe(created(h, 'anon.txt'))
+    expect([h.peek('a.txt'), h.peek('b.txt')]).toEqual([LINES, 'wasp\n'])
   })
 
   it('without a policy, writes and edits are unconditional', async () => {

@@ -89,6 +89,7 @@ describe.each(BACKENDS)('glob on %s', (_kind, setup) => {
       pattern: '*.ts',
       paths: ['lib/a-b.ts', 'lib/a/z.ts', 'src/a.ts', 'src/nested/c.ts', 'src/nested/deep/d.test.ts'],
       totalPaths: 5,
+      fencedDirs: 0,
     })
   })
 

@@ -190,8 +190,8 @@ export function runSandboxControls(get: () => Ctx): void {
         })
       }
     }
-    it('allows every read, inside and outside the root', async () => {
-      const fs = sandbox({ mode: 'read-only' })
+    it('allows every read, inside and outside the root, with confineReads: false', async () => {
+      const fs = sandbox({ mode: 'read-only', confineReads: false })
       expect(await fs.readText(await fs.resolve('inside.txt'))).toBe('inside secret\n')
       expect(await fs.readText(await fs.resolve('../outside/x.txt'))).toBe('outside secret\n')
       expect(await fs.readText(await fs.resolve('file-link-out'))).toBe('outside secret\n')
@@ -229,7 +229,7 @@ export function runSandboxControls(get: () => Ctx): void {
       ['listDir', '..'],
       ['listDir', 'link-out'],
       ['lstat', '../outside/x.txt'],
-      ['lstat', 'file-link-out'],
+      ['lstat', 'link-out/x.txt'],
     ]
     const modes: readonly SandboxMode[] = ['workspace-write', 'read-only']
     for (const mode of modes) {
@@ -247,15 +247,48 @@ export function runSandboxControls(get: () => Ctx): void {
           ['stat', '.'],
           ['listDir', '.'],
           ['lstat', 'file-link-in'],
+          // A link that lies inside may be looked at wherever it points: lstat does not follow it.
+          ['lstat', 'file-link-out'],
+          ['lstat', 'link-out'],
           ['readText', '../extra/e.txt'],
         ]
         for (const [op, path] of inside) expect(await read(fs, op, path), `${op} ${path}`).toBe('resolved')
       })
     }
-    it('lets reads pass everywhere without confineReads, and in full-access mode even with it', async () => {
-      for (const fs of [sandbox(), sandbox({ mode: 'full-access', confineReads: true })]) {
+    it('confines reads by default', async () => {
+      for (const [op, path] of outside) expect(await read(sandbox(), op, path), `${op} ${path}`).toBe('FS_SANDBOX_DENIED')
+    })
+    it('lets reads pass everywhere with confineReads: false, and in full-access mode even with it', async () => {
+      for (const fs of [sandbox({ confineReads: false }), sandbox({ mode: 'full-access', confineReads: true })]) {
         for (const [op, path] of outside) expect(await read(fs, op, path), `${op} ${path}`).toBe('resolved')
       }
+    })
+  })
+
+  describe('protected paths', () => {
+    const modes: readonly SandboxMode[] = ['workspace-write', 'full-access']
+    for (const mode of modes) {
+      it(`${mode}: .git (any case, at any depth, also via ..) and the protected paths are read-only; reads pass`, async () => {
+        const { env, l } = get()
+        const fs = sandbox({ mode, protectedPaths: ['inside.txt', 'sub'] })
+        const before = await snapshot(env, l.base)
+        const paths = ['.git/config', '.git/hooks/pre-commit', 'sub/.Git/x', 'a/.GIT', 'x/../.git/HEAD', 'inside.txt', 'sub/new.txt', './sub/../inside.txt']
+        for (const path of paths) {
+          for (const verb of VERBS) expect(await outcomeOf(mutate(fs, verb, await fs.resolve(path))), `${verb} ${path}`).toBe('FS_SANDBOX_DENIED')
+        }
+        expect(await snapshot(env, l.base)).toEqual(before)
+        expect(await fs.readText(await fs.resolve('inside.txt'))).toBe('inside secret\n')
+      })
+      it(`${mode}: a symlink that aliases a protected path is caught by identity`, async () => {
+        const fs = sandbox({ mode, protectedPaths: [`${get().l.root}/sub`] })
+        const before = await snapshot(get().env, get().l.base)
+        expect(await outcomeOf(mutate(fs, 'writeText', await fs.resolve('link-in/new.txt')))).toBe('FS_SANDBOX_DENIED')
+        expect(await snapshot(get().env, get().l.base)).toEqual(before)
+      })
+    }
+    it('protectedNames: [] turns the name check off; a name only matches a whole segment', async () => {
+      await allowed('writeText', '.git/new.txt', `${get().l.root}/.git/new.txt`, { protectedNames: [] })
+      await allowed('writeText', 'my.git/new.txt', `${get().l.root}/my.git/new.txt`)
     })
   })
 
