@@ -4,7 +4,7 @@
  * directory, `~` at the home directory; the root must be an existing directory.
  */
 import { statSync } from 'node:fs'
-import { ConfigError, configPath, parseConfigFields, type BackendDefinition, type ConfigField } from '@seamfs/core/backend'
+import { ConfigError, Found, configPath, parseConfigFields, parseConfigUrl, redactUrl, type BackendDefinition, type ConfigField } from '@seamfs/core/backend'
 import { LocalFileSystem } from './local-file-system.js'
 
 export interface LocalConfig {
@@ -30,8 +30,20 @@ export const localBackend: BackendDefinition<LocalConfig> = {
   fields: FIELDS,
   parseConfig: (raw, where) => parseConfigFields(raw, where, 'local', FIELDS) as LocalConfig,
   fromUrl(spec, where) {
-    const root = spec.startsWith('file://') ? decodeURIComponent(new URL(spec).pathname) : spec.slice('file:'.length)
-    if (root === '') throw new ConfigError(where, 'file:<directory>', spec)
+    let root = spec.slice('file:'.length)
+    if (spec.startsWith('file://')) {
+      // A file URL names this machine: a host other than localhost, a user or a password is refused (never echoed).
+      const url = parseConfigUrl(spec, where)
+      if (url.username !== '' || (url.hostname !== '' && url.hostname !== 'localhost')) {
+        throw new ConfigError(
+          where,
+          'file:///<absolute directory> (a file URL of this machine)',
+          new Found(`a URL naming the host ${JSON.stringify(url.hostname)}`),
+        )
+      }
+      root = decodeURIComponent(url.pathname)
+    }
+    if (root === '') throw new ConfigError(where, 'file:<directory>', redactUrl(spec))
     return { type: 'local', root }
   },
   async open(config, _env, baseDir) {

@@ -196,7 +196,8 @@ export async function hostKeyPolicy(o: HostKeyOptions): Promise<HostKeyPolicy> {
         }
         let ok: boolean
         try {
-          ok = verifier === undefined || verifier(key)
+          // Exactly `true`: a Promise (an async verifier from JavaScript) or any other truthy value is a refusal.
+          ok = verifier === undefined || verifier(key) === true
         } catch {
           ok = false
         }

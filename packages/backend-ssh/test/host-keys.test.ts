@@ -271,5 +271,8 @@ describe.skipIf(server === null)(titled('host keys against the live sshd', serve
         },
       }),
     ).toMatch(/hostVerifier refused/)
+    // From JavaScript an async verifier returns a Promise, which is truthy: only `true` accepts.
+    const asyncVerifier = (async () => false) as unknown as (key: Buffer) => boolean
+    expect(await refusal({ hostVerifier: asyncVerifier })).toMatch(/hostVerifier refused/)
   })
 })

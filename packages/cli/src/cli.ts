@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
 import { Found } from '@seamfs/core/backend'
-import { ConfigError, isConfigError, parseFsUrl, validateConfig, type HarnessConfig } from './config.js'
+import { ConfigError, isConfigError, MODULE_FILE, parseFsUrl, validateConfig, type HarnessConfig } from './config.js'
 import { isMissingPackage } from './backends.js'
 import { CONFIG_FILE, loadHarness, type Harness } from './harness.js'
 
@@ -89,11 +89,14 @@ export async function readConfig(options: GlobalOptions, io: Io): Promise<Loaded
   let raw: unknown
   const named = options.config ?? (existsSync(resolve(io.cwd, CONFIG_FILE)) ? CONFIG_FILE : undefined)
   const file = named === undefined ? undefined : resolve(io.cwd, named)
-  const isModule = named !== undefined && /\.(m?js|ts)$/.test(named)
+  const isModule = named !== undefined && MODULE_FILE.test(named)
   if (file === undefined) raw = { backend: { type: 'local', root: '.' } }
   else if (isModule) {
-    const mod = (await import(pathToFileURL(file).href)) as { default?: unknown }
-    raw = mod.default
+    try {
+      raw = ((await import(pathToFileURL(file).href)) as { default?: unknown }).default
+    } catch (err) {
+      throw new ConfigError('--config', 'a config module that can be imported (.ts needs Node ≥ 22.6 or a loader)', `${named} (${(err as Error).message})`)
+    }
   } else {
     let text: string
     try {

@@ -118,6 +118,9 @@ export async function validateConfig(raw: unknown): Promise<HarnessConfig> {
   return definedOnly({ backend, cwd: str(c, '', 'cwd'), sandbox, policy, tools })
 }
 
+/** A config or backend written as code (`.js`, `.mjs`, `.cjs`, `.ts`, `.mts`, `.cts`): imported, not parsed. */
+export const MODULE_FILE = /\.[cm]?[jt]s$/
+
 /**
  * The short forms of `--fs`: each backend's URL form (`file:./work`,
  * `memory:`, `s3://bucket/prefix?…`, `sftp://user@host:port/path?key=…`, read
@@ -133,6 +136,6 @@ export async function parseFsUrl(spec: string, key = '--fs'): Promise<BackendCon
   if (url === '' || (/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^[a-z]:[\\/]/i.test(url))) {
     throw new ConfigError(key, URL_FORMS, redactUrl(url))
   }
-  if (/\.(m?js|ts)$/.test(url)) return { type: 'module', module: url }
+  if (MODULE_FILE.test(url)) return { type: 'module', module: url }
   return (await backendDefinition('local', key)).fromUrl(`file:${url}`, key)
 }

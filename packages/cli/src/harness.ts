@@ -1,5 +1,7 @@
-import { resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { existsSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { DEFAULT_PROTECTED_NAMES, FileSystem, ObservationPolicy, SandboxedFileSystem, type SandboxOptions } from '@seamfs/core'
 import type { ConfigEnv } from '@seamfs/core/backend'
 import { createFileTools, type FileTool } from '@seamfs/tools'
@@ -8,6 +10,40 @@ import { ConfigError, validateConfig, type BackendConfig, type HarnessConfig } f
 
 /** The name of the harness config the CLI looks for; read-only to the model wherever it appears. */
 export const CONFIG_FILE = 'seamfs.config.json'
+
+/**
+ * Names read-only to the model wherever they appear, besides `.git`: the harness config, npm's
+ * config (`.npmrc` can make `npx seamfs` run code) and husky's hooks directory.
+ */
+export const PROTECTED_NAMES: readonly string[] = [...DEFAULT_PROTECTED_NAMES, CONFIG_FILE, '.npmrc', '.husky']
+
+/** The root of the installed package whose entry `specifier` resolves to (the nearest package.json naming it). */
+function packageRoot(specifier: string): string | undefined {
+  let dir: string
+  try {
+    dir = dirname(fileURLToPath(import.meta.resolve(specifier)))
+  } catch {
+    return undefined
+  }
+  for (; dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json')
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === specifier) return dir
+  }
+  return undefined
+}
+
+/**
+ * The code the next start of this harness runs, as paths of this machine: every `node_modules`
+ * directory Node would look in for the CLI's dependencies (existing or not: a new one would shadow
+ * an installed package), and each seamfs package's manifest and build. A model that could write
+ * them could run code outside any sandbox the next time seamfs starts.
+ */
+export function harnessCodePaths(backendPackage?: string): string[] {
+  const lookups = createRequire(import.meta.url).resolve.paths('commander') ?? []
+  const packages = ['@seamfs/cli', '@seamfs/core', '@seamfs/tools', ...(backendPackage === undefined ? [] : [backendPackage])]
+  const roots = packages.map(packageRoot).filter((root): root is string => root !== undefined)
+  return [...lookups, ...roots.flatMap((root) => [join(root, 'package.json'), join(root, 'dist')])]
+}
 
 /** The fence a harness puts around its backend: the config's `sandbox` block over the safe defaults. */
 export type HarnessSandbox = Required<Pick<SandboxOptions, 'mode' | 'workspaceRoot' | 'confineReads'>> & Pick<SandboxOptions, 'writableRoots'>
@@ -108,8 +144,10 @@ function describeSandbox(s: HarnessSandbox): string {
  * Safe by default: the backend's root is a fence on every backend. Without a `sandbox` block the
  * model gets `workspace-write` on the root with reads confined to it; widening is explicit
  * (`"sandbox": { "mode": "full-access" }`, `"confineReads": false`, `writableRoots`). Whatever the
- * mode, `.git`, any {@link CONFIG_FILE}, the module the config names and `options.protect` are
- * read-only to the model. The sandbox's paths (`workspaceRoot`, `writableRoots`) and `cwd` are
+ * mode, {@link PROTECTED_NAMES} (`.git`, any {@link CONFIG_FILE}, `.npmrc`, `.husky`), the module the
+ * config names, the code the next start runs ({@link harnessCodePaths}) and `options.protect` are
+ * read-only to the model. A JavaScript config's own imports are not known here: keep such a config
+ * (and what it imports) outside the served root, or use JSON. The sandbox's paths (`workspaceRoot`, `writableRoots`) and `cwd` are
  * paths of the store, relative to the backend's root.
  */
 export async function loadHarness(rawConfig: unknown, options: LoadOptions = {}): Promise<Harness> {
@@ -119,11 +157,15 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
   const sandbox = harnessSandbox(config)
   // Host paths mean something only where the backend is this machine's disk (local, or a module's).
   const onHost = config.backend.type === 'local' || config.backend.type === 'module'
-  const hostFiles = [...(options.protect ?? []), ...(config.backend.type === 'module' ? [config.backend['module'] as string] : [])]
+  const hostFiles = [
+    ...(options.protect ?? []),
+    ...(config.backend.type === 'module' ? [config.backend['module'] as string] : []),
+    ...harnessCodePaths(config.backend.type === 'local' ? '@seamfs/backend-local' : undefined),
+  ]
   const fs = new SandboxedFileSystem(backend, {
     ...sandbox,
     protectedPaths: onHost ? hostFiles.map((file) => resolve(baseDir, file)) : [],
-    protectedNames: [...DEFAULT_PROTECTED_NAMES, CONFIG_FILE],
+    protectedNames: PROTECTED_NAMES,
   })
   const policy = config.policy === false ? undefined : new ObservationPolicy()
   let tools: FileTool[]

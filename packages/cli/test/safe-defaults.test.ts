@@ -111,6 +111,43 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('safe by default: the seamfs
     expect(existsSync(join(cwd, 'RAN'))).toBe(true)
   })
 
+  it('the code the next start runs is read-only: .npmrc, .husky, node_modules on the lookup path, the seamfs build', async () => {
+    const cwd = tempDir('code')
+    const home = tempDir('home')
+    for (const file of ['.npmrc', '.husky/pre-commit', 'sub/.npmrc']) {
+      const w = await runBin(['write', file], { cwd, home, input: 'node-options=--require ./evil.cjs\n' })
+      expect([w.code, codeOf(w)], file).toEqual([1, 'FS_SANDBOX_DENIED'])
+    }
+    expect(readdirSync(cwd)).toEqual([])
+    // Served at the repository that holds this CLI: its dependencies and its build are code the next start runs.
+    // An edit of text that is not there: were the fence to fail, nothing would change anyway.
+    const repo = join(BIN, '../../../..')
+    for (const file of [
+      'node_modules/commander/index.js',
+      'node_modules/new-shadow/index.js',
+      'packages/cli/node_modules/commander/index.js',
+      'packages/cli/dist/bin.js',
+      'packages/cli/package.json',
+      'packages/core/dist/index.js',
+    ]) {
+      const e = await runBin(['--fs', `file:${repo}`, 'edit', file, '--old', 'zz-not-there-zz', '--new', 'x'], { cwd, home })
+      expect([e.code, codeOf(e)], file).toEqual([1, 'FS_SANDBOX_DENIED'])
+    }
+  })
+
+  it('a config module that cannot be imported is a config error (exit 2), and a mistyped URL never echoes its password', async () => {
+    const cwd = tempDir('cfgerr')
+    const home = tempDir('home')
+    const missing = await runBin(['--config', 'nope.mjs', 'ls'], { cwd, home })
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toMatch(/^seamfs: config: --config: expected a config module that can be imported/)
+    for (const spec of ['sftp:/u:Zq9x-SECRET@h/x', 'sftp:u:Zq9x-SECRET@h', 's3:/b:Zq9x-SECRET@x', 'file://u:Zq9x-SECRET@h/x']) {
+      const r = await runBin(['--fs', spec, 'ls'], { cwd, home })
+      expect(r.code, spec).toBe(2)
+      expect(r.stdout + r.stderr, spec).not.toContain('Zq9x-SECRET')
+    }
+  })
+
   describe('the config-rewrite attack, through seamfs mcp', () => {
     let client: Client | undefined
     let pid: number | undefined

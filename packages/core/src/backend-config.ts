@@ -160,6 +160,8 @@ export function parseConfigFields(raw: unknown, where: string, type: string, fie
  * to the LAST `@`: a `/ ? # @ :` typed in it unencoded (AWS secret keys have `/`) must not end it early.
  */
 const USERINFO_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^@:]*):.*@/is
+/** The same, for printing: also a mistyped `scheme:/user:pw@` or `scheme:user:pw@` is redacted. */
+const ANY_USERINFO_PASSWORD = /^([a-z][a-z0-9+.-]*:\/*[^/@:]*):.*@/is
 
 /**
  * A URL as it may be printed back: any password replaced by `***`, and so is
@@ -167,7 +169,7 @@ const USERINFO_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^@:]*):.*@/is
  * hold a `#`). Query keys and everything before the query stay.
  */
 export function redactUrl(spec: string): string {
-  const s = spec.replace(USERINFO_PASSWORD, '$1:***@')
+  const s = spec.replace(ANY_USERINFO_PASSWORD, '$1:***@')
   const query = s.search(/[?#]/)
   if (query === -1) return s
   const tail = s.slice(query).replace(/#.*$/s, '#***')

@@ -34,6 +34,9 @@ export interface SandboxOptions {
   readonly protectedNames?: readonly string[] | undefined
 }
 
+/** How many ancestors of a path that fails to resolve are tried, to tell inside from outside. */
+const ANCESTOR_TRIES = 8
+
 /** The default of {@link SandboxOptions.protectedNames}. */
 export const DEFAULT_PROTECTED_NAMES: readonly string[] = ['.git']
 
@@ -50,9 +53,12 @@ export const DEFAULT_PROTECTED_NAMES: readonly string[] = ['.git']
  * ({@link DEFAULT_PROTECTED_NAMES}) and any {@link SandboxOptions.protectedPaths} are read-only in
  * every mode. Widening is explicit: `full-access`, `confineReads: false`, `protectedNames: []`.
  *
- * This is a policy fence, not a kernel boundary: between the fresh resolve and
- * the backend's write a local attacker could still swap a link. Untrusted code
- * needs OS isolation; this keeps a model's paths where they belong.
+ * The fence checks canonical targets; it holds against a process racing it only
+ * where the backend binds its I/O to what `resolve` named. The local backend does
+ * on Linux (descriptors verified at the canonical path: a directory swapped for a
+ * link fails the operation, it never follows it); SFTP re-verifies after the fact
+ * and documents the window left; memory and S3 have no concurrent swapper. It is
+ * still a policy fence, not a kernel boundary: untrusted code needs OS isolation.
  */
 export class SandboxedFileSystem extends FileSystemLayer {
   readonly mode: SandboxMode
@@ -76,8 +82,33 @@ export class SandboxedFileSystem extends FileSystemLayer {
     this.#protectedNames = new Set((options.protectedNames ?? DEFAULT_PROTECTED_NAMES).map((name) => name.toLowerCase()))
   }
 
-  protected override resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
-    return super.resolvePath(path, cwd ?? this.#workspaceRoot, signal)
+  protected override async resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
+    const base = cwd ?? this.#workspaceRoot
+    try {
+      return await super.resolvePath(path, base, signal)
+    } catch (err) {
+      // Where resolution fails tells what exists there (a file on the way, a link loop): outside the
+      // confined roots that is not the model's to learn, so the failure becomes a denial there.
+      if (!this.#confineReads || this.mode === 'full-access' || isFsError(err, 'FS_ABORTED') || (await this.#failsInside(path, base, signal))) throw err
+      throw FsError.at('FS_SANDBOX_DENIED', 'resolve', path, 'outside the sandbox roots', { cause: err })
+    }
+  }
+
+  /**
+   * Whether the nearest ancestor of `path` that resolves lies inside a root (so the failure is the
+   * model's to see). Bounded: at most {@link ANCESTOR_TRIES} ancestors are tried, then it is not.
+   */
+  async #failsInside(path: string, base: string, signal: AbortSignal | undefined): Promise<boolean> {
+    const roots = await this.#resolvedRoots(signal)
+    let rest = path.replace(/\/+$/, '')
+    for (let i = 0; i < ANCESTOR_TRIES; i++) {
+      const cut = rest.lastIndexOf('/')
+      rest = cut > 0 ? rest.slice(0, cut) : cut === 0 ? '/' : '.'
+      const ancestor = await this.#resolveOrNone(rest, base, signal)
+      if (ancestor !== undefined) return roots.some((root) => this.inner.contains(root, ancestor))
+      if (rest === '/' || rest === '.') return false
+    }
+    return false
   }
 
   protected override async statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
@@ -132,7 +163,8 @@ export class SandboxedFileSystem extends FileSystemLayer {
   async #unprotected(target: FsTarget, fresh: FsTarget, verb: FsVerb, signal: AbortSignal | undefined): Promise<void> {
     const refuse = (what: string): FsError =>
       FsError.at('FS_SANDBOX_DENIED', verb, target.displayPath, `${what} is read-only to the model in every sandbox mode`)
-    for (const path of [target.displayPath, fresh.displayPath]) {
+    // The canonical key too: a link (`gl -> .git`) hides the name from both display paths.
+    for (const path of [target.displayPath, fresh.displayPath, fresh.targetKey]) {
       const name = path.split(/[\\/]/).find((segment) => this.#protectedNames.has(segment.toLowerCase()))
       if (name !== undefined) throw refuse(`"${name}"`)
     }

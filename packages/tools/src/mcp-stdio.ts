@@ -70,8 +70,8 @@ export class BoundedStdioTransport implements Transport {
   #scanner: RequestIdScanner | undefined
   #started = false
   #closed = false
-  /** Set while stdout asked us to wait: stdin is paused until it drains, so replies cannot pile up. */
-  #blocked = false
+  /** Set while stdout asked us to wait: every reply written meanwhile waits on it, and stdin is paused. */
+  #drained: Promise<void> | undefined
 
   constructor(stdin: Readable, stdout: Writable, options: StdioTransportOptions = {}) {
     const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
@@ -101,31 +101,32 @@ export class BoundedStdioTransport implements Transport {
    */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('transport closed'))
-    const stdout = this.#stdout
-    return new Promise((resolve, reject) => {
-      const settle = (err?: Error | null): void => {
+    if (this.#stdout.write(`${JSON.stringify(message)}\n`, (err) => err && this.onerror?.(err))) return Promise.resolve()
+    return this.#drain()
+  }
+
+  /**
+   * One wait for `drain` shared by every message written meanwhile (one listener pair, however many
+   * replies are in flight), with stdin paused until then.
+   */
+  #drain(): Promise<void> {
+    this.#drained ??= new Promise<void>((resolve, reject) => {
+      const stdout = this.#stdout
+      const settle = (err?: Error): void => {
         stdout.off('drain', onDrain)
         stdout.off('close', onClose)
-        if (err) reject(err)
-        else resolve()
+        this.#drained = undefined
+        if (!this.#closed) this.#stdin.resume()
+        if (err === undefined) resolve()
+        else reject(err)
       }
       const onDrain = (): void => settle()
       const onClose = (): void => settle(new Error('stdout closed'))
-      if (stdout.write(`${JSON.stringify(message)}\n`, (err) => err && settle(err))) return resolve()
       stdout.once('drain', onDrain)
       stdout.once('close', onClose)
-      this.#block()
+      this.#stdin.pause()
     })
-  }
-
-  #block(): void {
-    if (this.#blocked) return
-    this.#blocked = true
-    this.#stdin.pause()
-    this.#stdout.once('drain', () => {
-      this.#blocked = false
-      if (!this.#closed) this.#stdin.resume()
-    })
+    return this.#drained
   }
 
   /** Stops reading (stdin is paused unless someone else reads it) and calls `onclose`, once. */
@@ -211,7 +212,15 @@ export class BoundedStdioTransport implements Transport {
       return this.#reply(null, PARSE_ERROR, `Parse error: the message is not valid JSON (${reason})`)
     }
     const parsed = JSONRPCMessageSchema.safeParse(value)
-    if (parsed.success) return this.onmessage?.(parsed.data)
+    if (parsed.success) {
+      try {
+        return this.onmessage?.(parsed.data)
+      } catch (err) {
+        // The SDK may throw on a message it cannot handle (e.g. JSON.stringify of a response nested
+        // thousands deep, for an unknown id): one bad message must not end the server.
+        return this.#report(`dropped a message the server could not handle (${err instanceof Error ? err.message : String(err)})`)
+      }
+    }
     const fields = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
     if (!('method' in fields) && ('result' in fields || 'error' in fields)) return this.#report('dropped a malformed JSON-RPC response')
     const id = typeof fields['id'] === 'string' || Number.isSafeInteger(fields['id']) ? (fields['id'] as RequestId) : null

@@ -166,6 +166,39 @@ describe('BoundedStdioTransport in process (limit 1024 bytes)', () => {
     await rig.done
   })
 
+  it('a message the SDK cannot handle (a response nested 10,000 deep) is dropped with a stderr line; the server goes on', async () => {
+    const rig = pipeRig(1024 * 1024)
+    const deep = `{"jsonrpc":"2.0","id":424242,"result":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}\n`
+    rig.stdin.write(deep)
+    rig.stdin.write(ping(7))
+    expect(await rig.next(1)).toEqual([pong(7)])
+    expect(rig.stderr.some((line) => line.startsWith('seamfs mcp: dropped a message the server could not handle'))).toBe(true)
+    rig.stdin.end()
+    await rig.done
+  })
+
+  it('a client that stops reading: every reply waits on one drain, and no listener piles up', async () => {
+    const stdin = new PassThrough()
+    const stdout = new PassThrough({ highWaterMark: 16 })
+    const warnings: string[] = []
+    const onWarning = (w: Error): number => warnings.push(w.name)
+    process.on('warning', onWarning)
+    const fs = new MemoryFileSystem({ cwd: '/w', files: { 'a.txt': 'alpha\n' } })
+    const done = serveStdio(createMcpServer({ tools: createFileTools({ fs }) }), { stdin, stdout, stderr: new PassThrough() })
+    for (let i = 0; i < 50; i++) stdin.write(ping(i))
+    await new Promise((r) => setTimeout(r, 100))
+    expect(stdout.listenerCount('drain')).toBeLessThanOrEqual(2)
+    // Reading again lets every reply through.
+    const lines: string[] = []
+    createInterface({ input: stdout }).on('line', (line) => lines.push(line))
+    for (let i = 0; i < 100 && lines.length < 50; i++) await new Promise((r) => setTimeout(r, 10))
+    expect(lines.length).toBe(50)
+    process.off('warning', onWarning)
+    expect(warnings).not.toContain('MaxListenersExceededWarning')
+    stdin.end()
+    await done
+  })
+
   it('keeps the contract: ends when stdin ends, refuses a bad limit', async () => {
     const rig = pipeRig(DEFAULT_MAX_MESSAGE_BYTES)
     rig.stdin.end(ping(1))

@@ -255,6 +255,15 @@ export function runSandboxControls(get: () => Ctx): void {
         for (const [op, path] of inside) expect(await read(fs, op, path), `${op} ${path}`).toBe('resolved')
       })
     }
+    it('a path that fails to resolve outside the roots is a denial, not a hint of what exists there', async () => {
+      const fs = sandbox()
+      // Through a file outside: the backend would say FS_NOT_FOUND (a file on the way), which tells the file exists.
+      for (const path of ['../outside/x.txt/y', '../top.txt/y/z', 'link-out/x.txt/y']) {
+        expect(await outcomeOf(fs.resolve(path)), path).toBe('FS_SANDBOX_DENIED')
+      }
+      // Inside, the backend's own answer stays.
+      expect(await outcomeOf(fs.resolve('inside.txt/y'))).toBe('FS_NOT_FOUND')
+    })
     it('confines reads by default', async () => {
       for (const [op, path] of outside) expect(await read(sandbox(), op, path), `${op} ${path}`).toBe('FS_SANDBOX_DENIED')
     })
@@ -286,6 +295,12 @@ export function runSandboxControls(get: () => Ctx): void {
         expect(await snapshot(get().env, get().l.base)).toEqual(before)
       })
     }
+    it('a protected name reached through a link (link-in -> sub) is caught on the canonical target', async () => {
+      const fs = sandbox({ mode: 'full-access', protectedNames: ['sub'] })
+      const before = await snapshot(get().env, get().l.base)
+      for (const verb of VERBS) expect(await outcomeOf(mutate(fs, verb, await fs.resolve('link-in/x.txt')))).toBe('FS_SANDBOX_DENIED')
+      expect(await snapshot(get().env, get().l.base)).toEqual(before)
+    })
     it('protectedNames: [] turns the name check off; a name only matches a whole segment', async () => {
       await allowed('writeText', '.git/new.txt', `${get().l.root}/.git/new.txt`, { protectedNames: [] })
       await allowed('writeText', 'my.git/new.txt', `${get().l.root}/my.git/new.txt`)

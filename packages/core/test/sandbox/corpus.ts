@@ -395,7 +395,8 @@ async function runAttempt(ctx: Ctx, a: EscapeAttempt, verb: Verb): Promise<Attem
       target = await sandbox.resolve(path(l), a.cwd === undefined ? {} : { cwd: a.cwd(l) })
     }
   } catch (err) {
-    return done(`resolve:${codeOf(err) ?? String(err)}`, err)
+    // Confined reads deny at resolve a path that fails outside the roots (its failure would tell what exists there).
+    return done(codeOf(err) === 'FS_SANDBOX_DENIED' ? 'denied' : `resolve:${codeOf(err) ?? String(err)}`, err)
   }
   if (a.swap !== undefined) {
     await a.swap(ctx)
