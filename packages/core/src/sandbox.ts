@@ -1,4 +1,4 @@
-import { FsError, isFsError, type FsVerb } from './errors.js'
+import { FsError, isFsError, type FsErrorCode, type FsVerb } from './errors.js'
 import type { ByteChunks, ReadRequest, UpdateRequest, WriteRequest, WriteResult } from './file-system.js'
 import { FileSystemLayer } from './layer.js'
 import type { FileSystem } from './file-system.js'
@@ -33,6 +33,9 @@ export interface SandboxOptions {
    */
   readonly protectedNames?: readonly string[] | undefined
 }
+
+/** Resolve failures that tell what exists where they happened (a file or a link loop on the way, a directory one may not enter). */
+const REVEALING: ReadonlySet<FsErrorCode> = new Set(['FS_NOT_FOUND', 'FS_NOT_DIRECTORY', 'FS_NOT_REGULAR_FILE', 'FS_PERMISSION_DENIED'])
 
 /** How many ancestors of a path that fails to resolve are tried, to tell inside from outside. */
 const ANCESTOR_TRIES = 8
@@ -89,7 +92,9 @@ export class SandboxedFileSystem extends FileSystemLayer {
     } catch (err) {
       // Where resolution fails tells what exists there (a file on the way, a link loop): outside the
       // confined roots that is not the model's to learn, so the failure becomes a denial there.
-      if (!this.#confineReads || this.mode === 'full-access' || isFsError(err, 'FS_ABORTED') || (await this.#failsInside(path, base, signal))) throw err
+      const code = isFsError(err) ? err.code : this.errorRow(err)?.code
+      if (!this.#confineReads || this.mode === 'full-access' || code === undefined || !REVEALING.has(code)) throw err
+      if (await this.#failsInside(path, base, signal)) throw err
       throw FsError.at('FS_SANDBOX_DENIED', 'resolve', path, 'outside the sandbox roots', { cause: err })
     }
   }
