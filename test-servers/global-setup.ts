@@ -7,7 +7,7 @@
  */
 import type { TestProject } from 'vitest/node'
 import { startS3, type S3ServerInfo } from './s3.js'
-import { startSftp, type SftpServerInfo } from './sftp.js'
+import { startSftp, type SftpChrootInfo, type SftpServerInfo } from './sftp.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,6 +15,8 @@ declare module 'vitest' {
     s3Why: string
     sftp: SftpServerInfo | null
     sftpWhy: string
+    /** The same sshd's chrooted user (ChrootDirectory), or null when there is no SFTP server. */
+    sftpChroot: SftpChrootInfo | null
   }
 }
 
@@ -22,7 +24,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const [s3, sftp] = await Promise.all([startS3(), startSftp()])
   project.provide('s3', s3.server?.info ?? null)
   project.provide('s3Why', s3.why)
-  project.provide('sftp', sftp.server?.info ?? null)
+  project.provide('sftp', sftp.server?.info.plain ?? null)
+  project.provide('sftpChroot', sftp.server?.info.chroot ?? null)
   project.provide('sftpWhy', sftp.why)
   return async () => {
     await Promise.all([s3.server?.stop(), sftp.server?.stop()])

@@ -17,13 +17,26 @@
 # is '*': useradd leaves '!' (locked), and with UsePAM no sshd then refuses even
 # key logins. Remove the user with: userdel seamfs-sftp && rm -rf /var/lib/seamfs-sftp
 #
+# A second user, seamfs-sftp-jail, logs in to the same sshd (same key) chrooted
+# (OpenSSH ChrootDirectory, in a Match block that concerns that user only) into
+# a per-boot directory /var/lib/seamfs-sftp-jail/run-XXXXXXXX: it and every
+# component above it are root-owned and writable by root alone, as sshd
+# demands; the user's one writable directory is /work inside it, where
+# internal-sftp starts. The server, not the client, then keeps every path of
+# that user's session inside the jail. Remove with:
+# userdel seamfs-sftp-jail && rm -rf /var/lib/seamfs-sftp-jail
+#
 # Printed on success: SFTP_HOST, SFTP_PORT, SFTP_USER, SFTP_KEY (private key
 # file), SFTP_HOSTKEY_SHA256 (SHA256:… fingerprint, for pinning), SFTP_ROOT
-# (an empty directory the user owns), SFTP_PID.
+# (an empty directory the user owns), SFTP_PID; SFTP_CHROOT_USER,
+# SFTP_CHROOT_DIR (the jail, on this machine) and SFTP_CHROOT_ROOT (/work, the
+# jailed user's writable directory as the server shows it to that user).
 set -euo pipefail
 
 SFTP_USER=seamfs-sftp
 SFTP_HOME=/var/lib/seamfs-sftp
+JAIL_USER=seamfs-sftp-jail
+JAIL_HOME=/var/lib/seamfs-sftp-jail
 SSHD=${SSHD:-/usr/sbin/sshd}
 
 die() { echo "sftp-server.sh: $*" >&2; exit 1; }
@@ -34,9 +47,10 @@ alive() { [ -r "/proc/$1/stat" ] && [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/nu
 stop() {
   local dir=$1
   [ -f "$dir/pid" ] || { rm -rf "$dir"; return 0; }
-  local pid root children
+  local pid root jail children
   pid=$(cat "$dir/pid")
   root=$(cat "$dir/root" 2>/dev/null || true)
+  jail=$(cat "$dir/jail" 2>/dev/null || true)
   if alive "$pid"; then
     # Per-connection sshd processes are the listener's children; they outlive it unless stopped too.
     children=$(pgrep -P "$pid" || true)
@@ -46,17 +60,34 @@ stop() {
   fi
   if [ -f "$dir/watchdog" ]; then kill "$(cat "$dir/watchdog")" 2>/dev/null || true; fi
   case "$root" in "$SFTP_HOME"/run-*) rm -rf "$root" ;; esac
+  case "$jail" in "$JAIL_HOME"/run-*) rm -rf "$jail" ;; esac
   rm -rf "$dir"
 }
 
 ensure_user() {
-  if ! getent passwd "$SFTP_USER" >/dev/null; then
-    useradd --system --no-create-home --home-dir "$SFTP_HOME" --shell /usr/sbin/nologin "$SFTP_USER" 2>/dev/null \
-      || getent passwd "$SFTP_USER" >/dev/null || die "cannot create user $SFTP_USER"
+  local user=$1 home=$2
+  if ! getent passwd "$user" >/dev/null; then
+    useradd --system --no-create-home --home-dir "$home" --shell /usr/sbin/nologin "$user" 2>/dev/null \
+      || getent passwd "$user" >/dev/null || die "cannot create user $user"
   fi
   # '*' = no password can match, but the account is not locked ('!' is, and sshd then refuses keys).
-  if [ "$(getent shadow "$SFTP_USER" | cut -d: -f2)" != '*' ]; then usermod -p '*' "$SFTP_USER"; fi
-  install -d -m 0755 -o "$SFTP_USER" -g "$(id -gn "$SFTP_USER")" "$SFTP_HOME"
+  if [ "$(getent shadow "$user" | cut -d: -f2)" != '*' ]; then usermod -p '*' "$user"; fi
+}
+
+# The jail: root-owned, mode 0755 from / down (sshd refuses a ChrootDirectory a
+# user could change), with the user's writable /work inside.
+make_jail() {
+  local dir=$1 jail
+  install -d -m 0755 -o root -g root "$JAIL_HOME"
+  jail=$(mktemp -d "$JAIL_HOME/run-XXXXXXXX")
+  chmod 0755 "$jail"
+  echo "$jail" >"$dir/jail"
+  install -d -m 0755 -o "$JAIL_USER" -g "$(id -gn "$JAIL_USER")" "$jail/work"
+  local p=$jail
+  while [ "$p" != / ]; do
+    [ "$(stat -c %u "$p")" = 0 ] && [ $(( 0$(stat -c %a "$p") & 022 )) = 0 ] || die "$p must be root-owned and writable by root only (ChrootDirectory)"
+    p=$(dirname "$p")
+  done
 }
 
 start() {
@@ -66,7 +97,9 @@ start() {
   [ "$(id -u)" = 0 ] || die "must run as root (sshd needs it to switch to the test user)"
   mkdir -m 0700 "$dir" || die "$dir must not exist yet"
   mkdir -m 0755 -p /run/sshd
-  ensure_user
+  ensure_user "$SFTP_USER" "$SFTP_HOME"
+  install -d -m 0755 -o "$SFTP_USER" -g "$(id -gn "$SFTP_USER")" "$SFTP_HOME"
+  ensure_user "$JAIL_USER" /work
 
   ssh-keygen -q -t ed25519 -N '' -C seamfs-sftp-host -f "$dir/host_ed25519"
   ssh-keygen -q -t ed25519 -N '' -C seamfs-sftp-user -f "$dir/user_ed25519"
@@ -79,6 +112,9 @@ start() {
   chown "$SFTP_USER:" "$root"
   chmod 0755 "$root"
   echo "$root" >"$dir/root"
+  make_jail "$dir"
+  local jail
+  jail=$(cat "$dir/jail")
 
   local port attempt pid=
   for attempt in 1 2 3 4 5 6 7 8; do
@@ -96,7 +132,7 @@ PasswordAuthentication no
 KbdInteractiveAuthentication no
 PubkeyAuthentication yes
 PermitRootLogin no
-AllowUsers $SFTP_USER
+AllowUsers $SFTP_USER $JAIL_USER
 AllowTcpForwarding no
 AllowAgentForwarding no
 X11Forwarding no
@@ -106,6 +142,9 @@ ForceCommand internal-sftp
 MaxStartups 100:30:200
 MaxSessions 50
 LogLevel INFO
+Match User $JAIL_USER
+  ChrootDirectory $jail
+  ForceCommand internal-sftp -d /work
 EOF
     "$SSHD" -t -f "$dir/sshd_config" || die "sshd -t rejected $dir/sshd_config"
     : >"$dir/sshd.log"
@@ -147,6 +186,9 @@ EOF
   echo "SFTP_HOSTKEY_SHA256=$(ssh-keygen -l -E sha256 -f "$dir/host_ed25519.pub" | cut -d' ' -f2)"
   echo "SFTP_ROOT=$root"
   echo "SFTP_PID=$pid"
+  echo "SFTP_CHROOT_USER=$JAIL_USER"
+  echo "SFTP_CHROOT_DIR=$jail"
+  echo "SFTP_CHROOT_ROOT=/work"
 }
 
 case "${1:-}" in

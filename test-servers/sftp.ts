@@ -18,6 +18,17 @@ export interface SftpServerInfo {
   readonly root: string
 }
 
+/**
+ * The same server's chrooted user (OpenSSH `ChrootDirectory`): `root` is its
+ * writable directory as the server shows it to that user (`/work`); `hostRoot`
+ * is that directory on this machine, where a test can reach behind the jail.
+ */
+export interface SftpChrootInfo extends SftpServerInfo {
+  /** The jail on this machine (root-owned; the user sees it as `/`). */
+  readonly chroot: string
+  readonly hostRoot: string
+}
+
 /** The boot script; also used by bench/src/ssh.ts. */
 export const SFTP_SCRIPT = fileURLToPath(new URL('./sftp-server.sh', import.meta.url))
 const SSHD = '/usr/sbin/sshd'
@@ -37,13 +48,19 @@ function missing(): string | undefined {
   return undefined
 }
 
+/** One sshd, two users: the plain one and the chrooted one. */
+export interface SftpServers {
+  readonly plain: SftpServerInfo
+  readonly chroot: SftpChrootInfo
+}
+
 /**
  * Boots OpenSSH's sshd on 127.0.0.1 (a free port, its own config, throwaway
  * keys, the unprivileged user seamfs-sftp) with test-servers/sftp-server.sh,
  * and stops it by PID. Without the binaries it reports why, so the SFTP suites
  * skip and say so, except under CI=true, where that (or a failed boot) throws.
  */
-export async function startSftp(): Promise<Started<SftpServerInfo>> {
+export async function startSftp(): Promise<Started<SftpServers>> {
   const ci = process.env['CI'] === 'true'
   const why = missing()
   if (why !== undefined) {
@@ -80,8 +97,11 @@ export async function startSftp(): Promise<Started<SftpServerInfo>> {
     hostKeySha256: get('SFTP_HOSTKEY_SHA256'),
     root: get('SFTP_ROOT'),
   }
+  const jail = get('SFTP_CHROOT_DIR')
+  const jailRoot = get('SFTP_CHROOT_ROOT')
+  const chroot: SftpChrootInfo = { ...info, username: get('SFTP_CHROOT_USER'), root: jailRoot, chroot: jail, hostRoot: `${jail}${jailRoot}` }
   return {
-    server: { info, stop: async () => void (await run(['stop', dir])) },
+    server: { info: { plain: info, chroot }, stop: async () => void (await run(['stop', dir])) },
     why: '',
   }
 }

@@ -188,6 +188,11 @@ export const TRACE: Readonly<Record<string, Readonly<Record<string, RuleTrace>>>
       ],
       note: 'a special file',
     },
+    'where `capabilities.permissions`, an existing file whose mode grants write permission to no one (`mode & 0o222` is 0, e.g. 0444) is `FS_PERMISSION_DENIED` and keeps its content, mode and version; `createIfAbsent` on it is still `FS_NOT_OBSERVED`':
+      [
+        'a write or an edit of a file without write permission (*) is FS_PERMISSION_DENIED and changes nothing',
+        'createIfAbsent on a file without write permission (444) stays FS_NOT_OBSERVED and changes nothing',
+      ],
     'content that is not a string, or holds a lone surrogate, is `FS_NOT_TEXT`; above `maxTextBytes` it is `FS_TOO_LARGE`': {
       tests: [
         'content with a lone surrogate is FS_NOT_TEXT and nothing is written',
@@ -252,6 +257,8 @@ export const TRACE: Readonly<Record<string, Readonly<Record<string, RuleTrace>>>
     'a malformed `expected` (not `{ version: string }`) is `FS_UNSUPPORTED` before any I/O': [
       'a malformed expected (not { version: string }) is FS_UNSUPPORTED before any I/O',
     ],
+    'where `capabilities.permissions`, a file whose mode grants write permission to no one (`mode & 0o222` is 0, e.g. 0444) is `FS_PERMISSION_DENIED` and keeps its content, mode and version':
+      ['a write or an edit of a file without write permission (*) is FS_PERMISSION_DENIED and changes nothing'],
     'a missing target is `FS_STALE_VERSION`, guarded or not; a non-file is `FS_NOT_REGULAR_FILE`': [
       'a missing target is FS_STALE_VERSION, guarded or not',
       'a directory is FS_NOT_REGULAR_FILE',

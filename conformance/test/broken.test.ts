@@ -103,6 +103,7 @@ const VARIANTS: readonly Variant[] = [
   { file: 'edit-drops-bom', rule: 'editText: a BOM stays', caughtBy: ['edit: stored bytes'] },
   { file: 'edit-replaceall-dollar', rule: 'editText: `$` in newString is literal (with replaceAll)', caughtBy: ['edit: shapes'] },
   { file: 'memory-edit-loses-mode', rule: "updateBytes: publish atomically, keeping the file's mode (capabilities.permissions)", caughtBy: ['permissions'] },
+  { file: 'memory-write-ignores-read-only', rule: 'writeText/editText: a file whose mode grants write permission to no one (0444) is FS_PERMISSION_DENIED', caughtBy: ['permissions'] },
   // limits
   { file: 'limits-ignored', rule: 'FsLimits: every backend takes core limits; a file above maxTextBytes is FS_TOO_LARGE', caughtBy: ['size limits'] },
 ]

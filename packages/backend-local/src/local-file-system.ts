@@ -1,4 +1,4 @@
-import { accessSync, type BigIntStats, closeSync, constants, fstatSync, lstatSync, openSync, readSync, read, statSync } from 'node:fs'
+import { accessSync, type BigIntStats, type Dirent, closeSync, constants, fstatSync, lstatSync, readSync, read, statSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -24,6 +24,7 @@ import {
   type WriteRequest,
   type WriteResult,
 } from '@seamfs/core/backend'
+import { DESCRIPTOR_PATHS, fdPath, openVerified } from './anchor.js'
 import { errnoOf, errnoRow } from './errors.js'
 import { DEFAULT_NEW_FILE_MODE, type LocalFileSystemOptions, type LocalHooks } from './options.js'
 import { absolutePath, canonicalPath, containsPath } from './paths.js'
@@ -114,6 +115,31 @@ async function readWhole(fd: number, st: BigIntStats, limit: number, verb: 'read
 }
 
 /**
+ * Refuses to replace a write-protected file: one whose mode grants write to no one (`0444`: an
+ * editor refuses it, and root's rename would not), or that this process may not write (the
+ * kernel's answer for `path`). A rename ignores the file's own
+ * mode, so without this a replacement would silently succeed.
+ */
+function assertWritable(path: string, st: BigIntStats, verb: 'write' | 'edit', displayPath: string): void {
+  const mode = Number(st.mode & 0o777n)
+  if ((mode & 0o222) === 0) {
+    throw FsError.at('FS_PERMISSION_DENIED', verb, displayPath, `the file is write-protected (mode 0${mode.toString(8)})`)
+  }
+  accessSync(path, constants.W_OK)
+}
+
+/** The entries of `target`'s directory, read through a descriptor verified at its canonical path. */
+async function readdirVerified(target: FsTarget): Promise<Dirent[]> {
+  if (!DESCRIPTOR_PATHS) return readdir(target.targetKey, { withFileTypes: true })
+  const fd = openVerified(target.targetKey, constants.O_RDONLY | constants.O_DIRECTORY, 'list', target.displayPath)
+  try {
+    return await readdir(fdPath(fd), { withFileTypes: true })
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
  * The host disk behind the seamfs contract. Writes are atomic and durable
  * (staging directory, fsync, rename, directory fsync); guarded creates are
  * atomic across processes (hard link); version guards are checked under a
@@ -182,7 +208,7 @@ export class LocalFileSystem extends FileSystem {
   }
 
   protected override async readBytes(target: FsTarget, { signal, maxBytes }: ReadRequest): Promise<Uint8Array> {
-    const fd = openSync(target.targetKey, READ_FLAGS)
+    const fd = openVerified(target.targetKey, READ_FLAGS, 'read', target.displayPath)
     try {
       const st = fstatSync(fd, { bigint: true })
       if (!st.isFile()) throw FsError.notRegularFile('read', target.displayPath)
@@ -203,7 +229,8 @@ export class LocalFileSystem extends FileSystem {
     const st = statSync(target.targetKey, { throwIfNoEntry: false })
     if (st === undefined) throw FsError.notFound('list', target.displayPath)
     if (!st.isDirectory()) throw FsError.notDirectory('list', target.displayPath)
-    const dirents = await readdir(target.targetKey, { withFileTypes: true })
+    // Listed through a descriptor verified at the canonical path: a directory swapped for a link is refused, not followed.
+    const dirents = await readdirVerified(target)
     const entries: FsDirEntry[] = []
     for (const dirent of dirents) {
       if (dirent.isDirectory() && isStagingName(dirent.name)) continue
@@ -233,6 +260,7 @@ export class LocalFileSystem extends FileSystem {
       const current = statSync(target.targetKey, { bigint: true, throwIfNoEntry: false })
       if (current !== undefined && !current.isFile()) throw FsError.notRegularFile('write', path)
       checkGuard('write', path, expected, current && versionOf(current))
+      if (current !== undefined) assertWritable(target.targetKey, current, 'write', path)
       const before = current === undefined ? null : await this.#diffBasis(target, current, beforeMaxBytes, signal)
       const published = await this.#publisher.publish({
         key: target.targetKey,
@@ -259,7 +287,7 @@ export class LocalFileSystem extends FileSystem {
       throwIfAborted(signal, 'edit')
       let fd: number
       try {
-        fd = openSync(target.targetKey, READ_FLAGS)
+        fd = openVerified(target.targetKey, READ_FLAGS, 'edit', path)
       } catch (err) {
         if (GONE.has(errnoOf(err) ?? '')) throw FsError.stale('edit', path, 'gone', err)
         throw err
@@ -270,6 +298,7 @@ export class LocalFileSystem extends FileSystem {
         current = fstatSync(fd, { bigint: true })
         if (!current.isFile()) throw FsError.notRegularFile('edit', path)
         checkGuard('edit', path, expected, versionOf(current))
+        assertWritable(target.targetKey, current, 'edit', path)
         bytes = await readWhole(fd, current, maxBytes, 'edit', path, signal)
       } finally {
         closeSync(fd)
@@ -313,7 +342,7 @@ export class LocalFileSystem extends FileSystem {
     if (current.size > BigInt(limit)) return null
     let fd: number | undefined
     try {
-      fd = openSync(target.targetKey, READ_FLAGS)
+      fd = openVerified(target.targetKey, READ_FLAGS, 'write', target.displayPath)
       const bytes = await readUpTo(fd, Number(current.size), limit, 'write', signal)
       return bytes.length > limit ? null : bytes
     } catch (err) {
@@ -332,7 +361,7 @@ export class LocalFileSystem extends FileSystem {
  * refilled only once the next one was asked for, which the hook contract allows.
  */
 async function* streamFile(target: FsTarget): AsyncGenerator<Uint8Array> {
-  const fd = openSync(target.targetKey, READ_FLAGS)
+  const fd = openVerified(target.targetKey, READ_FLAGS, 'read', target.displayPath)
   let pending: Promise<number> | undefined
   try {
     if (!fstatSync(fd).isFile()) throw FsError.notRegularFile('read', target.displayPath)

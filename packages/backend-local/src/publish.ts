@@ -1,28 +1,12 @@
-import {
-  type BigIntStats,
-  constants,
-  fchmodSync,
-  fchownSync,
-  fstatSync,
-  linkSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  renameSync,
-  rmdirSync,
-  rmSync,
-  statSync,
-  unlinkSync,
-} from 'node:fs'
+import { type BigIntStats, constants, fchmodSync, fchownSync, fstatSync, fsync as fsyncCallback, linkSync, lstatSync, mkdtempSync, readdirSync } from 'node:fs'
+import { closeSync, openSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync } from 'node:fs'
 import { open } from 'node:fs/promises'
-import { fsync as fsyncCallback, openSync, closeSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { threadId } from 'node:worker_threads'
 import { FsError, processWide, throwIfAborted, type FsVerb } from '@seamfs/core/backend'
+import { type DirAnchor, ensureAnchor, openAnchor, pathChanged, removeMadeDirectories } from './anchor.js'
 import { doubleFault, errnoOf } from './errors.js'
 import type { LocalHooks } from './options.js'
-import { containsPath } from './paths.js'
 
 /**
  * Staging directories are named `.seamfs-stage-<pid>-XXXXXX`, or `.seamfs-stage-<pid>.<threadId>-XXXXXX`
@@ -33,9 +17,9 @@ const STAGING_NAME = /^\.seamfs-stage-(\d+)(?:\.(\d+))?-[A-Za-z0-9]{6}$/
 const STAGING_OWNER = threadId === 0 ? `${process.pid}` : `${process.pid}.${threadId}`
 
 /**
- * Staging directories this process is using right now, shared by every instance and by
- * every copy of this package loaded in the process (they share one pid, so one copy's
- * sweep must see the other's in-flight directories).
+ * Staging directories this process is using right now, as `<dev>:<ino of the parent>/<name>`,
+ * shared by every instance and by every copy of this package loaded in the process (they share
+ * one pid, so one copy's sweep must see the other's in-flight directories).
  */
 const inFlight: Set<string> = processWide('backend-local:inFlight', () => new Set<string>())
 
@@ -64,30 +48,13 @@ export interface PublishRequest {
 
 /** The temp file: exclusive (never an existing file or a planted link), owner-only until published. */
 function openTemp(temp: string): ReturnType<typeof open> {
-  return open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600)
+  return open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
 }
 
 function fsyncFd(fd: number): Promise<void> {
   return new Promise((resolve, reject) => {
     fsyncCallback(fd, (err) => (err === null ? resolve() : reject(err)))
   })
-}
-
-/**
- * Undoes `mkdir -p` of a failed write: removes `dir` and its ancestors up to `made`
- * (the first directory the write made), deepest first, while they are empty. A
- * directory someone else has put something in meanwhile stays.
- */
-function removeMadeDirectories(dir: string, made: string | undefined): void {
-  if (made === undefined || !containsPath(made, dir)) return
-  for (let d = dir; ; d = dirname(d)) {
-    try {
-      rmdirSync(d)
-    } catch {
-      return
-    }
-    if (d === made) return
-  }
 }
 
 function pidIsAlive(pid: number): boolean {
@@ -112,9 +79,20 @@ function signature(st: BigIntStats): string {
 const STAGE_IDLE_MS = 1000
 
 interface Stage {
-  readonly path: string
+  /** The staging directory's name in its parent. */
+  readonly name: string
+  /** The parent's canonical path when the stage was made (for removal, verified again then). */
+  readonly parent: string
+  /** The parent's identity (`dev:ino`): the key of this stage. */
+  readonly owner: string
   users: number
   timer: ReturnType<typeof setTimeout> | undefined
+}
+
+/** One write's hold on a stage: the stage opened (no link followed) and a fresh temp name in it. */
+export interface Lease {
+  readonly stage: DirAnchor
+  readonly temp: string
 }
 
 /** Every Stages of the process, so the exit handler can remove their idle directories. */
@@ -127,10 +105,11 @@ const allStages: Set<Stages> = processWide('backend-local:stages', () => {
 })
 
 /**
- * Staging directories, one per parent directory, kept while writes keep coming
- * and removed after a second of quiet (or by `flush`, or at exit). Making and
- * removing a directory for every write cost more than the rest of a small
- * durable write: a burst of writes into one directory now shares one.
+ * Staging directories, one per parent directory (by identity, not path), kept while writes keep
+ * coming and removed after a second of quiet (or by `flush`, or at exit). Making and removing a
+ * directory for every write cost more than the rest of a small durable write: a burst of writes
+ * into one directory now shares one. Each write enters its stage afresh through the parent it
+ * holds open, never through a link: a stage swapped for a link is abandoned for a new one.
  */
 export class Stages {
   readonly #open = new Map<string, Stage>()
@@ -140,52 +119,71 @@ export class Stages {
     allStages.add(this)
   }
 
-  /** A staging directory in `dir`, held until `release`, and a fresh temp path inside it. */
-  acquire(dir: string): { readonly stage: string; readonly temp: string } {
-    let stage = this.#open.get(dir)
-    if (stage === undefined) {
-      stage = { path: mkdtempSync(join(dir, `${STAGING_PREFIX}${STAGING_OWNER}-`)), users: 0, timer: undefined }
-      inFlight.add(stage.path)
-      this.#open.set(dir, stage)
+  /** A staging directory in the directory `parent` holds, held until `release`, and a fresh temp name inside it. */
+  acquire(parent: DirAnchor, owner: string): Lease {
+    let stage = this.#open.get(owner)
+    let entered = stage === undefined ? undefined : this.#enter(parent, stage)
+    if (stage === undefined || entered === undefined) {
+      if (stage !== undefined) this.discard(owner)
+      const made = basename(mkdtempSync(parent.at(`${STAGING_PREFIX}${STAGING_OWNER}-`)))
+      stage = { name: made, parent: parent.path, owner, users: 0, timer: undefined }
+      inFlight.add(`${owner}/${made}`)
+      this.#open.set(owner, stage)
+      entered = this.#enter(parent, stage)
+      if (entered === undefined) throw pathChanged('write', join(parent.path, made))
     }
     clearTimeout(stage.timer)
     stage.timer = undefined
     stage.users++
-    return { stage: stage.path, temp: join(stage.path, `${++this.#counter}.tmp`) }
+    return { stage: entered, temp: `${++this.#counter}.tmp` }
   }
 
-  /** Lets go of `dir`'s stage; an unused one is removed `now`, or after the idle delay. */
-  release(dir: string, now: boolean): void {
-    const stage = this.#open.get(dir)
+  /** The stage opened through its parent, or undefined when it is gone or is no longer a directory (a link, a file). */
+  #enter(parent: DirAnchor, stage: Stage): DirAnchor | undefined {
+    try {
+      return parent.child(stage.name)
+    } catch (err) {
+      if (['ELOOP', 'ENOTDIR'].includes(errnoOf(err) ?? '')) return undefined
+      throw err
+    }
+  }
+
+  /** Lets go of a stage; an unused one is removed `now`, or after the idle delay. */
+  release(owner: string, now: boolean): void {
+    const stage = this.#open.get(owner)
     if (stage === undefined || --stage.users > 0) return
-    if (now) this.#remove(dir, stage)
-    else stage.timer = setTimeout(() => this.#remove(dir, stage), STAGE_IDLE_MS).unref()
+    if (now) this.#remove(stage)
+    else stage.timer = setTimeout(() => this.#remove(stage), STAGE_IDLE_MS).unref()
   }
 
-  /** Forgets a stage that vanished (someone removed it); the next acquire makes a new one. */
-  discard(dir: string): void {
-    const stage = this.#open.get(dir)
+  /** Forgets a stage that vanished or was replaced; the next acquire makes a new one. */
+  discard(owner: string): void {
+    const stage = this.#open.get(owner)
     if (stage === undefined) return
     clearTimeout(stage.timer)
-    this.#open.delete(dir)
-    inFlight.delete(stage.path)
+    this.#open.delete(owner)
+    inFlight.delete(`${owner}/${stage.name}`)
   }
 
   /** Removes every idle staging directory now. */
   flush(): void {
-    for (const [dir, stage] of this.#open) if (stage.users === 0) this.#remove(dir, stage)
+    for (const stage of this.#open.values()) if (stage.users === 0) this.#remove(stage)
   }
 
-  #remove(dir: string, stage: Stage): void {
-    if (stage.users > 0 || this.#open.get(dir) !== stage) return
+  /** Removes an idle stage through its parent, opened verified and still the same directory; else it is residue. */
+  #remove(stage: Stage): void {
+    if (stage.users > 0 || this.#open.get(stage.owner) !== stage) return
     clearTimeout(stage.timer)
-    this.#open.delete(dir)
+    this.#open.delete(stage.owner)
+    let parent: DirAnchor | undefined
     try {
-      rmdirSync(stage.path)
+      parent = openAnchor(stage.parent, 'write', stage.parent)
+      if (parent.identity() === stage.owner) rmdirSync(parent.at(stage.name))
     } catch {
-      // Not empty or gone: what is left is residue for the next sweep.
+      // Not empty, gone, or its parent moved: what is left is residue for the next sweep.
     } finally {
-      inFlight.delete(stage.path)
+      parent?.close()
+      inFlight.delete(`${stage.owner}/${stage.name}`)
     }
   }
 }
@@ -208,37 +206,43 @@ export class Publisher {
   /**
    * Staging dir (0700) + temp (`wx`, 0600) + write + fchmod + fsync, then
    * rename (or hard link, which never replaces), then fsync of the parent
-   * directory. Returns the published inode's stat, taken through the still
-   * open descriptor so no later writer can be mistaken for this one (and, when
-   * the inode was written in place after the commit, the stat as this write
-   * left it, whose version no later stat equals). Store failures are thrown
-   * as they are, for the filesystem's error table.
+   * directory — all inside the parent directory held open and verified at its
+   * canonical path ({@link ensureAnchor}), so a directory swapped for a link
+   * meanwhile cannot carry the write elsewhere. Returns the published inode's
+   * stat, taken through the still open descriptor so no later writer can be
+   * mistaken for this one (and, when the inode was written in place after the
+   * commit, the stat as this write left it, whose version no later stat
+   * equals). Store failures are thrown as they are, for the filesystem's error table.
    */
   async publish(req: PublishRequest): Promise<BigIntStats> {
     const dir = dirname(req.key)
-    const made = this.#ensureDirectory(dir, req)
-    let lease: { readonly stage: string; readonly temp: string }
+    const name = basename(req.key)
+    const { anchor, made } = ensureAnchor(dir, req.verb, req.displayPath)
+    let owner: string
+    let lease: Lease
     try {
-      this.#sweep(dir)
+      owner = anchor.identity()
+      this.#sweep(anchor, owner)
       throwIfAborted(req.signal, req.verb)
-      lease = this.#stages.acquire(dir)
+      lease = this.#stages.acquire(anchor, owner)
     } catch (err) {
-      removeMadeDirectories(dir, made)
+      anchor.close()
+      removeMadeDirectories(made)
       throw err
     }
-    let temp = lease.temp
+    const stagePath = (): string => join(dir, basename(lease.stage.path))
     let handle: Awaited<ReturnType<typeof open>> | undefined
     let written: BigIntStats | undefined
     try {
-      await req.hooks?.afterStage?.(lease.stage)
-      handle = await openTemp(temp).catch(async (err: unknown) => {
+      await req.hooks?.afterStage?.(stagePath())
+      handle = await openTemp(lease.stage.at(lease.temp)).catch(async (err: unknown) => {
         if (errnoOf(err) !== 'ENOENT') throw err
         // The kept stage was removed behind our back: make a new one, once.
-        this.#stages.release(dir, true)
-        this.#stages.discard(dir)
-        lease = this.#stages.acquire(dir)
-        temp = lease.temp
-        return openTemp(temp)
+        lease.stage.close()
+        this.#stages.release(owner, true)
+        this.#stages.discard(owner)
+        lease = this.#stages.acquire(anchor, owner)
+        return openTemp(lease.stage.at(lease.temp))
       })
       if (req.bytes.length > 0) await handle.writeFile(req.bytes, req.signal === undefined ? {} : { signal: req.signal })
       if (req.owner !== undefined) {
@@ -251,36 +255,38 @@ export class Publisher {
       if (req.permissions !== 0o600) fchmodSync(handle.fd, req.permissions)
       await handle.sync()
       written = fstatSync(handle.fd, { bigint: true })
-      await req.hooks?.beforeCommit?.(temp)
+      await req.hooks?.beforeCommit?.(join(stagePath(), lease.temp))
       throwIfAborted(req.signal, req.verb)
-      if (req.mode === 'link') this.#link(temp, req)
-      else renameSync(temp, req.key)
+      if (req.mode === 'link') this.#link(lease.stage.at(lease.temp), anchor.at(name), req)
+      else renameSync(lease.stage.at(lease.temp), anchor.at(name))
     } catch (err) {
       try {
         await handle?.close()
-        rmSync(temp, { force: true })
+        rmSync(lease.stage.at(lease.temp), { force: true })
       } catch (cleanupErr) {
-        this.#stages.release(dir, true)
+        this.#release(lease, owner, anchor, true)
         throw doubleFault(req.verb, req.displayPath, err, cleanupErr)
       }
       // A failed write leaves nothing: its stage goes now when no other write holds it.
-      this.#stages.release(dir, true)
-      removeMadeDirectories(dir, made)
+      this.#release(lease, owner, anchor, true)
+      removeMadeDirectories(made)
       throw err
     }
     // Committed: from here on the write has happened; nothing below may report failure.
     try {
-      if (req.mode === 'link') unlinkSync(temp)
+      if (req.mode === 'link') unlinkSync(lease.stage.at(lease.temp))
     } catch {
       // Left in the stage; the stage goes when it is idle, its residue with the next sweep.
     }
-    this.#stages.release(dir, false)
+    lease.stage.close()
+    this.#stages.release(owner, false)
     try {
       await req.hooks?.afterCommit?.(req.key)
     } catch {
       // A test hook cannot undo a commit.
     }
-    await this.#syncDirectory(dir)
+    await this.#syncDirectory(anchor, owner)
+    anchor.close()
     const published = fstatSync(handle.fd, { bigint: true })
     await handle.close().catch(() => undefined)
     // Publishing moves only the ctime (rename, link). A moved size or mtime means someone wrote
@@ -293,68 +299,64 @@ export class Publisher {
     return published
   }
 
-  #link(temp: string, req: PublishRequest): void {
+  #release(lease: Lease, owner: string, anchor: DirAnchor, now: boolean): void {
+    lease.stage.close()
+    this.#stages.release(owner, now)
+    anchor.close()
+  }
+
+  #link(temp: string, destination: string, req: PublishRequest): void {
     try {
-      linkSync(temp, req.key)
+      linkSync(temp, destination)
     } catch (err) {
       if (errnoOf(err) !== 'EEXIST') throw err
-      const existing = lstatSync(req.key, { throwIfNoEntry: false })
+      const existing = lstatSync(destination, { throwIfNoEntry: false })
       if (existing !== undefined && !existing.isFile()) throw FsError.notRegularFile(req.verb, req.displayPath, err)
       throw FsError.notObserved(req.displayPath, err)
     }
   }
 
-  /** Makes `dir` when missing; returns the first directory it made (the top of what it made), if any. */
-  #ensureDirectory(dir: string, req: PublishRequest): string | undefined {
-    const st = statSync(dir, { throwIfNoEntry: false })
-    if (st?.isDirectory() === true) return undefined
-    if (st !== undefined) throw FsError.throughFile(req.verb, req.displayPath)
-    try {
-      return mkdirSync(dir, { recursive: true })
-    } catch (err) {
-      const errno = errnoOf(err)
-      if (errno === 'EEXIST' || errno === 'ENOTDIR') throw FsError.throughFile(req.verb, req.displayPath, err)
-      throw err
-    }
-  }
-
-  /** Removes staging directories of dead writers (or this process's abandoned ones). */
-  #sweep(dir: string): void {
-    if (this.#leftAt.get(dir) === signature(statSync(dir, { bigint: true }))) return
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+  /** Removes staging directories of dead writers (or this process's abandoned ones), through the directory held open. */
+  #sweep(anchor: DirAnchor, owner: string): void {
+    const state = (): string => signature(fstatOrStat(anchor))
+    if (this.#leftAt.get(owner) === state()) return
+    for (const entry of readdirSync(anchor.at(''), { withFileTypes: true })) {
       // Staging directories are directories: a file that merely has such a name is someone's data.
       const match = entry.isDirectory() ? STAGING_NAME.exec(entry.name) : null
       if (match === null) continue
       const pid = Number(match[1])
       const thread = Number(match[2] ?? 0)
-      const path = join(dir, entry.name)
       // Another thread of this process keeps its own in-flight set: its directories are left alone.
-      const abandoned = pid !== process.pid ? !pidIsAlive(pid) : thread === threadId ? !inFlight.has(path) : false
+      const abandoned = pid !== process.pid ? !pidIsAlive(pid) : thread === threadId ? !inFlight.has(`${owner}/${entry.name}`) : false
       try {
-        if (abandoned) rmSync(path, { recursive: true, force: true })
+        if (abandoned) rmSync(anchor.at(entry.name), { recursive: true, force: true })
       } catch {
         // Best effort: someone else's residue that cannot be removed must not fail this write.
       }
     }
-    this.#remember(dir, signature(statSync(dir, { bigint: true })))
+    this.#remember(owner, state())
   }
 
-  async #syncDirectory(dir: string): Promise<void> {
+  async #syncDirectory(anchor: DirAnchor, owner: string): Promise<void> {
     let fd: number | undefined
     try {
-      fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY)
+      fd = anchor.fd >= 0 ? anchor.fd : openSync(anchor.path, constants.O_RDONLY | constants.O_DIRECTORY)
       await fsyncFd(fd)
-      this.#remember(dir, signature(fstatSync(fd, { bigint: true })))
+      this.#remember(owner, signature(fstatSync(fd, { bigint: true })))
     } catch {
       // The rename is visible; a directory that cannot be fsynced (some network
       // filesystems refuse) must not turn a completed write into a failure.
     } finally {
-      if (fd !== undefined) closeSync(fd)
+      if (fd !== undefined && fd !== anchor.fd) closeSync(fd)
     }
   }
 
-  #remember(dir: string, state: string): void {
+  #remember(owner: string, state: string): void {
     if (this.#leftAt.size >= 4096) this.#leftAt.clear()
-    this.#leftAt.set(dir, state)
+    this.#leftAt.set(owner, state)
   }
+}
+
+function fstatOrStat(anchor: DirAnchor): BigIntStats {
+  return anchor.fd >= 0 ? fstatSync(anchor.fd, { bigint: true }) : statSync(anchor.path, { bigint: true })
 }

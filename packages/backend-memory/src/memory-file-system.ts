@@ -46,6 +46,10 @@ function bytesOf(node: MemNode): Uint8Array {
   const buf = node.buf as Uint8Array | undefined
   return buf === undefined ? EMPTY : buf.subarray(0, node.getSize())
 }
+/** Refuses a file whose mode grants write permission to no one, as an editor does (memfs itself only checks the caller's bits). */
+function assertWritable(node: MemNode, verb: 'write' | 'edit', path: string): void {
+  if ((node.perm & 0o222) === 0) throw FsError.at('FS_PERMISSION_DENIED', verb, path, 'the file is read-only (its mode grants no write permission)')
+}
 const MAX_LINK_HOPS = 40
 /** open(2) flags for memfs's lower layer. */
 const O_WRONLY = 0o1
@@ -195,6 +199,7 @@ export class MemoryFileSystem extends FileSystem {
     const node = this.#node(key)
     if (node !== undefined && !node.isFile()) throw FsError.notRegularFile('write', target.displayPath)
     checkGuard('write', target.displayPath, request.expected, node && this.#nodeVersion(node))
+    if (node !== undefined) assertWritable(node, 'write', target.displayPath)
     // A copy: the node's buffer is rewritten below.
     const before = node !== undefined && node.getSize() <= request.beforeMaxBytes ? bytesOf(node).slice() : null
     // One synchronous call: no other code of this process can observe a partial file.
@@ -220,6 +225,7 @@ export class MemoryFileSystem extends FileSystem {
     const node = this.#node(key)
     if (node !== undefined && !node.isFile()) throw FsError.notRegularFile('edit', target.displayPath)
     checkGuard('edit', target.displayPath, request.expected, node && this.#nodeVersion(node))
+    assertWritable(node as MemNode, 'edit', target.displayPath)
     const edited = transform(bytesOf(node as MemNode))
     this.volume._core.writeFile(key, Buffer.from(edited.buffer, edited.byteOffset, edited.byteLength), O_WRONLY | O_TRUNC, 0)
     return this.#stamp(node, key)

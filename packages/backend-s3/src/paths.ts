@@ -68,10 +68,21 @@ export class Paths {
     return rel === '' ? this.prefix : `${this.prefix}${rel}/`
   }
 
-  /** The relative paths of the ancestors of `rel` below the root, outermost first. */
-  ancestors(rel: string): string[] {
-    const segments = rel.split('/')
-    return segments.slice(1).map((_, i) => segments.slice(0, i + 1).join('/'))
+  /** How many ancestors `rel` has below the root (`a/b/c.txt`: 2). */
+  ancestorCount(rel: string): number {
+    let count = 0
+    for (let at = rel.indexOf('/'); at >= 0; at = rel.indexOf('/', at + 1)) count++
+    return count
+  }
+
+  /** The relative path of the ancestor of `rel` at `level` (1: the outermost below the root; `''` at 0). */
+  ancestor(rel: string, level: number): string {
+    let end = -1
+    for (let i = 0; i < level; i++) {
+      end = rel.indexOf('/', end + 1)
+      if (end < 0) throw new RangeError(`"${rel}" has fewer than ${level} ancestors`)
+    }
+    return level === 0 ? '' : rel.slice(0, end)
   }
 
   /** `s3://bucket/key`, each key segment percent-encoded. */

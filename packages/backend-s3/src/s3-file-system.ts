@@ -29,7 +29,7 @@ import { s3ErrorRow, toFsError } from './errors.js'
 import { DEFAULT_PAGE_SIZE, type S3Credentials, type S3FileSystemOptions, type S3ProbeResult } from './options.js'
 import { normalizePrefix, Paths } from './paths.js'
 import { probeConditions, scratchKey } from './probe.js'
-import { Store, versionOf, type PutConflict, type Revision } from './store.js'
+import { keyFits, MAX_KEY_BYTES, Store, versionOf, type PutConflict, type Revision } from './store.js'
 
 /** Directories are key prefixes: nothing about them changes but their listing. */
 const DIRECTORY_VERSION = FsVersion('directory')
@@ -41,6 +41,8 @@ const DIRECTORY_VERSION = FsVersion('directory')
  */
 const EDIT_RETRY_MS = 30_000
 const EDIT_BACKOFF_MS = { first: 20, max: 1_000 }
+/** Up to this many ancestor directories, `resolve` HEADs each of them (together) instead of bisecting. */
+const HEAD_EVERY_LEVEL = 2
 
 function capabilitiesOf(probe: S3ProbeResult | undefined): FsCapabilities {
   return Object.freeze({
@@ -82,6 +84,9 @@ function clientConfig(o: Readonly<S3FileSystemOptions>): S3ClientConfig {
 
 const md5Hex = (bytes: Uint8Array): string => createHash('md5').update(bytes).digest('hex')
 
+/** A listed name a path can reach: not empty, `.` or `..`. */
+const isEntryName = (name: string): boolean => name !== '' && name !== '.' && name !== '..'
+
 /** An object as one GET found it: its revision, and its content where it was read. */
 interface Fetched {
   readonly revision: Revision
@@ -101,10 +106,11 @@ interface Fetched {
  *
  * Request costs (after the probe): stat of a file 1 HEAD (of a directory HEAD + LIST);
  * read 1 GET; write 1 GET (the `before` diff basis, which also tells create from update) +
- * 1 PUT, plus on a create 1 LIST (is the target a directory?) and 1 HEAD per ancestor (did a
- * parent become a file since resolve?), in parallel; `createIfAbsent` 1 LIST + 1 HEAD per
- * ancestor (in parallel) + 1 PUT; edit 1 GET + 1 PUT; listDir ⌈entries / pageSize⌉ LISTs;
- * resolve 1 HEAD per ancestor directory (in parallel), to refuse a path through a file. An
+ * 1 PUT, plus on a create 1 LIST (is the target a directory?) and the path check of resolve
+ * (did a parent become a file since?), in parallel; `createIfAbsent` 1 LIST + that check + 1 PUT;
+ * edit 1 GET + 1 PUT; listDir ⌈entries / pageSize⌉ LISTs; resolve, to refuse a path through a
+ * file, 1 HEAD per ancestor directory up to two, deeper 1 LIST + 1 HEAD when the parent exists,
+ * else one LIST more per halving of the depth and at most 2 HEADs. An
  * object above `maxTextBytes` is refused on the GET's headers: its body is released unread.
  * Edits of one key wait for each other in this process (a process-wide lock), so only other
  * clients can make an unguarded edit redo its work.
@@ -243,9 +249,10 @@ export class S3FileSystem extends FileSystem {
     let exists = rel === ''
     for await (const page of this.#store.list(this.#paths.childPrefix(rel), path, signal)) {
       exists ||= page.files.length > 0 || page.dirs.length > 0
-      // An empty name is the directory's own marker, or a key with an empty segment (no path reaches it).
+      // An empty name is the directory's own marker or an empty segment (`a//b`); `.` and `..` come only from
+      // keys written by other tools (`a/../b`). No path reaches such a key, and shown it would name another place.
       for (const f of page.files) {
-        if (f.name === '') continue
+        if (!isEntryName(f.name)) continue
         files.set(f.name, {
           name: f.name,
           type: 'file',
@@ -254,7 +261,7 @@ export class S3FileSystem extends FileSystem {
           ...(withVersion && f.etag !== undefined ? { version: FsVersion(f.etag) } : {}),
         })
       }
-      for (const d of page.dirs) if (d !== '') dirs.add(d)
+      for (const d of page.dirs) if (isEntryName(d)) dirs.add(d)
     }
     if (!exists) {
       const file = await this.#store.head(this.#paths.objectKey(rel), signal)
@@ -271,6 +278,7 @@ export class S3FileSystem extends FileSystem {
   protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     const path = target.displayPath
     const rel = this.#fileRel(target, 'write')
+    if (!keyFits(this.#paths.objectKey(rel))) throw FsError.io('write', path, `the object key would be longer than ${MAX_KEY_BYTES} bytes, the S3 limit`)
     const probe = await this.probe()
     const { expected } = request
     if (expected !== undefined && !probe[expected.kind]) this.#assertFallbackAllowed(expected.kind, 'write', path)
@@ -399,12 +407,34 @@ export class S3FileSystem extends FileSystem {
     return `${this.bucket}\0${this.#paths.objectKey(rel)}`
   }
 
-  /** Whether an ancestor of `rel` is a file (one HEAD per ancestor, in parallel). */
+  /**
+   * Whether a file lies on the path to `rel`, in a number of requests that grows with the log of
+   * the depth, not the depth. A prefix holds keys only if every shorter one does, so the deepest
+   * directory on the path is found by bisection (one LIST of one key per step); a plain file on
+   * the path can only be the level just below it, and a key that is both a file and a directory
+   * is looked for at that deepest directory. Up to {@link HEAD_EVERY_LEVEL} ancestors, a HEAD of
+   * each (together) is as cheap and finds every such key.
+   */
   async #underFile(rel: string, signal: AbortSignal | undefined): Promise<boolean> {
-    const ancestors = this.#paths.ancestors(rel)
-    if (ancestors.length === 0) return false
-    const revisions = await Promise.all(ancestors.map((a) => this.#store.head(this.#paths.objectKey(a), signal)))
-    return revisions.some((r) => r !== undefined)
+    const depth = this.#paths.ancestorCount(rel)
+    const isFile = async (level: number): Promise<boolean> =>
+      (await this.#store.head(this.#paths.objectKey(this.#paths.ancestor(rel, level)), signal)) !== undefined
+    const isDirectory = (level: number): Promise<boolean> => this.#isDirectory(this.#paths.ancestor(rel, level), signal)
+    const anyFile = async (levels: readonly number[]): Promise<boolean> => (await Promise.all(levels.map(isFile))).some(Boolean)
+    if (depth <= HEAD_EVERY_LEVEL) return anyFile(Array.from({ length: depth }, (_, i) => i + 1))
+    // The common case first: the parent exists (1 LIST + 1 HEAD, together).
+    const [parentIsDirectory, parentIsFile] = await Promise.all([isDirectory(depth), isFile(depth)])
+    if (parentIsFile) return true
+    if (parentIsDirectory) return false
+    // The deepest directory above the missing parent; level 0, the root, always is one.
+    let low = 0
+    let high = depth - 1
+    while (low < high) {
+      const mid = Math.ceil((low + high) / 2)
+      if (await isDirectory(mid)) low = mid
+      else high = mid - 1
+    }
+    return anyFile([low, low + 1].filter((level) => level >= 1 && level < depth))
   }
 
   #assertFallbackAllowed(kind: FsWriteIntent['kind'], verb: FsVerb, path: string): void {

@@ -11,6 +11,14 @@ import {
 import { FsError, FsVersion } from '@seamfs/core/backend'
 import { httpStatusOf } from './errors.js'
 
+/** S3's limit on an object key, in UTF-8 bytes (AWS, radosgw and MinIO alike): no object has a longer key. */
+export const MAX_KEY_BYTES = 1024
+
+/** Whether an object could have `key` (or a key that starts with it): not above {@link MAX_KEY_BYTES}. */
+export function keyFits(key: string): boolean {
+  return key.length <= MAX_KEY_BYTES && Buffer.byteLength(key) <= MAX_KEY_BYTES
+}
+
 /** What a HEAD, GET or PUT tells about an object's current revision. */
 export interface Revision {
   /** The ETag without quotes. */
@@ -88,8 +96,9 @@ export class Store {
     this.pageSize = pageSize
   }
 
-  /** HEAD: the object's revision, or undefined when there is no object at `key`. */
+  /** HEAD: the object's revision, or undefined when there is no object at `key` (a key above the limit: without asking). */
   async head(key: string, signal?: AbortSignal): Promise<Revision | undefined> {
+    if (!keyFits(key)) return undefined
     try {
       const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }), aborting(signal))
       return revisionOf(out, out.ContentLength ?? 0)
@@ -99,8 +108,9 @@ export class Store {
     }
   }
 
-  /** GET: the revision and the open body stream, or undefined when there is no object. */
+  /** GET: the revision and the open body stream, or undefined when there is no object (a key above the limit: without asking). */
   async open(key: string, signal?: AbortSignal): Promise<{ revision: Revision; body: Readable } | undefined> {
+    if (!keyFits(key)) return undefined
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), aborting(signal))
       return { revision: revisionOf(out, out.ContentLength ?? 0), body: out.Body as Readable }
@@ -110,14 +120,16 @@ export class Store {
     }
   }
 
-  /** True when at least one key starts with `prefix` (one LIST of one key). */
+  /** True when at least one key starts with `prefix` (one LIST of one key; none when no key that long can exist). */
   async hasKeysUnder(prefix: string, signal?: AbortSignal): Promise<boolean> {
+    if (!keyFits(prefix)) return false
     const out = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, MaxKeys: 1 }), aborting(signal))
     return (out.KeyCount ?? out.Contents?.length ?? 0) > 0
   }
 
   /** The delimited listing of `prefix` (the directory `path`), page by page, following continuation tokens. */
   async *list(prefix: string, path: string, signal?: AbortSignal): AsyncGenerator<ListPage, void, undefined> {
+    if (!keyFits(prefix)) return
     let token: string | undefined
     do {
       const out = await this.client.send(

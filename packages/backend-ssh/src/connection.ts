@@ -1,6 +1,6 @@
 import { Client, type ConnectConfig, type FileEntryWithStats, type InputAttributes, type SFTPWrapper, type Stats } from 'ssh2'
 import { abortedError, type FsVerb } from '@seamfs/core/backend'
-import { ConnectionFailure, UnsupportedRequest } from './errors.js'
+import { ConnectionFailure, STATUS, statusOf, UnsupportedRequest } from './errors.js'
 import { hostKeyPolicy, type HostKeyOptions } from './known-hosts.js'
 
 export { sha256Fingerprint } from './known-hosts.js'
@@ -69,8 +69,16 @@ export class Session {
     return this.#request((cb) => this.sftp.readlink(path, cb))
   }
 
-  readdir(path: string): Promise<FileEntryWithStats[]> {
-    return this.#request((cb) => this.sftp.readdir(path, cb))
+  opendir(path: string): Promise<Buffer> {
+    return this.#request((cb) => this.sftp.opendir(path, cb))
+  }
+
+  /** One READDIR on an open directory: its next entries (without `.` and `..`), or undefined at its end. */
+  readdirChunk(handle: Buffer): Promise<FileEntryWithStats[] | undefined> {
+    return this.#request<FileEntryWithStats[]>((cb) => this.sftp.readdir(handle, cb)).catch((err: unknown) => {
+      if (statusOf(err) === STATUS.EOF) return undefined
+      throw err
+    })
   }
 
   open(path: string, flags: OpenFlags, attrs: InputAttributes = {}): Promise<Buffer> {
@@ -112,8 +120,8 @@ export class Session {
     return this.#request<undefined>((cb) => this.sftp.rmdir(path, cb)).then(() => undefined)
   }
 
-  mkdir(path: string): Promise<void> {
-    return this.#request<undefined>((cb) => this.sftp.mkdir(path, cb)).then(() => undefined)
+  mkdir(path: string, attrs: InputAttributes = {}): Promise<void> {
+    return this.#request<undefined>((cb) => this.sftp.mkdir(path, attrs, cb)).then(() => undefined)
   }
 
   /**

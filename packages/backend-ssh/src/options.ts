@@ -16,10 +16,15 @@ export interface SftpFileSystemOptions extends FsLimits {
   /** A password, for password authentication. */
   readonly password?: string | undefined
   /**
-   * Remote directory that scopes the filesystem: nothing outside it can be
-   * resolved, read or written, also through symlinks (checked with the
-   * server's `realpath`). Relative to the login directory; default the login
-   * directory itself. It must exist.
+   * Remote directory that scopes the filesystem: a path outside it, lexically
+   * or through a symlink (checked with the server's `realpath`), is
+   * `FS_SANDBOX_DENIED`. Relative to the login directory; default the login
+   * directory itself. It must exist. A process on the server that swaps a
+   * directory inside it for a link while seamfs works can still race single
+   * requests out (SFTP works by path): each operation checks for that and
+   * refuses, erasing what it wrote astray, but the window is narrowed, not
+   * closed. For a hard boundary, have sshd confine the account
+   * (`ChrootDirectory`); see the README.
    */
   readonly root?: string | undefined
   /** Base of relative paths (default `root`); a relative `cwd` is relative to `root`. */

@@ -1,14 +1,18 @@
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomInt } from 'node:crypto'
 import { posix } from 'node:path'
 import { FsError, throwIfAborted } from '@seamfs/core/backend'
+import { after, hunt, look, outsideSeen, placeVerdict, probe, settlePlace, SETTLE_ROUNDS, type Settled, type Sighting } from './checks.js'
 import { WRITE_AT_ONCE_BYTES, type Attrs, type Session } from './connection.js'
+import { ensureDirectory, removeMade } from './directories.js'
 import { STATUS, statusOf } from './errors.js'
-import { containsPath, kindOf, outsideRoot } from './paths.js'
+import { containsPath, kindOf } from './paths.js'
 
 const TEMP_PREFIX = '.seamfs-tmp-'
 const TEMP_NAME = /^\.seamfs-tmp-[0-9a-f]{16}$/
+/** The marker atime lies this far (at most) after the temp file's mtime: in the future, so no read moves it (relatime). */
+const MARKER_SPAN_SECONDS = 2 ** 20
 
-/** True for the name of a temp file of an in-flight (or interrupted) write; listings never show these. */
+/** True for the name of a write's staging directory or temp file; listings never show these. */
 export function isTempName(name: string): boolean {
   return TEMP_NAME.test(name)
 }
@@ -27,18 +31,52 @@ export interface PublishRequest {
   readonly signal?: AbortSignal | undefined
 }
 
+/** Where one publication stages: its private directory in the target's directory, and the temp file in it. */
+interface Stage {
+  readonly req: PublishRequest
+  /** The target's directory (canonical). */
+  readonly dir: string
+  /** `dir/.seamfs-tmp-<hex>`, made by this write (mode 0700). */
+  readonly stage: string
+  /** `stage/.seamfs-tmp-<hex>`. */
+  readonly temp: string
+}
+
+/** A stage with the temp file open. */
+interface Staged extends Stage {
+  readonly handle: Buffer
+}
+
+const isFile = (a: Attrs | undefined): boolean => a !== undefined && kindOf(a.mode) === 'file'
+const isDirectory = (a: Attrs | undefined): boolean => a !== undefined && kindOf(a.mode) === 'directory'
+
 /**
- * Publishes files atomically: a temp file in the target's directory (so the
- * rename never crosses filesystems), written, `fsync@openssh.com`-ed and
- * closed, then `posix-rename@openssh.com` over the target, or
- * `hardlink@openssh.com` to it (which fails when the target exists, whoever
- * made it: the atomic create-if-absent). A temp file whose removal failed
- * because the connection dropped is removed over the next connection.
+ * Publishes files atomically: the content goes to a temp file in a private
+ * staging directory made in the target's directory (so the rename never
+ * crosses filesystems), `fsync@openssh.com`-ed, then renamed over the target
+ * with `posix-rename@openssh.com`, or hard-linked to it with
+ * `hardlink@openssh.com` (which fails when the target exists, whoever made
+ * it: the atomic create-if-absent).
+ *
+ * Against a directory swapped for a symlink meanwhile (see checks.ts): every
+ * path after the staging directory is made runs through it, and it exists
+ * only where it was made, so a swapped directory on the way makes the request
+ * fail instead of leading it elsewhere; the target is named
+ * `stage/../<name>`, which the server's kernel resolves to the staging
+ * directory's own parent, whatever the path to it leads to meanwhile. On top
+ * of that, in the round trips the publication makes anyway: the staging
+ * directory and temp file are checked to be where they should be right after
+ * they are made (before a byte is written) and again with the content; the
+ * published file is checked to be at the target's path (a random future atime
+ * set through the handle marks it; restored after) with its directory where it
+ * should be. Whatever is found astray has its content erased through the
+ * handle and is removed where it can be found; the write fails with
+ * `FS_SANDBOX_DENIED`, saying what was left. Staging that could not be removed
+ * is removed over the next operation.
  */
 export class Publisher {
   readonly #root: () => string
   readonly #orphans = new Set<string>()
-  #sweptGeneration = 0
 
   constructor(root: () => string) {
     this.#root = root
@@ -47,105 +85,262 @@ export class Publisher {
   /** Returns the temp file's attrs after its last write (the published file's, as this write left it). */
   async publish(s: Session, req: PublishRequest): Promise<Attrs> {
     const dir = posix.dirname(req.key)
-    const made = await this.#ensureDirectory(s, dir, req)
-    const temp = `${dir}/${TEMP_PREFIX}${randomBytes(8).toString('hex')}`
-    let handle: Buffer | undefined
-    let attrs: Attrs
+    const made = await ensureDirectory(s, dir, { root: this.#root(), verb: req.verb, path: req.displayPath })
+    const name = `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`
+    const at: Stage = { req, dir, stage: `${dir}/${name}`, temp: `${dir}/${name}/${name}` }
+    let staged: Staged | undefined
     try {
       throwIfAborted(req.signal, req.verb)
-      handle = await s.open(temp, 'wx', { mode: 0o600 })
-      const open = handle
-      const finish = (): Promise<[void, void, Attrs]> =>
-        Promise.all([req.permissions === 0o600 ? undefined : s.fsetstat(open, { mode: req.permissions }), s.fsync(open), s.fstat(open)])
-      // Small contents are all sent at once, so the fsync can go in the same round trip: OpenSSH answers in order.
-      if (req.bytes.length <= WRITE_AT_ONCE_BYTES) [, , attrs] = (await Promise.all([s.writeAll(open, req.bytes), finish()]))[1]
-      else {
-        await s.writeAll(open, req.bytes)
-        ;[, , attrs] = await finish()
-      }
-      handle = undefined
+      staged = await this.#stage(s, at)
+      const written = await this.#fill(s, staged)
       throwIfAborted(req.signal, req.verb)
-      if (req.mode === 'rename') await Promise.all([s.close(open), s.rename(temp, req.key)])
-      else await this.#link(s, open, temp, req)
+      const placing = staged
+      // From here the placing owns the handle: it closes it, or erases the content and closes it.
+      staged = undefined
+      await this.#place(s, placing, written)
+      return written
     } catch (err) {
-      await this.#discard(s, handle, temp, dir, made)
+      if (err instanceof Astray) throw err.error
+      if (staged !== undefined) await this.#discard(s, staged, made)
+      // The connection dropped while the stage was being made: the sweep removes it, if it exists, over the next one.
+      else if (!(err instanceof FsError) && statusOf(err) === undefined) this.#orphans.add(at.stage)
       throw err
     }
-    return attrs
   }
 
-  async #link(s: Session, handle: Buffer, temp: string, req: PublishRequest): Promise<void> {
-    const [closed, linked, unlinked] = await Promise.allSettled([s.close(handle), s.hardlink(temp, req.key), s.unlink(temp)])
-    if (unlinked.status === 'rejected' && statusOf(unlinked.reason) === undefined) this.#orphans.add(temp)
-    if (closed.status === 'rejected' && statusOf(closed.reason) === undefined) throw closed.reason
-    if (linked.status === 'fulfilled') return
-    if (statusOf(linked.reason) !== STATUS.FAILURE) throw linked.reason
-    // The link exists already: whoever made it, this create lost.
-    const existing = await s.lstat(req.key).catch(() => undefined)
-    if (existing === undefined) throw linked.reason
-    if (kindOf(existing.mode) !== 'file' && kindOf(existing.mode) !== 'symlink') {
-      throw FsError.notRegularFile(req.verb, req.displayPath, linked.reason)
+  /** Makes the staging directory and opens the temp file in it (one round trip); checks both before anything is written. */
+  async #stage(s: Session, at: Stage): Promise<Staged> {
+    const before = look(s, at.stage)
+    const made = s.mkdir(at.stage, { mode: 0o700 })
+    const opened = s.open(at.temp, 'wx', { mode: 0o600 })
+    const sighting = probe(s, `${at.stage}/.`, at.temp, 'lstat')
+    const burst = Promise.all([before, sighting])
+    burst.catch(() => undefined)
+    const [mkdir, open] = await Promise.allSettled([made, opened])
+    if (open.status === 'rejected') {
+      const seen = await burst.catch(() => undefined)
+      if (mkdir.status === 'rejected') throw mkdir.reason
+      // Made, but not found by the open: a swapped directory may have led the mkdir, or the open, elsewhere.
+      const outside = seen === undefined ? [] : [seen[0], ...seen[1].reals].filter((r): r is string => r !== undefined && !containsPath(this.#root(), r))
+      if (!(await hunt([at.stage, ...outside], (p) => s.rmdir(p)))) this.#orphans.add(at.stage)
+      if (outside.length > 0)
+        throw sandboxed(at.req, `a directory on the path was swapped for a link (it led to ${JSON.stringify(outside[0])}); nothing was written`)
+      throw open.reason
     }
-    throw FsError.notObserved(req.displayPath, linked.reason)
-  }
-
-  /** Best-effort cleanup of a failed write; what cannot be removed now is removed over the next connection. */
-  async #discard(s: Session, handle: Buffer | undefined, temp: string, dir: string, made: string | undefined): Promise<void> {
-    const results = await Promise.allSettled([handle === undefined ? undefined : s.close(handle), s.unlink(temp)])
-    const unlinked = results[1]
-    if (unlinked.status === 'rejected' && statusOf(unlinked.reason) !== STATUS.NO_SUCH_FILE) {
-      this.#orphans.add(temp)
-      return
-    }
-    if (made === undefined) return
-    for (let d = dir; containsPath(made, d); d = posix.dirname(d)) {
-      try {
-        await s.rmdir(d)
-      } catch {
-        return
-      }
-      if (d === made) return
-    }
-  }
-
-  /** Removes the temp files a dropped connection left behind, once per new connection (free when there are none). */
-  async sweep(s: Session): Promise<void> {
-    if (this.#sweptGeneration === s.generation || this.#orphans.size === 0) return
-    this.#sweptGeneration = s.generation
-    const orphans = [...this.#orphans]
-    const results = await Promise.allSettled(orphans.map((temp) => s.unlink(temp)))
-    results.forEach((result, i) => {
-      if (result.status === 'fulfilled' || statusOf(result.reason) !== undefined) this.#orphans.delete(orphans[i] as string)
-    })
+    const staged = { ...at, handle: open.value }
+    await this.#check(s, staged, burst, isFile, 'while the temp file was created')
+    return staged
   }
 
   /**
-   * Makes `dir` (and its missing parents) when missing; returns the first
-   * directory it made. Each existing level is checked with the server's
-   * realpath in the same round trip, so a symlink swapped in since `resolve`
-   * cannot lead the write out of the root.
+   * Writes the content, the mode, fsync, and reads the attrs after it all, then
+   * checks the temp file once more, now by its size: one round trip for small contents.
    */
-  async #ensureDirectory(s: Session, dir: string, req: PublishRequest): Promise<string | undefined> {
-    const [real, attrs] = await Promise.allSettled([s.realpath(dir), s.stat(dir)])
-    if (real.status === 'fulfilled' && !containsPath(this.#root(), real.value)) {
-      throw outsideRoot(req.verb, req.displayPath, this.#root())
-    }
-    if (attrs.status === 'fulfilled') {
-      if (kindOf(attrs.value.mode) !== 'directory') throw FsError.throughFile(req.verb, req.displayPath)
-      return undefined
-    }
-    if (statusOf(attrs.reason) !== STATUS.NO_SUCH_FILE) throw attrs.reason
-    if (!containsPath(this.#root(), dir) || dir === this.#root()) throw attrs.reason
-    const made = await this.#ensureDirectory(s, posix.dirname(dir), req)
-    try {
-      await s.mkdir(dir)
-    } catch (err) {
-      // Made meanwhile by someone else is fine; a file in the way is a parent that is not a directory.
-      const now = await s.stat(dir).catch(() => undefined)
-      if (now === undefined) throw statusOf(err) === STATUS.NO_SUCH_FILE ? FsError.throughFile(req.verb, req.displayPath, err) : err
-      if (kindOf(now.mode) !== 'directory') throw FsError.throughFile(req.verb, req.displayPath, err)
-      return made
-    }
-    return made ?? dir
+  async #fill(s: Session, staged: Staged): Promise<Attrs> {
+    const { handle, req, stage, temp } = staged
+    if (req.bytes.length > WRITE_AT_ONCE_BYTES) await s.writeAll(handle, req.bytes)
+    // Small contents are all sent at once, so the fsync can go in the same round trip: OpenSSH answers in order.
+    const small = req.bytes.length > WRITE_AT_ONCE_BYTES ? undefined : s.writeAll(handle, req.bytes)
+    const mode = req.permissions === 0o600 ? undefined : s.fsetstat(handle, { mode: req.permissions })
+    const synced = s.fsync(handle)
+    const stated = s.fstat(handle)
+    const burst = Promise.all([look(s, `${stage}/.`), probe(s, `${stage}/.`, temp, 'lstat')])
+    burst.catch(() => undefined)
+    const [, , , attrs] = await Promise.all([small, mode, synced, stated])
+    const size = req.bytes.length
+    await this.#check(s, staged, burst, (a) => isFile(a) && a?.size === size, 'while the file was written')
+    return attrs
   }
+
+  /** Settles where the temp file is; one found astray is erased, closed and hunted down, and the write refused. */
+  async #check(
+    s: Session,
+    staged: Staged,
+    burst: Promise<[string | undefined, Sighting]>,
+    mine: (a: Attrs | undefined) => boolean,
+    when: string,
+  ): Promise<void> {
+    const where = `${staged.stage}/.`
+    const settled = await this.#settleOrClose(s, staged, { where, expected: staged.stage, file: staged.temp }, burst, mine)
+    if (settled.verdict !== 'yes') throw new Astray(await this.#astray(s, staged, settled, when))
+  }
+
+  async #settleOrClose(
+    s: Session,
+    { handle }: Staged,
+    place: { where: string; expected: string; file: string },
+    burst: Promise<[string | undefined, Sighting]>,
+    mine: (a: Attrs | undefined) => boolean,
+  ): Promise<Settled> {
+    try {
+      const [before, sighting] = await burst
+      return await settlePlace(s, this.#root(), place, after([before], sighting), mine)
+    } catch (err) {
+      await s.close(handle).catch(() => undefined)
+      throw err
+    }
+  }
+
+  /** Erases a temp file found astray through its handle, closes it and removes its stage; the error that says so. */
+  async #astray(s: Session, staged: Staged, settled: Settled, when: string): Promise<FsError> {
+    const erased = await erase(s, staged.handle)
+    const name = posix.basename(staged.temp)
+    // The outside places seen are realpaths of `stage/.`: the staging directory there itself.
+    const removed = await hunt([staged.stage, ...settled.outside], async (p) => {
+      const [, rmdir] = await Promise.allSettled([s.unlink(`${p}/${name}`), s.rmdir(p)])
+      if (rmdir.status === 'rejected') throw rmdir.reason
+    })
+    const where = settled.outside.length === 0 ? '' : ` (it led to ${JSON.stringify(settled.outside[0])})`
+    const left = removed ? 'removed' : `left${erased ? ' empty' : ''} at a place this client could not find`
+    return sandboxed(staged.req, `a directory on the path was swapped for a link ${when}${where}; the temp file was ${left}`)
+  }
+
+  /**
+   * Renames (or links) the temp file to `stage/../<name>` (the staging
+   * directory's own parent) and checks, in the same round trip, that the file
+   * at the target's path is this one with its directory where it should be. A
+   * violation erases the published content.
+   */
+  async #place(s: Session, staged: Staged, written: Attrs): Promise<void> {
+    const { handle, req, dir, stage, temp } = staged
+    const target = `${stage}/../${posix.basename(req.key)}`
+    const marker = written.mtime + 1 + randomInt(MARKER_SPAN_SECONDS)
+    const before = look(s, dir)
+    const marked = s.fsetstat(handle, { atime: marker, mtime: written.mtime })
+    const moved = req.mode === 'rename' ? s.rename(temp, target) : s.hardlink(temp, target)
+    const unlinked = req.mode === 'link' ? s.unlink(temp) : Promise.resolve()
+    const removed = s.rmdir(stage)
+    const sighting = probe(s, dir, req.key, 'lstat')
+    const burst = Promise.all([before, sighting])
+    burst.catch(() => undefined)
+    const [markedOk, movedOk, , removedOk] = await Promise.allSettled([marked, moved, unlinked, removed])
+    if (movedOk.status === 'rejected') return this.#notPlaced(s, staged, await burst.catch(() => undefined), movedOk.reason, removedOk.status === 'fulfilled')
+    // Without the marker (a server that refused the times), the attrs the write left identify the file.
+    const mine = (a: Attrs | undefined): boolean =>
+      isFile(a) && (markedOk.status === 'fulfilled' ? a?.atime === marker && a.size === written.size : sameWritten(a, written))
+    const settled = await this.#settleOrClose(s, staged, { where: dir, expected: dir, file: req.key }, burst, mine)
+    // A stage that its rmdir missed (a swapped directory hid it) is removed with care.
+    if (removedOk.status === 'rejected') await this.#tidy(s, staged)
+    if (settled.verdict === 'yes') {
+      // Not awaited: the next request on this session is answered after these.
+      s.fsetstat(handle, { atime: written.atime, mtime: written.mtime }).catch(() => undefined)
+      s.close(handle).catch(() => undefined)
+      return
+    }
+    const erased = await erase(s, handle)
+    const where =
+      settled.outside.length === 0 ? 'at a place this client could not find' : `at ${JSON.stringify(`${settled.outside[0]}/${posix.basename(req.key)}`)}`
+    const lost = req.mode === 'rename' ? '; a file it replaced there, if any, is lost' : ''
+    const what = erased ? 'its content was erased there (an empty file remains)' : 'its content could NOT be erased'
+    throw sandboxed(
+      req,
+      `a directory on the path was swapped for a link while the file was published: it may have landed outside the root, ${where}; ${what}${lost}`,
+    )
+  }
+
+  /**
+   * The rename or link failed: the stage is removed (hunted down when astray) and the failure
+   * reported. `stageGone`: the rmdir sent after it worked (a link's temp file was unlinked, and
+   * an empty staging directory removed: its name is random, so that was this write's).
+   */
+  async #notPlaced(s: Session, staged: Staged, burst: [string | undefined, Sighting] | undefined, reason: unknown, stageGone: boolean): Promise<never> {
+    const { handle, req, stage, temp } = staged
+    if (stageGone) await s.close(handle).catch(() => undefined)
+    else {
+      const where = `${stage}/.`
+      const seen = Promise.all([look(s, where), probe(s, where, temp, 'lstat')])
+      const settled = await this.#settleOrClose(s, staged, { where, expected: stage, file: temp }, seen, isFile)
+      // A link whose temp file's unlink worked has none left: its stage is still where it should be.
+      const linkedAway = req.mode === 'link' && settled.verdict === 'no'
+      if (settled.verdict !== 'yes' && !linkedAway) throw await this.#astray(s, staged, settled, 'while the file was published')
+      await s.close(handle).catch(() => undefined)
+      await this.#tidy(s, staged)
+    }
+    const out = burst === undefined ? undefined : outsideSeen(this.#root(), after([burst[0]], burst[1]))
+    if (out !== undefined) throw sandboxed(req, `a directory on the path was swapped for a link (it led to ${JSON.stringify(out)}); nothing was published`)
+    if (req.mode === 'link') await linkFailed(s, req, reason)
+    throw reason
+  }
+
+  /** Best-effort cleanup of a failed write; what cannot be removed now is removed over the next operation. */
+  async #discard(s: Session, staged: Staged, made: string | undefined): Promise<void> {
+    await s.close(staged.handle).catch(() => undefined)
+    if ((await this.#tidy(s, staged)) && made !== undefined) await removeMade(s, staged.dir, made)
+  }
+
+  /**
+   * Removes this write's stage (its temp file, then the directory) from `dir`,
+   * where it was checked to be, making sure the directory was where it should
+   * be when the answer said it was gone; true when it is gone. Kept for a later
+   * sweep when that cannot be settled now.
+   */
+  async #tidy(s: Session, { dir, stage, temp }: Pick<Stage, 'dir' | 'stage' | 'temp'>): Promise<boolean> {
+    for (let round = 0; round <= SETTLE_ROUNDS; round++) {
+      const before = look(s, dir)
+      const unlinked = s.unlink(temp)
+      const removing = s.rmdir(stage)
+      const sighting = probe(s, dir, stage, 'lstat')
+      const [, removed, seen] = await Promise.allSettled([unlinked, removing, Promise.all([before, sighting])])
+      // The name is random: a removal that worked removed this write's stage, wherever it was.
+      if (removed.status === 'fulfilled') return true
+      const status = statusOf(removed.reason)
+      if (status === undefined || seen.status === 'rejected') break
+      // Gone only when the directory was seen where it should be, without the stage, throughout.
+      if (status === STATUS.NO_SUCH_FILE && placeVerdict(dir, after([seen.value[0]], seen.value[1]), isDirectory) === 'no') return true
+    }
+    this.#orphans.add(stage)
+    return false
+  }
+
+  /** Removes the stages failed writes left behind (free when there are none). */
+  async sweep(s: Session): Promise<void> {
+    if (this.#orphans.size === 0) return
+    const orphans = [...this.#orphans]
+    this.#orphans.clear()
+    await Promise.all(
+      orphans.map((stage) => {
+        const at = { dir: posix.dirname(stage), stage, temp: `${stage}/${posix.basename(stage)}` }
+        return this.#tidy(s, at).catch(() => this.#orphans.add(stage))
+      }),
+    )
+  }
+}
+
+/** A temp file found astray, already dealt with (erased, closed, hunted): the publication only reports `error`. */
+class Astray extends Error {
+  readonly error: FsError
+
+  constructor(error: FsError) {
+    super(error.message)
+    this.error = error
+  }
+}
+
+/** `createIfAbsent` lost: the name exists (whoever made it), or is not a file. */
+async function linkFailed(s: Session, req: PublishRequest, reason: unknown): Promise<void> {
+  if (statusOf(reason) !== STATUS.FAILURE) return
+  const existing = await s.lstat(req.key).catch(() => undefined)
+  if (existing === undefined) return
+  if (kindOf(existing.mode) !== 'file' && kindOf(existing.mode) !== 'symlink') throw FsError.notRegularFile(req.verb, req.displayPath, reason)
+  throw FsError.notObserved(req.displayPath, reason)
+}
+
+/** Truncates the file behind `handle` (wherever its names are) and closes it; true when the truncation worked. */
+async function erase(s: Session, handle: Buffer): Promise<boolean> {
+  const erased = await s.fsetstat(handle, { size: 0 }).then(
+    () => true,
+    () => false,
+  )
+  await s.close(handle).catch(() => undefined)
+  return erased
+}
+
+/** The attrs a write left, as a later lstat of the published file shows them. */
+function sameWritten(a: Attrs | undefined, written: Attrs): boolean {
+  return a !== undefined && a.size === written.size && a.mtime === written.mtime && a.uid === written.uid
+}
+
+/** `FS_SANDBOX_DENIED` for a write that a swapped directory sent (or may have sent) out of the root. */
+function sandboxed(req: PublishRequest, reason: string): FsError {
+  return FsError.at('FS_SANDBOX_DENIED', req.verb, req.displayPath, reason)
 }

@@ -26,6 +26,7 @@ import { Connection, type Attrs, type Session } from './connection.js'
 import { sftpErrorRow, STATUS, statusOf } from './errors.js'
 import { checkHostKeyOptions } from './known-hosts.js'
 import { DEFAULT_NEW_FILE_MODE, DEFAULT_PORT, DEFAULT_READY_TIMEOUT_MS, type SftpFileSystemOptions } from './options.js'
+import { openChecked, readChecked, readdirChecked, type ReadSite } from './checked-reads.js'
 import { canonicalPath, childPath, containsPath, kindOf, outsideRoot } from './paths.js'
 import { isTempName, Publisher } from './publish.js'
 import { streamFile } from './stream.js'
@@ -174,20 +175,15 @@ export class SftpFileSystem extends FileSystem {
     const attrs = await this.#regularFile(s, key, 'read', target)
     // Refused on the stat that came with the fence: no OPEN, no READ.
     if (attrs.size > maxBytes) throw FsError.tooLarge('read', target.displayPath, attrs.size, maxBytes)
-    const handle = await s.open(key, 'r')
-    try {
-      // One byte past the limit is enough for core to see that the file grew beyond it.
-      return await s.readAll(handle, attrs.size, 'read', signal, maxBytes + 1)
-    } finally {
-      s.close(handle).catch(() => undefined)
-    }
+    // One byte past the limit is enough for core to see that the file grew beyond it.
+    return (await readChecked(s, this.#site(key, 'read', target.displayPath), attrs.size, signal, maxBytes + 1)).bytes
   }
 
   protected override async openBytes(target: FsTarget): Promise<AsyncIterable<Uint8Array>> {
     const { s } = await this.#session()
     const key = this.#key(target, 'read')
     await this.#regularFile(s, key, 'read', target)
-    return streamFile(s, key)
+    return streamFile(s, (first) => openChecked(s, this.#site(key, 'read', target.displayPath), first))
   }
 
   protected override async listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
@@ -196,12 +192,12 @@ export class SftpFileSystem extends FileSystem {
     const attrs = await this.#current(s, key, 'list', target)
     if (attrs === undefined) throw FsError.notFound('list', target.displayPath)
     if (kindOf(attrs.mode) !== 'directory') throw FsError.notDirectory('list', target.displayPath)
-    const listing = await s.readdir(key)
+    const listing = await readdirChecked(s, this.#site(key, 'list', target.displayPath))
     // Before following links: one request each, wasted on a caller that is gone.
     throwIfAborted(signal, 'list')
     return Promise.all(
       listing
-        .filter((e) => !(isTempName(e.filename) && kindOf(e.attrs.mode) === 'file'))
+        .filter((e) => !(isTempName(e.filename) && (kindOf(e.attrs.mode) === 'file' || kindOf(e.attrs.mode) === 'directory')))
         .map(async (e): Promise<FsDirEntry> => {
           const name = e.filename
           const child = { targetKey: FsTargetKey(childPath(key, name)), displayPath: childPath(target.displayPath, name) }
@@ -223,8 +219,9 @@ export class SftpFileSystem extends FileSystem {
     const { s } = await this.#session()
     const key = this.#key(target, 'write')
     const path = target.displayPath
-    const name = posix.basename(key)
-    if (isTempName(name)) throw FsError.unsupported('write', path, `the name "${name}" is reserved for temp files`)
+    // Listings hide (and sweeps remove) such names: a file written under one would be lost from view.
+    const reserved = key.slice(this.#root.length).split('/').find(isTempName)
+    if (reserved !== undefined) throw FsError.unsupported('write', path, `the name "${reserved}" is reserved for temp files`)
     if (expected?.kind === 'createIfAbsent') {
       // No lock: the hard link decides, against this process and every other client alike.
       const current = await this.#current(s, key, 'write', target)
@@ -239,12 +236,15 @@ export class SftpFileSystem extends FileSystem {
       throwIfAborted(signal, 'write')
       const current = await this.#current(s, key, 'write', target)
       if (current !== undefined) this.#assertFile(current, 'write', target)
+      // Unguarded, a write-protected file is refused before its content is read for the diff basis.
+      if (current !== undefined && expected === undefined) assertWritable(current, 'write', path)
       // A guarded write reads the file whatever its size: its hash is the version to check.
       const read =
         current !== undefined && (expected !== undefined || current.size <= beforeMaxBytes)
           ? await this.#readCurrent(s, key, current, { verb: 'write', path, signal })
           : undefined
       checkGuard('write', path, expected, read?.version)
+      if (current !== undefined) assertWritable(current, 'write', path)
       const permissions = current === undefined ? this.#newFileMode : current.mode & 0o777
       const attrs = await this.#publisher.publish(s, { key, displayPath: path, bytes, mode: 'rename', permissions, verb: 'write', signal })
       const before = read !== undefined && read.bytes.length <= beforeMaxBytes ? read.bytes : null
@@ -271,6 +271,7 @@ export class SftpFileSystem extends FileSystem {
       const read = await this.#readCurrent(s, key, current, { verb: 'edit', path, signal, maxBytes })
       if (read === undefined) throw FsError.stale('edit', path, 'gone')
       checkGuard('edit', path, expected, read.version)
+      assertWritable(current, 'edit', path)
       const bytes = transform(read.bytes)
       const attrs = await this.#publisher.publish(s, { key, displayPath: path, bytes, mode: 'rename', permissions: current.mode & 0o777, verb: 'edit', signal })
       return this.#published(key, attrs, bytes)
@@ -323,6 +324,11 @@ export class SftpFileSystem extends FileSystem {
 
   #translate(err: unknown, verb: FsVerb, path: string): FsError {
     return translateError(err, verb, path, (e) => this.errorRow(e))
+  }
+
+  /** Who reads what, for the checks of checked-reads.ts. */
+  #site(key: string, verb: FsVerb, path: string): ReadSite {
+    return { root: this.#root, key, verb, path }
   }
 
   /** The target's key, refused when it lies outside the root (a forged or foreign target). */
@@ -382,17 +388,13 @@ export class SftpFileSystem extends FileSystem {
   async #readCurrent(s: Session, key: string, attrs: Attrs, op: ReadFor): Promise<{ bytes: Buffer; version: FsVersion } | undefined> {
     const { verb, path, signal, maxBytes = Number.POSITIVE_INFINITY } = op
     const startedAt = performance.now()
-    const handle = await s.open(key, 'r').catch(absent)
-    if (handle === undefined) return undefined
-    try {
-      const [opened, bytes] = await Promise.all([s.fstat(handle), s.readAll(handle, attrs.size, verb, signal, maxBytes + 1)])
-      if (bytes.length > maxBytes) throw FsError.tooLarge(verb, path, Math.max(bytes.length, opened.size), maxBytes)
-      const version = contentVersion(bytes)
-      this.#versions.offer(key, opened, version, startedAt)
-      return { bytes, version }
-    } finally {
-      s.close(handle).catch(() => undefined)
-    }
+    const read = await readChecked(s, this.#site(key, verb, path), attrs.size, signal, maxBytes + 1).catch(absent)
+    if (read === undefined) return undefined
+    const { bytes, attrs: opened } = read
+    if (bytes.length > maxBytes) throw FsError.tooLarge(verb, path, Math.max(bytes.length, opened.size), maxBytes)
+    const version = contentVersion(bytes)
+    this.#versions.offer(key, opened, version, startedAt)
+    return { bytes, version }
   }
 
   /** Bookkeeping after a publication; returns the new version. */
@@ -401,4 +403,15 @@ export class SftpFileSystem extends FileSystem {
     this.#versions.forget(key)
     return contentVersion(bytes)
   }
+}
+
+/**
+ * Refuses to replace a write-protected file: one whose mode grants write to no one (`0444`), as an
+ * editor would. The server's rename ignores the file's own mode (only the directory's counts), so
+ * without this a write or edit would silently replace it. (Whether this user may write a file
+ * whose mode grants write to others only is not asked: SFTP does not say who the user is.)
+ */
+function assertWritable(attrs: Attrs, verb: 'write' | 'edit', path: string): void {
+  const mode = attrs.mode & 0o7777
+  if ((mode & 0o222) === 0) throw FsError.at('FS_PERMISSION_DENIED', verb, path, `the file is write-protected (mode 0${mode.toString(8).padStart(3, '0')})`)
 }

@@ -6,25 +6,26 @@ const STREAM_CHUNK = 64 * 1024
 
 /**
  * Streams a remote file's bytes with a window of reads in flight; a short read
- * restarts the window where it ended. The handle is opened on the first `next()`,
- * so an iterable that is never consumed holds nothing; `return()` closes it.
+ * restarts the window where it ended. The file is opened (by `openFile`, which
+ * is handed the function that sends the first window, so it can send it with
+ * its own requests) on the first `next()`, so an iterable that is never
+ * consumed holds nothing; `return()` closes it.
  */
-export async function* streamFile(s: Session, key: string): AsyncGenerator<Uint8Array> {
+export async function* streamFile(s: Session, openFile: (first: (handle: Buffer) => void) => Promise<Buffer>): AsyncGenerator<Uint8Array> {
   let handle: Buffer | undefined
   const window: { offset: number; read: Promise<Buffer> }[] = []
-  try {
-    handle = await s.open(key, 'r')
-    const open = handle
-    let offset = 0
-    const fill = (): void => {
-      while (window.length < STREAM_WINDOW) {
-        const read = s.readAt(open, offset, STREAM_CHUNK)
-        read.catch(() => undefined)
-        window.push({ offset, read })
-        offset += STREAM_CHUNK
-      }
+  let offset = 0
+  const fill = (open: Buffer): void => {
+    while (window.length < STREAM_WINDOW) {
+      const read = s.readAt(open, offset, STREAM_CHUNK)
+      read.catch(() => undefined)
+      window.push({ offset, read })
+      offset += STREAM_CHUNK
     }
-    fill()
+  }
+  try {
+    handle = await openFile(fill)
+    const open = handle
     for (;;) {
       const next = window.shift() as { offset: number; read: Promise<Buffer> }
       const chunk = await next.read
@@ -33,7 +34,7 @@ export async function* streamFile(s: Session, key: string): AsyncGenerator<Uint8
         window.length = 0
         offset = next.offset + chunk.length
       }
-      fill()
+      fill(open)
       yield chunk
     }
   } finally {

@@ -242,6 +242,8 @@ export abstract class FileSystem {
    * - missing parent directories are created;
    * - writing a symlink writes its target and keeps the link;
    * - an existing directory or special file is `FS_NOT_REGULAR_FILE`;
+   * - where `capabilities.permissions`, an existing file whose mode grants write permission to no one (`mode & 0o222` is 0, e.g. 0444)
+   *   is `FS_PERMISSION_DENIED` and keeps its content, mode and version; `createIfAbsent` on it is still `FS_NOT_OBSERVED`;
    * - content that is not a string, or holds a lone surrogate, is `FS_NOT_TEXT`; above `maxTextBytes` it is `FS_TOO_LARGE`;
    * - content that begins with U+FEFF is stored as given; a read drops exactly one leading BOM;
    * - a version of deleted content never guards a re-created file (where versions derive from content, equal content carries an equal version);
@@ -279,6 +281,8 @@ export abstract class FileSystem {
    * - a `newString` with a lone surrogate is `FS_NOT_TEXT`, as for `writeText`; such an `oldString` is `FS_EDIT_NOT_FOUND`;
    * - a malformed `expected` (not `{ version: string }`) is `FS_UNSUPPORTED` before any I/O;
    * - a missing target is `FS_STALE_VERSION`, guarded or not; a non-file is `FS_NOT_REGULAR_FILE`;
+   * - where `capabilities.permissions`, a file whose mode grants write permission to no one (`mode & 0o222` is 0, e.g. 0444)
+   *   is `FS_PERMISSION_DENIED` and keeps its content, mode and version;
    * - `expected.version` is checked BEFORE matching: stale content is `FS_STALE_VERSION`, never a match error;
    * - concurrent unguarded edits of one file are serialized: none is lost;
    * - non-text content is `FS_NOT_TEXT`; a file above `maxTextBytes`, or a result that would be, is `FS_TOO_LARGE` and the file is left untouched;

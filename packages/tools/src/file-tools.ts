@@ -90,14 +90,14 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
         const limit = a.integer('limit', config.readLimit)
         const target = await resolveIn(deps, filePath, context)
         const shown = quotePath(target.displayPath)
-        const named = messagePath(target.displayPath)
         const session = sessionOf(deps, context)
         const info = await deps.fs.stat(target, { signal: context.signal })
         if (info === undefined) {
           deps.policy?.recordAbsent(session, target)
-          throw new FsError('FS_NOT_FOUND', `cannot read ${named}: not found`)
+          // Core's shape, path raw: `failure` quotes it, as every filesystem message.
+          throw FsError.notFound('read', target.displayPath)
         }
-        if (info.type !== 'file') throw new FsError('FS_NOT_REGULAR_FILE', `cannot read ${named}: not a regular file`)
+        if (info.type !== 'file') throw FsError.notRegularFile('read', target.displayPath)
         const window = new LineWindow({ offset, limit, maxLineLength: config.readMaxLineLength, maxBytes: config.readMaxBytes })
         if (info.size === undefined || info.size >= config.readStreamMinSize) {
           for await (const chunk of await deps.fs.streamText(target, { signal: context.signal })) window.push(chunk)
@@ -107,7 +107,7 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
         const result = window.end()
         const emptyFileStart = offset === 1 && result.totalLines === 0
         if (offset > result.totalLines && !emptyFileStart && !result.truncatedByBytes) {
-          throw new FsError('FS_NOT_FOUND', `offset ${offset} is out of range for ${named} (${result.totalLines} lines)`)
+          throw new FsError('FS_NOT_FOUND', `offset ${offset} is out of range for ${messagePath(target.displayPath)} (${result.totalLines} lines)`)
         }
         deps.policy?.recordPresent(session, target, info.version)
         const body = result.lines.map((line) => `${line.number}: ${line.text}`)

@@ -1,5 +1,5 @@
 import { FsError, isFsError } from '@seamfs/core'
-import { messagePath } from './quote.js'
+import { escapeUnsafe, messagePath, messageText } from './quote.js'
 import type { ToolResult } from './types.js'
 
 /** A bad argument: reported as `Error: <message>`, without a filesystem code. */
@@ -11,12 +11,16 @@ export function ok<V>(text: string, value: V): ToolResult<V> {
   return { text, isError: false, value }
 }
 
-/** Any failure as the model sees it: `Error: <message>`, with the code when there is one. Never throws. */
+/**
+ * Any failure as the model sees it: `Error: <message>`, with the code when there is one. Never
+ * throws. A filesystem message names its path raw (core builds `cannot <verb> "<path>": …`):
+ * it is quoted here as a listing quotes names, and nothing from the store is echoed raw.
+ */
 export function failure(err: unknown): ToolResult<never> {
-  if (isFsError(err)) return { text: `Error: ${err.message}`, isError: true, code: err.code }
+  if (isFsError(err)) return { text: `Error: ${messageText(err.message)}`, isError: true, code: err.code }
   if (err instanceof ToolInputError) return { text: `Error: ${err.message}`, isError: true }
   const detail = err instanceof Error ? err.message : String(err)
-  return { text: `Error: internal error: ${detail}`, isError: true, code: 'FS_IO_ERROR' }
+  return { text: `Error: internal error: ${escapeUnsafe(detail)}`, isError: true, code: 'FS_IO_ERROR' }
 }
 
 /** `err` with a model-facing message; code, retryability, details and cause are kept. */
