@@ -244,6 +244,14 @@ export const TRACE: Readonly<Record<string, Readonly<Record<string, RuleTrace>>>
   },
 
   'FileSystem.editText': {
+    '`edit` is one request or a list of them, applied in order (each to the text the previous one left) inside the one critical section, all or nothing: if any fails, nothing is written, and the error names it (`edit N of M: …`, `details.edit` its 0-based index); `before` is the file as read, `after` the text after the last edit':
+      [
+        'a list of edits is applied in order in one step; before is the file as read, after the text after the last',
+        'a failing edit of a list writes nothing and is named (details.edit, "edit N of M")',
+      ],
+    'an empty list, or one of more than 1,000 edits, is `FS_EDIT_NOT_FOUND` before any I/O': [
+      'an empty list of edits, or more than 1,000, is FS_EDIT_NOT_FOUND before any I/O',
+    ],
     'concurrent unguarded edits of one file are serialized: none is lost': ['concurrent unguarded edits of different parts of one file all land'],
     'a `newString` with a lone surrogate is `FS_NOT_TEXT`, as for `writeText`; such an `oldString` is `FS_EDIT_NOT_FOUND`': {
       tests: ['a malformed request (wrong types) is FS_EDIT_NOT_FOUND before any I/O, and changes nothing'],

@@ -76,6 +76,53 @@ export function editClauses(kit: Kit): void {
       expect(await env.fs.stat(t)).toBeUndefined()
     })
 
+    kit.test('a list of edits is applied in order in one step; before is the file as read, after the text after the last', async (env) => {
+      await env.write('m.txt', 'alpha beta gamma\n')
+      const t = await env.resolve('m.txt')
+      // The second edit matches only what the first one wrote: order matters.
+      const outcome = await env.fs.editText(t, [edit('beta', 'BETA'), edit('BETA gamma', 'delta'), edit('a', 'A', true)])
+      expect(outcome.before).toBe('alpha beta gamma\n')
+      expect(outcome.after).toBe('AlphA deltA\n')
+      expect(await env.read('m.txt')).toBe('AlphA deltA\n')
+      expect((await env.fs.stat(t))?.version).toBe(outcome.version)
+    })
+
+    kit.test('a failing edit of a list writes nothing and is named (details.edit, "edit N of M")', async (env) => {
+      const { version } = await env.write('m.txt', 'one two two three')
+      const t = await env.resolve('m.txt')
+      const cases: ReadonlyArray<readonly [FsEditRequest[], string, number]> = [
+        [[edit('one', '1'), edit('absent', 'x')], 'FS_EDIT_NOT_FOUND', 1],
+        [[edit('one', '1'), edit('three', '3'), edit('two', '2')], 'FS_AMBIGUOUS_EDIT', 2],
+        [[edit('missing', 'x'), edit('one', '1')], 'FS_EDIT_NOT_FOUND', 0],
+        // The first edit removes what the second looks for: it fails on the text the first one left.
+        [[edit('one ', ''), edit('one', '1')], 'FS_EDIT_NOT_FOUND', 1],
+      ]
+      for (const [edits, code, index] of cases) {
+        const err = await env.fs.editText(t, edits).then(
+          () => undefined,
+          (e: unknown) => e as { code?: string; details?: { edit?: number }; message?: string },
+        )
+        expect(err?.code, JSON.stringify(edits)).toBe(code)
+        expect(err?.details?.edit).toBe(index)
+        expect(err?.message).toContain(`edit ${index + 1} of ${edits.length}`)
+        expect(await env.read('m.txt')).toBe('one two two three')
+        expect((await env.fs.stat(t))?.version).toBe(version)
+      }
+    })
+
+    kit.test('an empty list of edits, or more than 1,000, is FS_EDIT_NOT_FOUND before any I/O', async (env) => {
+      await env.write('m.txt', 'x')
+      const missing = await env.resolve('missing.txt')
+      const many = Array.from({ length: 1001 }, () => edit('x', 'y'))
+      // On a missing file: a request refused before any I/O is never FS_STALE_VERSION.
+      expect(await codeOf(env.fs.editText(missing, []))).toBe('FS_EDIT_NOT_FOUND')
+      expect(await codeOf(env.fs.editText(missing, many))).toBe('FS_EDIT_NOT_FOUND')
+      expect(await codeOf(env.fs.editText(await env.resolve('m.txt'), [edit('x', 'y'), { oldString: '', newString: 'z', replaceAll: false }]))).toBe(
+        'FS_EDIT_NOT_FOUND',
+      )
+      expect(await env.read('m.txt')).toBe('x')
+    })
+
     kit.test('an empty oldString or no match is FS_EDIT_NOT_FOUND and changes nothing', async (env) => {
       await env.write('e.txt', 'content')
       expect(await codeOf(editAt(env, 'e.txt', edit('', 'x')))).toBe('FS_EDIT_NOT_FOUND')

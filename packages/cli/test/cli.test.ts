@@ -112,7 +112,10 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       })
       // One-shot commands run without the policy: replacing a file needs no read first.
       const updated = await run(['write', 'a.txt'], '')
-      expect(updated.stdout).toBe(`<path>${abs('a.txt')}</path>\n<type>file</type>\n<content>\nUpdated file\n</content>\n`)
+      // The result shows what changed: a compact diff, after the success line.
+      expect(updated.stdout).toBe(
+        `<path>${abs('a.txt')}</path>\n<type>file</type>\n<content>\nUpdated file\n\n@@ -1,3 +0,0 @@\n-one\n-two\n-three\n</content>\n`,
+      )
       if (kind === 'local') {
         expect(readFileSync(join(cwd, 'new/n.txt'), 'utf8')).toBe('hello\nworld\n')
         expect(readFileSync(join(cwd, 'a.txt'), 'utf8')).toBe('')
@@ -124,12 +127,15 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
         code: 0,
         signal: null,
         stderr: '',
-        stdout: `The file ${abs('a.txt')} has been updated successfully.\n`,
+        stdout: `The file ${abs('a.txt')} has been updated successfully.\n\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n`,
       })
       if (kind === 'local') expect(readFileSync(join(cwd, 'a.txt'), 'utf8')).toBe('one\nTWO\nthree\n')
       // Each memory child starts from the config's files, so `e` still occurs three times there.
       const all = await run(['edit', 'a.txt', '--old', 'e', '--new', 'E', '--all'])
-      expect(all.stdout).toBe(`The file ${abs('a.txt')} has been updated. All occurrences were successfully replaced.\n`)
+      const middle = kind === 'local' ? 'TWO' : 'two'
+      expect(all.stdout).toBe(
+        `The file ${abs('a.txt')} has been updated. All occurrences were successfully replaced.\n\n@@ -1,3 +1,3 @@\n-one\n+onE\n ${middle}\n-three\n+thrEE\n`,
+      )
       if (kind === 'local') expect(readFileSync(join(cwd, 'a.txt'), 'utf8')).toBe('onE\nTWO\nthrEE\n')
       expectToolError(
         await run(['edit', 'src/c.md', '--old', 'o', '--new', '0']),
@@ -146,7 +152,8 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
     it('glob: a pattern, in path order, under a path', async () => {
       expect(await run(['glob', '**/*.{ts,md}'])).toEqual({ code: 0, signal: null, stderr: '', stdout: 'src/b.ts\nsrc/c.md\n' })
       expect((await run(['glob', '*.txt'])).stdout).toBe('a.txt\n')
-      expect((await run(['glob', '*.md', 'src'])).stdout).toBe('c.md\n')
+      // Printed paths are relative to the cwd, not to the search root: read takes them back as they are.
+      expect((await run(['glob', '*.md', 'src'])).stdout).toBe('src/c.md\n')
       expect((await run(['glob', '*.nope'])).stdout).toBe('No files found\n')
     })
 
@@ -242,7 +249,11 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       expect((await run(['--session', session, 'read', 'a.txt'])).code).toBe(0)
       expect((await run(['--session', join(home, 'other.json'), 'write', 'a.txt'], 'x\n')).code).toBe(1)
       const w = await run(['--session', session, 'write', 'a.txt'], 'two\n')
-      expect(w).toMatchObject({ code: 0, stderr: '', stdout: `<path>${cwd}/a.txt</path>\n<type>file</type>\n<content>\nUpdated file\n</content>\n` })
+      expect(w).toMatchObject({
+        code: 0,
+        stderr: '',
+        stdout: `<path>${cwd}/a.txt</path>\n<type>file</type>\n<content>\nUpdated file\n\n@@ -1 +1 @@\n-one\n+two\n</content>\n`,
+      })
       expect(readFileSync(join(cwd, 'a.txt'), 'utf8')).toBe('two\n')
       // Its own write counts as observed: an edit right after needs no read.
       expect((await run(['--session', session, 'edit', 'a.txt', '--old', 'two', '--new', 'three'])).code).toBe(0)

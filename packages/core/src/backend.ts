@@ -21,6 +21,8 @@ export { FileSystemLayer } from './layer.js'
 export { FsTargetKey, FsVersion, type Branded } from './types.js'
 export { KeyedMutex } from './mutex.js'
 export { compareNames } from './order.js'
+/** For readers of raw UTF-8 chunks (the read tool's byte window): where a chunk cuts a character. */
+export { incompleteTail } from './text.js'
 export { checkGuard } from './paths.js'
 export { errorCodeOf, processWide, translateError, type ErrorRow } from './translate.js'
 export * from './backend-config.js'

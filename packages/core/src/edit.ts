@@ -110,15 +110,66 @@ export interface ByteEditResult {
   readonly bytes: Uint8Array
 }
 
+/** The most edits one `editText` call applies. */
+export const MAX_EDITS = 1000
+
 /**
  * The whole shared edit pipeline on a file's bytes: text check (`FS_NOT_TEXT`),
- * BOM kept, {@link applyLiteralEdit}, re-encoding. Backends call this inside
- * their critical section, after the version check.
+ * BOM kept, {@link applyLiteralEdit} for each edit in order (each on the text the
+ * previous one left), re-encoding once. A failing edit of a list fails the whole
+ * call: its error says which (`edit N of M`, `details.edit`) and nothing is
+ * returned to publish. Backends call this inside their critical section, after
+ * the version check.
  */
-export function editTextBytes(bytes: Uint8Array, edit: FsEditRequest, path: string): ByteEditResult {
+export function editTextBytes(bytes: Uint8Array, edits: FsEditRequest | readonly FsEditRequest[], path: string): ByteEditResult {
   const text = decodeText(bytes, path, 'edit')
-  const result = applyLiteralEdit(text, edit, path)
-  return { before: result.before, after: result.after, bytes: encodeText(result.stored, hasUtf8Bom(bytes)) }
+  if (!Array.isArray(edits)) {
+    const result = applyLiteralEdit(text, edits as FsEditRequest, path)
+    return { before: result.before, after: result.after, bytes: encodeText(result.stored, hasUtf8Bom(bytes)) }
+  }
+  const list = edits as readonly FsEditRequest[]
+  let stored = text
+  let before: string | undefined
+  let after = ''
+  list.forEach((edit, i) => {
+    let result: LiteralEditResult
+    try {
+      result = applyLiteralEdit(stored, edit, path)
+    } catch (err) {
+      throw whichEdit(err, i, list.length, path)
+    }
+    before ??= result.before
+    after = result.after
+    stored = result.stored
+  })
+  return { before: before ?? normalizeLf(text), after, bytes: encodeText(stored, hasUtf8Bom(bytes)) }
+}
+
+/** `err` of edit `i` of `n`, saying which: `cannot edit "<path>": edit 2 of 3: oldString was not found`. */
+function whichEdit(err: unknown, i: number, n: number, path: string): unknown {
+  if (!(err instanceof FsError)) return err
+  const head = `cannot edit "${path}": `
+  const reason = err.message.startsWith(head) ? err.message.slice(head.length) : err.message
+  return new FsError(err.code, `${head}edit ${i + 1} of ${n}: ${reason}`, {
+    cause: err.cause,
+    retryable: err.retryable,
+    details: { ...err.details, edit: i },
+  })
+}
+
+/** Rejects a malformed edit request, or list of them, (wrong types, empty) with `FS_EDIT_NOT_FOUND`, before any I/O. */
+export function assertEditRequests(edits: unknown): asserts edits is FsEditRequest | readonly FsEditRequest[] {
+  if (!Array.isArray(edits)) return assertEditRequest(edits)
+  if (edits.length === 0) throw new FsError('FS_EDIT_NOT_FOUND', 'a list of edits needs at least one edit')
+  if (edits.length > MAX_EDITS) throw new FsError('FS_EDIT_NOT_FOUND', `at most ${MAX_EDITS} edits in one call (found ${edits.length})`)
+  edits.forEach((edit: unknown, i) => {
+    try {
+      assertEditRequest(edit)
+    } catch (err) {
+      if (!(err instanceof FsError)) throw err
+      throw new FsError(err.code, `edit ${i + 1} of ${edits.length}: ${err.message}`, { details: { edit: i } })
+    }
+  })
 }
 
 /** Rejects a malformed edit request (wrong types) with `FS_EDIT_NOT_FOUND`, before any I/O. */

@@ -63,6 +63,8 @@ export interface FsErrorDetails {
   readonly size?: number
   /** The byte limit that was exceeded (`FS_TOO_LARGE`). */
   readonly limit?: number
+  /** Which edit of a list failed (0-based), when `editText` was given several. */
+  readonly edit?: number
 }
 
 /** Options of {@link FsError}. */

@@ -1,6 +1,6 @@
 import { constants as bufferConstants } from 'node:buffer'
 import { FsError, isFsError, throwIfAborted, type FsVerb } from './errors.js'
-import { assertEditRequest, editTextBytes } from './edit.js'
+import { assertEditRequests, editTextBytes } from './edit.js'
 import { compareNames } from './order.js'
 import { assertCwdText, assertEditGuard, assertPathText, assertTarget, assertWriteIntent } from './paths.js'
 import { decodeText, decodeTextOrNull, decodeTextStream, encodeWriteContent, normalizeLf } from './text.js'
@@ -277,6 +277,11 @@ export abstract class FileSystem {
 
   /**
    * Atomically replaces literal text inside one critical section: check, read, match, write.
+   * - `edit` is one request or a list of them, applied in order (each to the text the previous one
+   *   left) inside the one critical section, all or nothing: if any fails, nothing is written, and the
+   *   error names it (`edit N of M: …`, `details.edit` its 0-based index); `before` is the file as
+   *   read, `after` the text after the last edit;
+   * - an empty list, or one of more than 1,000 edits, is `FS_EDIT_NOT_FOUND` before any I/O;
    * - a malformed request (an empty `oldString`, wrong types) is `FS_EDIT_NOT_FOUND` before any I/O;
    * - a `newString` with a lone surrogate is `FS_NOT_TEXT`, as for `writeText`; such an `oldString` is `FS_EDIT_NOT_FOUND`;
    * - a malformed `expected` (not `{ version: string }`) is `FS_UNSUPPORTED` before any I/O;
@@ -293,12 +298,12 @@ export abstract class FileSystem {
    * - inserted text takes the file's dominant line ending; untouched text keeps its bytes; a BOM stays;
    * - the outcome's `before`/`after` are LF-normalized, without BOM.
    */
-  async editText(target: FsTarget, edit: FsEditRequest, opts: EditOptions = {}): Promise<FsEditOutcome> {
+  async editText(target: FsTarget, edit: FsEditRequest | readonly FsEditRequest[], opts: EditOptions = {}): Promise<FsEditOutcome> {
     const { expected, signal } = opts ?? {}
     assertTarget(target, 'edit')
     const path = target.displayPath
     return this.#run('edit', path, signal, false, async () => {
-      assertEditRequest(edit)
+      assertEditRequests(edit)
       assertEditGuard(expected, path)
       const maxBytes = this.maxTextBytes
       let texts: { readonly before: string; readonly after: string } | undefined
@@ -452,7 +457,7 @@ async function absentAsUndefined<T>(pending: Promise<T | undefined>): Promise<T 
 }
 
 /** The edit pipeline; a string that outgrows what V8 can hold is `FS_TOO_LARGE`, not a crash. */
-function editText(bytes: Uint8Array, edit: FsEditRequest, path: string, maxBytes: number): ReturnType<typeof editTextBytes> {
+function editText(bytes: Uint8Array, edit: FsEditRequest | readonly FsEditRequest[], path: string, maxBytes: number): ReturnType<typeof editTextBytes> {
   try {
     return editTextBytes(bytes, edit, path)
   } catch (err) {

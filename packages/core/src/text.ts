@@ -57,7 +57,7 @@ export function decodeTextOrNull(bytes: Uint8Array): string | null {
 }
 
 /** Bytes (from the end of `bytes`) of a multi-byte character that is not complete yet: 0 to 3. */
-function incompleteTail(bytes: Uint8Array): number {
+export function incompleteTail(bytes: Uint8Array): number {
   const n = bytes.length
   for (let i = n - 1; i >= 0 && i >= n - 4; i--) {
     const b = bytes[i] as number

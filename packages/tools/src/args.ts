@@ -2,6 +2,8 @@ import { ToolInputError } from './results.js'
 import type { JsonSchema } from './types.js'
 
 type Scalar = string | number | boolean
+/** A checked value: a scalar, or a list of checked objects. */
+type Value = Scalar | readonly ToolArgs[]
 
 /** The `pattern` of a string that must hold a non-whitespace character (what `value.trim() !== ''` tests). */
 export const NON_BLANK = '\\S'
@@ -9,17 +11,21 @@ export const NON_BLANK = '\\S'
 /** One declared property, read from the schema. */
 interface Rule {
   readonly name: string
-  readonly type: 'string' | 'integer' | 'boolean'
+  readonly type: 'string' | 'integer' | 'boolean' | 'array'
   readonly required: boolean
   readonly minimum: number | undefined
   readonly maximum: number | undefined
   readonly minLength: number | undefined
   readonly pattern: RegExp | undefined
+  readonly minItems: number | undefined
+  readonly maxItems: number | undefined
+  /** The checker of each item of an array (its `items`: an object schema of scalar properties). */
+  readonly items: Check | undefined
 }
 
 /** The keywords a property may use; anything else is refused when the tool is built, so `execute` never ignores a rule the schema states. */
-const KEYWORDS = new Set(['type', 'description', 'minimum', 'maximum', 'minLength', 'pattern'])
-const TYPES = new Set(['string', 'integer', 'boolean'])
+const KEYWORDS = new Set(['type', 'description', 'minimum', 'maximum', 'minLength', 'pattern', 'items', 'minItems', 'maxItems'])
+const TYPES = new Set(['string', 'integer', 'boolean', 'array'])
 const MAX_NAMED = 5
 
 function unsupported(what: string): never {
@@ -42,6 +48,8 @@ function ruleOf(name: string, property: Readonly<Record<string, unknown>>, requi
   if (nullable === required) unsupported(`${name}: an optional property must be [type, 'null'], a required one a single type`)
   const pattern = property['pattern']
   if (pattern !== undefined && typeof pattern !== 'string') unsupported(`${name}.pattern (not a string)`)
+  const items = property['items']
+  if ((type === 'array') !== (items !== undefined)) unsupported(`${name}: an array needs items, and only an array has them`)
   return {
     name,
     type: type as Rule['type'],
@@ -50,6 +58,9 @@ function ruleOf(name: string, property: Readonly<Record<string, unknown>>, requi
     maximum: optionalNumber(property, 'maximum', name),
     minLength: optionalNumber(property, 'minLength', name),
     pattern: pattern === undefined ? undefined : new RegExp(pattern, 'u'),
+    minItems: optionalNumber(property, 'minItems', name),
+    maxItems: optionalNumber(property, 'maxItems', name),
+    items: items === undefined ? undefined : checker(items as JsonSchema, true),
   }
 }
 
@@ -57,19 +68,28 @@ function ruleOf(name: string, property: Readonly<Record<string, unknown>>, requi
 function expected(rule: Rule): string {
   const when = rule.required ? '' : ' when given'
   if (rule.type === 'boolean') return 'a boolean'
+  if (rule.type === 'array') {
+    const most = rule.maxItems === undefined ? '' : ` of at most ${rule.maxItems}`
+    return `a ${(rule.minItems ?? 0) > 0 ? 'non-empty ' : ''}list${most} objects${when}`
+  }
   if (rule.type === 'integer') return rule.minimum === 1 ? 'a positive integer' : 'an integer'
   if (rule.pattern !== undefined || (rule.minLength ?? 0) > 0) return `a non-empty string${when}`
   return 'a string'
 }
 
-/** Why `value` breaks `rule`, or undefined when it keeps it. */
-function problem(rule: Rule, value: unknown): string | undefined {
-  const wrong = `${rule.name} must be ${expected(rule)}`
+/** Why the scalar `value` breaks `rule`, or undefined when it keeps it; `shown` is the rule's name as the message gives it. */
+function problem(rule: Rule, value: unknown, shown: string): string | undefined {
+  const wrong = `${shown} must be ${expected(rule)}`
   if (rule.type === 'boolean') return typeof value === 'boolean' ? undefined : wrong
+  if (rule.type === 'array') {
+    if (!Array.isArray(value)) return wrong
+    if ((rule.minItems !== undefined && value.length < rule.minItems) || (rule.maxItems !== undefined && value.length > rule.maxItems)) return wrong
+    return undefined
+  }
   if (rule.type === 'integer') {
     if (typeof value !== 'number' || !Number.isInteger(value)) return wrong
-    if (rule.minimum !== undefined && value < rule.minimum) return rule.minimum === 1 ? wrong : `${rule.name} must be greater than or equal to ${rule.minimum}`
-    if (rule.maximum !== undefined && value > rule.maximum) return `${rule.name} must be less than or equal to ${rule.maximum}`
+    if (rule.minimum !== undefined && value < rule.minimum) return rule.minimum === 1 ? wrong : `${shown} must be greater than or equal to ${rule.minimum}`
+    if (rule.maximum !== undefined && value > rule.maximum) return `${shown} must be less than or equal to ${rule.maximum}`
     return undefined
   }
   if (typeof value !== 'string') return wrong
@@ -78,18 +98,18 @@ function problem(rule: Rule, value: unknown): string | undefined {
   return undefined
 }
 
-function unknownKeys(keys: readonly string[], rules: readonly Rule[]): string {
+function unknownKeys(keys: readonly string[], rules: readonly Rule[], at: string): string {
   const shown = keys.slice(0, MAX_NAMED).map((k) => JSON.stringify(k.length > 40 ? `${k.slice(0, 37)}...` : k))
   const more = keys.length > MAX_NAMED ? ` and ${keys.length - MAX_NAMED} more` : ''
   const allowed = rules.length === 0 ? 'none' : rules.map((r) => r.name).join(', ')
-  return `unknown argument${keys.length === 1 ? '' : 's'} ${shown.join(', ')}${more} (allowed: ${allowed})`
+  return `${at === '' ? '' : `${at}: `}unknown argument${keys.length === 1 ? '' : 's'} ${shown.join(', ')}${more} (allowed: ${allowed})`
 }
 
 /** The checked arguments of one call: the declared values, `null` and `undefined` read as absent. */
 export class ToolArgs {
-  readonly #values: ReadonlyMap<string, Scalar>
+  readonly #values: ReadonlyMap<string, Value>
 
-  constructor(values: ReadonlyMap<string, Scalar>) {
+  constructor(values: ReadonlyMap<string, Value>) {
     this.#values = values
   }
 
@@ -97,7 +117,19 @@ export class ToolArgs {
   #get(name: string, type: 'string' | 'number' | 'boolean'): Scalar | undefined {
     const value = this.#values.get(name)
     if (value !== undefined && typeof value !== type) throw new Error(`tools: argument ${name} is not a declared ${type}`)
-    return value
+    return value as Scalar | undefined
+  }
+
+  /** Whether the call gave `name` (neither absent nor null). */
+  has(name: string): boolean {
+    return this.#values.has(name)
+  }
+
+  /** The checked items of an optional array of objects, or undefined when absent. */
+  optionalList(name: string): readonly ToolArgs[] | undefined {
+    const value = this.#values.get(name)
+    if (value !== undefined && !Array.isArray(value)) throw new Error(`tools: argument ${name} is not a declared array`)
+    return value as readonly ToolArgs[] | undefined
   }
 
   string(name: string): string {
@@ -122,6 +154,42 @@ export class ToolArgs {
 /** Checks one call's arguments; throws a {@link ToolInputError} naming every broken rule. */
 export type ParseArgs = (args: unknown) => ToolArgs
 
+/** Checks one object (`at`: where it sits, `''` for the arguments themselves); returns its values or the broken rules. */
+type Check = (given: unknown, at: string) => ToolArgs | string[]
+
+function checker(schema: JsonSchema, nested: boolean): Check {
+  if (schema['type'] !== 'object' || schema['additionalProperties'] !== false) unsupported('other than an object with additionalProperties: false')
+  const properties = (schema['properties'] ?? {}) as Readonly<Record<string, Readonly<Record<string, unknown>>>>
+  const required = new Set((schema['required'] ?? []) as readonly string[])
+  for (const name of required) if (!Object.hasOwn(properties, name)) unsupported(`required key ${name} (not a property)`)
+  const rules = Object.entries(properties).map(([name, property]) => ruleOf(name, property, required.has(name)))
+  if (nested && rules.some((r) => r.type === 'array')) unsupported('array inside an array item')
+  const declared = new Set(rules.map((r) => r.name))
+  return (given, at) => {
+    if (typeof given !== 'object' || given === null || Array.isArray(given)) return [at === '' ? 'arguments must be an object' : `${at} must be an object`]
+    const record = given as Readonly<Record<string, unknown>>
+    const problems: string[] = []
+    const stray = Object.keys(record).filter((k) => !declared.has(k) && record[k] !== undefined)
+    if (stray.length > 0) problems.push(unknownKeys(stray, rules, at))
+    const values = new Map<string, Value>()
+    for (const rule of rules) {
+      const value = Object.hasOwn(record, rule.name) ? record[rule.name] : undefined
+      if ((value === undefined || value === null) && !rule.required) continue
+      const shown = at === '' ? rule.name : `${at}.${rule.name}`
+      const wrong = problem(rule, value, shown)
+      if (wrong !== undefined) problems.push(wrong)
+      else if (rule.items === undefined) values.set(rule.name, value as Scalar)
+      else {
+        const items = (value as unknown[]).map((item, i) => (rule.items as Check)(item, `${shown}[${i}]`))
+        const broken = items.flatMap((item) => (item instanceof ToolArgs ? [] : item))
+        if (broken.length > 0) problems.push(...broken)
+        else values.set(rule.name, items as ToolArgs[])
+      }
+    }
+    return problems.length > 0 ? problems : new ToolArgs(values)
+  }
+}
+
 /**
  * The checker of a tool's own `inputSchema`, so `execute` accepts exactly what
  * the schema declares: an object (`undefined`, which JSON cannot carry, is
@@ -129,32 +197,16 @@ export type ParseArgs = (args: unknown) => ToolArgs
  * `required` key, each value of its type within `minimum`/`maximum`/
  * `minLength`/`pattern`; an optional key may be `null` (its type is
  * `[type, 'null']`), which means absent. A key whose value is `undefined` is
- * absent too. A schema using anything else throws a `TypeError` here, when the
- * tool is built.
+ * absent too. An `array` property (`minItems`/`maxItems`) holds objects whose
+ * `items` schema follows the same rules, one level deep; a broken item rule is
+ * named by its place (`edits[1].old_string must be …`). A schema using anything
+ * else throws a `TypeError` here, when the tool is built.
  */
 export function argsParser(schema: JsonSchema): ParseArgs {
-  if (schema['type'] !== 'object' || schema['additionalProperties'] !== false) unsupported('other than an object with additionalProperties: false')
-  const properties = (schema['properties'] ?? {}) as Readonly<Record<string, Readonly<Record<string, unknown>>>>
-  const required = new Set((schema['required'] ?? []) as readonly string[])
-  for (const name of required) if (!Object.hasOwn(properties, name)) unsupported(`required key ${name} (not a property)`)
-  const rules = Object.entries(properties).map(([name, property]) => ruleOf(name, property, required.has(name)))
-  const declared = new Set(rules.map((r) => r.name))
+  const check = checker(schema, false)
   return (args) => {
-    const given = args === undefined ? {} : args
-    if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new ToolInputError('arguments must be an object')
-    const record = given as Readonly<Record<string, unknown>>
-    const problems: string[] = []
-    const stray = Object.keys(record).filter((k) => !declared.has(k) && record[k] !== undefined)
-    if (stray.length > 0) problems.push(unknownKeys(stray, rules))
-    const values = new Map<string, Scalar>()
-    for (const rule of rules) {
-      const value = Object.hasOwn(record, rule.name) ? record[rule.name] : undefined
-      if ((value === undefined || value === null) && !rule.required) continue
-      const wrong = problem(rule, value)
-      if (wrong === undefined) values.set(rule.name, value as Scalar)
-      else problems.push(wrong)
-    }
-    if (problems.length > 0) throw new ToolInputError(problems.join('; '))
-    return new ToolArgs(values)
+    const checked = check(args === undefined ? {} : args, '')
+    if (!(checked instanceof ToolArgs)) throw new ToolInputError(checked.join('; '))
+    return checked
   }
 }

@@ -1,8 +1,10 @@
 import { FsError, type FsTarget, type PolicyOwner } from '@seamfs/core'
 import { argsParser, NON_BLANK } from './args.js'
 import { messagePath, quotePath } from './quote.js'
-import { LineWindow, readFooter, type ReadLine } from './read-window.js'
-import { failure, ok, ToolInputError, withEditWording, withRemedy } from './results.js'
+import { ByteReader } from './byte-source.js'
+import { ByteLineWindow } from './line-scan.js'
+import { LineWindow, readFooter, type ReadLine, type ReadWindow, type WindowLimits } from './read-window.js'
+import { failure, ok, withRemedy } from './results.js'
 import type { FileTool, ToolContext, ToolDeps, ToolResult } from './types.js'
 
 /** Canonical value of `read`. */
@@ -11,21 +13,6 @@ export interface ReadValue {
   readonly offset: number
   readonly lines: ReadLine[]
   readonly totalLines: number
-}
-
-/** Canonical value of `write`. */
-export interface WriteValue {
-  readonly path: string
-  readonly operation: 'create' | 'update'
-  readonly before: string | null
-  readonly after: string
-}
-
-/** Canonical value of `edit`. */
-export interface EditValue {
-  readonly path: string
-  readonly before: string
-  readonly after: string
 }
 
 /** Whose observations a call reads and records: the call's own session, else the tools instance's default one. */
@@ -47,7 +34,7 @@ export async function run<V>(body: () => Promise<ToolResult<V>>): Promise<ToolRe
 }
 
 /** Runs a mutation; its refusal (from the policy too) is restated for the model: a remedy, the tool's argument names. */
-async function remedied<T>(mutation: () => Promise<T>, restate: (err: unknown) => unknown = withRemedy): Promise<T> {
+export async function remedied<T>(mutation: () => Promise<T>, restate: (err: unknown) => unknown = withRemedy): Promise<T> {
   try {
     return await mutation()
   } catch (err) {
@@ -55,7 +42,8 @@ async function remedied<T>(mutation: () => Promise<T>, restate: (err: unknown) =
   }
 }
 
-const mutating = { readOnlyHint: false, openWorldHint: false } as const
+/** The annotations every mutating tool shares. */
+export const mutating = { readOnlyHint: false, openWorldHint: false } as const
 
 export function readTool(deps: ToolDeps): FileTool<ReadValue> {
   const { config } = deps
@@ -75,6 +63,18 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
     additionalProperties: false,
   }
   const parse = argsParser(inputSchema)
+  const bytes = new ByteReader(deps.fs)
+  /** Large files: lines counted on bytes, only the window decoded. */
+  const scanBytes = async (target: FsTarget, limits: WindowLimits, signal: AbortSignal | undefined): Promise<ReadWindow> => {
+    const window = new ByteLineWindow(limits, target.displayPath)
+    for await (const chunk of await bytes.streamBytes(target, signal)) window.push(chunk)
+    return window.end()
+  }
+  const scanText = async (target: FsTarget, limits: WindowLimits, signal: AbortSignal | undefined): Promise<ReadWindow> => {
+    const window = new LineWindow(limits)
+    window.push(await deps.fs.readText(target, { signal }))
+    return window.end()
+  }
   return {
     name: 'read',
     description: 'Read a UTF-8 text file and return line-numbered content.',
@@ -98,13 +98,11 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
           throw FsError.notFound('read', target.displayPath)
         }
         if (info.type !== 'file') throw FsError.notRegularFile('read', target.displayPath)
-        const window = new LineWindow({ offset, limit, maxLineLength: config.readMaxLineLength, maxBytes: config.readMaxBytes })
-        if (info.size === undefined || info.size >= config.readStreamMinSize) {
-          for await (const chunk of await deps.fs.streamText(target, { signal: context.signal })) window.push(chunk)
-        } else {
-          window.push(await deps.fs.readText(target, { signal: context.signal }))
-        }
-        const result = window.end()
+        const limits = { offset, limit, maxLineLength: config.readMaxLineLength, maxBytes: config.readMaxBytes }
+        const result =
+          info.size === undefined || info.size >= config.readStreamMinSize
+            ? await scanBytes(target, limits, context.signal)
+            : await scanText(target, limits, context.signal)
         const emptyFileStart = offset === 1 && result.totalLines === 0
         if (offset > result.totalLines && !emptyFileStart && !result.truncatedByBytes) {
           throw new FsError('FS_NOT_FOUND', `offset ${offset} is out of range for ${messagePath(target.displayPath)} (${result.totalLines} lines)`)
@@ -115,96 +113,6 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
         const content = body.length === 0 ? footer : `${body.join('\n')}\n\n${footer}`
         const text = `<path>${shown}</path>\n<type>file</type>\n<content>\n${content}\n</content>`
         return ok(text, { path: target.displayPath, offset, lines: result.lines, totalLines: result.totalLines })
-      }),
-  }
-}
-
-export function writeTool(deps: ToolDeps): FileTool<WriteValue> {
-  const inputSchema = {
-    type: 'object',
-    properties: {
-      file_path: { type: 'string', pattern: NON_BLANK, description: 'Path to write, resolved by the filesystem backend.' },
-      content: { type: 'string', description: 'Full UTF-8 text content to write.' },
-    },
-    required: ['file_path', 'content'],
-    additionalProperties: false,
-  }
-  const parse = argsParser(inputSchema)
-  return {
-    name: 'write',
-    description: 'Create or fully replace a UTF-8 text file.',
-    inputSchema,
-    annotations: { title: 'Write file', destructiveHint: true, idempotentHint: true, ...mutating },
-    prompt:
-      'Use the write tool to create files or completely replace file contents. Existing files are overwritten, so read an existing file first (the default read-before-write policy requires it) and prefer edit for targeted changes.',
-    execute: (args, context = {}) =>
-      run(async () => {
-        const a = parse(args)
-        const filePath = a.string('file_path')
-        const content = a.string('content')
-        const target = await resolveIn(deps, filePath, context)
-        const session = sessionOf(deps, context)
-        const expected = deps.policy?.writeIntent(session, target)
-        const outcome = await remedied(() => deps.fs.writeText(target, content, { expected, signal: context.signal }))
-        deps.policy?.recordPresent(session, target, outcome.version)
-        const shown = quotePath(target.displayPath)
-        const verb = outcome.operation === 'create' ? 'Created file' : 'Updated file'
-        return ok(`<path>${shown}</path>\n<type>file</type>\n<content>\n${verb}\n</content>`, {
-          path: target.displayPath,
-          operation: outcome.operation,
-          before: outcome.before,
-          after: outcome.after,
-        })
-      }),
-  }
-}
-
-export function editTool(deps: ToolDeps): FileTool<EditValue> {
-  const inputSchema = {
-    type: 'object',
-    properties: {
-      file_path: { type: 'string', pattern: NON_BLANK, description: 'Path to edit, resolved by the filesystem backend.' },
-      old_string: { type: 'string', minLength: 1, description: 'Literal text to replace. Must match exactly.' },
-      new_string: { type: 'string', description: 'Literal replacement text. Use an empty string to delete the match.' },
-      replace_all: {
-        type: ['boolean', 'null'],
-        description: 'Replace all matches. Defaults to false; when false, old_string must appear exactly once.',
-      },
-    },
-    required: ['file_path', 'old_string', 'new_string'],
-    additionalProperties: false,
-  }
-  const parse = argsParser(inputSchema)
-  return {
-    name: 'edit',
-    description: 'Replace literal text in an existing UTF-8 text file.',
-    inputSchema,
-    annotations: { title: 'Edit file', destructiveHint: true, idempotentHint: false, ...mutating },
-    prompt:
-      'Use the edit tool for targeted changes to existing UTF-8 text files. It replaces literal old_string with new_string; by default old_string must appear exactly once. If old_string appears multiple times, provide a more specific old_string or set replace_all to true. Read the file first (the default read-before-write policy requires it), unless you just created or edited it in this session.',
-    execute: (args, context = {}) =>
-      run(async () => {
-        const a = parse(args)
-        const filePath = a.string('file_path')
-        const oldString = a.string('old_string')
-        const newString = a.string('new_string')
-        if (oldString === newString) throw new ToolInputError('old_string and new_string must differ')
-        const replaceAll = a.boolean('replace_all', false)
-        const target = await resolveIn(deps, filePath, context)
-        const session = sessionOf(deps, context)
-        const outcome = await remedied(
-          () => {
-            const expected = deps.policy?.editIntent(session, target)
-            return deps.fs.editText(target, { oldString, newString, replaceAll }, { expected, signal: context.signal })
-          },
-          (err) => withEditWording(err, target.displayPath),
-        )
-        deps.policy?.recordPresent(session, target, outcome.version)
-        const shown = quotePath(target.displayPath)
-        const text = replaceAll
-          ? `The file ${shown} has been updated. All occurrences were successfully replaced.`
-          : `The file ${shown} has been updated successfully.`
-        return ok(text, { path: target.displayPath, before: outcome.before, after: outcome.after })
       }),
   }
 }

@@ -3,10 +3,14 @@ import { argsParser, NON_BLANK } from './args.js'
 import { run } from './file-tools.js'
 import { messagePath, quotePath } from './quote.js'
 import { ok } from './results.js'
+import { pathShower } from './shown-path.js'
 import type { FileTool, ToolDeps } from './types.js'
 import { fencedFooter, pathMatcher, SearchControl, SearchTimeout, searchRoot, timeoutResult, walkFiles } from './walk.js'
 
-/** Canonical value of `glob`: the shown paths (relative to `root`, `/`-separated) and how many matched in all. */
+/**
+ * Canonical value of `glob`: the shown paths and how many matched in all. Each path is one any tool
+ * accepts unchanged: relative to the cwd when inside it (`/`-separated), else absolute.
+ */
 export interface GlobValue {
   /** Display path of the search root. */
   readonly root: string
@@ -49,7 +53,7 @@ export function globTool(deps: ToolDeps): FileTool<GlobValue> {
     description: 'Find files whose path matches a glob pattern, in path order.',
     inputSchema,
     annotations: { title: 'Find files', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    prompt: `Use the glob tool — not shell find or ls -R — to find files by name or path pattern. A pattern without "/" (like "*.test.ts") matches file names at any depth; "src/**/*.ts" matches paths under src. Dotfiles are included; .git and other version-control directories are skipped. Results are in path order, at most ${config.globMaxResults}; when the footer says results were cut, narrow the pattern or path.`,
+    prompt: `Use the glob tool — not shell find or ls -R — to find files by name or path pattern. A pattern without "/" (like "*.test.ts") matches file names at any depth; "src/**/*.ts" matches paths under src. Dotfiles are included; .git and other version-control directories are skipped. Results are in path order, at most ${config.globMaxResults}, each a path the other tools accept as it is; when the footer says results were cut, narrow the pattern or path.`,
     execute: (args, context = {}) =>
       run(async () => {
         const a = parse(args)
@@ -62,11 +66,12 @@ export function globTool(deps: ToolDeps): FileTool<GlobValue> {
           if (root.info.type !== 'directory') {
             throw new FsError('FS_NOT_DIRECTORY', `cannot search ${messagePath(root.target.displayPath)}: not a directory`)
           }
+          const show = await control.race(pathShower(deps, context, root.target, control.signal))
           const { files, fenced } = await walkFiles(deps.fs, root.target, control, accept)
           const value: GlobValue = {
             root: root.target.displayPath,
             pattern,
-            paths: files.slice(0, config.globMaxResults).map((f) => f.path),
+            paths: files.slice(0, config.globMaxResults).map((f) => show(f.path)),
             totalPaths: files.length,
             fencedDirs: fenced,
           }

@@ -4,6 +4,7 @@ import { run } from './file-tools.js'
 import { RegexWorker, type WorkerMatch } from './grep-worker.js'
 import { messagePath, quotePath } from './quote.js'
 import { ok, ToolInputError } from './results.js'
+import { pathShower } from './shown-path.js'
 import type { FileTool, ToolDeps } from './types.js'
 import {
   fencedFooter,
@@ -20,7 +21,7 @@ import {
 
 /** One matching line: `text` is the preview exactly as shown after `Line <n>: `. */
 export interface GrepMatch {
-  /** Relative to the search root (`/`-separated); the root's display path when the root is a file. */
+  /** A path any tool accepts unchanged: relative to the cwd when inside it (`/`-separated), else absolute. */
   readonly path: string
   /** 1-based line number. */
   readonly line: number
@@ -150,6 +151,31 @@ async function scanFile(deps: ToolDeps, file: WalkedFile, worker: RegexWorker, c
   return { matches, count }
 }
 
+/** Whether `glob` holds a comma outside braces (a backslash escapes the next character). */
+function commaOutsideBraces(glob: string): boolean {
+  let depth = 0
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]
+    if (c === '\\') i++
+    else if (c === '{') depth++
+    else if (c === '}') depth = Math.max(0, depth - 1)
+    else if (c === ',' && depth === 0) return true
+  }
+  return false
+}
+
+/**
+ * Refuses a comma-separated list as `include` (`"*.ts,*.js"` would silently match nothing),
+ * suggesting the brace form: `*.{ts,js}` when every item is `*.<ext>`, else `{a,b}`.
+ */
+export function checkInclude(include: string): void {
+  if (!commaOutsideBraces(include)) return
+  const items = include.split(',').map((item) => item.trim())
+  const exts = items.map((item) => /^\*\.([^/*?[\]{},]+)$/.exec(item)?.[1])
+  const braced = exts.every((ext) => ext !== undefined) ? `*.{${exts.join(',')}}` : `{${items.join(',')}}`
+  throw new ToolInputError(`include takes one glob, not a comma-separated list; use braces, like ${JSON.stringify(braced)}`)
+}
+
 function lastSegment(displayPath: string): string {
   return displayPath.slice(displayPath.lastIndexOf('/') + 1)
 }
@@ -168,7 +194,8 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
       include: {
         type: ['string', 'null'],
         pattern: NON_BLANK,
-        description: 'Glob the file path must match, like "*.ts" or "src/**/*.{js,jsx}". A glob without "/" matches file names at any depth.',
+        description:
+          'One glob the file path must match, like "*.ts" or "src/**/*.{js,jsx}" (several alternatives go in braces, not a comma list). A glob without "/" matches file names at any depth.',
       },
     },
     required: ['pattern'],
@@ -180,13 +207,14 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
     description: 'Search file contents with a regular expression; returns matching lines grouped by file, in path order.',
     inputSchema,
     annotations: { title: 'Search file contents', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    prompt: `Use the grep tool — not shell grep or rg — to search file contents. The pattern is a JavaScript regular expression matched line by line; use include (a glob such as "*.ts") and path to narrow the search. Results list each file's matching lines with line numbers, at most ${config.grepMaxMatches} matches; binary files are skipped, and .git and other version-control directories are not searched. Read a file to see the context around a match.`,
+    prompt: `Use the grep tool — not shell grep or rg — to search file contents. The pattern is a JavaScript regular expression matched line by line; use include (a glob such as "*.ts") and path to narrow the search. Results list each file's matching lines with line numbers (each file path as the other tools accept it), at most ${config.grepMaxMatches} matches; binary files are skipped, and .git and other version-control directories are not searched. Read a file to see the context around a match.`,
     execute: (args, context = {}) =>
       run(async () => {
         const a = parse(args)
         const pattern = a.string('pattern')
         const path = a.optionalString('path') ?? '.'
         const include = a.optionalString('include')
+        if (include !== undefined) checkInclude(include)
         const accept: PathMatcher = include === undefined ? () => true : pathMatcher('include', include)
         const flags = regexFlags(pattern)
         const control = new SearchControl('grep', config.searchTimeoutMs, context.signal)
@@ -194,6 +222,7 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
         try {
           const root = await searchRoot(deps, path, context, control)
           const rootPath = root.target.displayPath
+          const show = await control.race(pathShower(deps, context, root.target, control.signal))
           let files: WalkedFile[]
           let fencedEntries = 0
           if (root.info.type === 'directory') {
@@ -201,7 +230,7 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
             files = walk.files
             fencedEntries = walk.fenced
           } else if (root.info.type === 'file') {
-            files = accept(lastSegment(rootPath)) ? [{ path: rootPath, target: root.target, size: root.info.size }] : []
+            files = accept(lastSegment(rootPath)) ? [{ path: '', target: root.target, size: root.info.size }] : []
           } else {
             throw new FsError('FS_NOT_REGULAR_FILE', `cannot search ${messagePath(rootPath)}: not a directory or regular file`)
           }
@@ -216,7 +245,7 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
             if (typeof outcome !== 'object') continue
             totalMatches += outcome.count
             for (const m of outcome.matches) {
-              matches.push({ path: file.path, line: m.line, text: previewLine(m.text, m.cut, config.grepMaxLineBytes) })
+              matches.push({ path: show(file.path), line: m.line, text: previewLine(m.text, m.cut, config.grepMaxLineBytes) })
             }
           }
           const value: GrepValue = { root: rootPath, pattern, matches, totalMatches, skippedFiles, fencedEntries }

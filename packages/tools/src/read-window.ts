@@ -114,8 +114,7 @@ export class LineWindow {
   #finishLine(): void {
     if (this.#selecting()) {
       const length = this.#lastChar === '\r' ? this.#length - 1 : this.#length
-      const max = this.#limits.maxLineLength
-      const text = length > max ? `${this.#head.slice(0, max)}... (line truncated to ${max} chars)` : this.#head.slice(0, length)
+      const text = lineText(this.#head, length, this.#limits.maxLineLength)
       const cost = encoder.encode(text).length + (this.#lines.length > 0 ? 1 : 0)
       // The first line of a window always fits: a cap below one line must not make a footer that
       // points back at the same offset forever.
@@ -130,6 +129,11 @@ export class LineWindow {
     this.#length = 0
     this.#lastChar = ''
   }
+}
+
+/** A selected line as shown: `head` holds its first units (all of them when `length` ≤ `max`), `length` its full length without the CR. */
+export function lineText(head: string, length: number, max: number): string {
+  return length > max ? `${head.slice(0, max)}... (line truncated to ${max} chars)` : head.slice(0, length)
 }
 
 /** The read footer: capped, more to read, or end of file. */

@@ -42,16 +42,23 @@ export function withRemedy(err: unknown): unknown {
 /**
  * A refused edit in the words of the edit tool's arguments (`old_string`,
  * `replace_all`) where core speaks the contract's (`oldString`, `replaceAll`).
- * Built from the code, `details.matches` and the path the tool resolved, never
+ * Built from the code, `details.matches`, `details.edit` (which edit of a list,
+ * 0-based; `count` is the list's length) and the path the tool resolved, never
  * from core's message. The tool has already rejected an empty `old_string`, so
- * `FS_EDIT_NOT_FOUND` here means no match. Other refusals get {@link withRemedy}.
+ * `FS_EDIT_NOT_FOUND` here means no match. A list's refusal names the edit as
+ * the model wrote it (`edits[1].old_string`) and says nothing was changed.
+ * Other refusals get {@link withRemedy}.
  */
-export function withEditWording(err: unknown, path: string): unknown {
-  if (isFsError(err, 'FS_EDIT_NOT_FOUND')) return restated(err, `old_string was not found in ${messagePath(path)}`)
+export function withEditWording(err: unknown, path: string, count?: number): unknown {
+  const index = isFsError(err) ? err.details?.edit : undefined
+  const at = count !== undefined && index !== undefined ? `edits[${index}].` : ''
+  const which = at === '' ? '' : ` (edit ${(index ?? 0) + 1} of ${count}; no edit was applied)`
+  if (isFsError(err, 'FS_EDIT_NOT_FOUND')) return restated(err, `${at}old_string was not found in ${messagePath(path)}${which}`)
   if (isFsError(err, 'FS_AMBIGUOUS_EDIT')) {
     const matches = err.details?.matches
     const times = matches === undefined ? 'more than once' : `${matches} times`
-    return restated(err, `old_string matched ${times} in ${messagePath(path)}; provide a more specific old_string or set replace_all to true`)
+    const fix = `provide a more specific ${at}old_string or set ${at}replace_all to true`
+    return restated(err, `${at}old_string matched ${times} in ${messagePath(path)}${which}; ${fix}`)
   }
   return withRemedy(err)
 }

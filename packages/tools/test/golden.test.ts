@@ -270,10 +270,10 @@ describe.each(BACKENDS)('golden texts on %s', (kind: BackendKind) => {
       const p = h.abs('sub/n.txt')
       const created = await h.call('write', { file_path: 'sub/n.txt', content: 'hi\n' })
       expect(expectOk(created)).toBe(`<path>${p}</path>\n<type>file</type>\n<content>\nCreated file\n</content>`)
-      expect(created.value).toEqual({ path: p, operation: 'create', before: null, after: 'hi\n' })
+      expect(created.value).toEqual({ path: p, operation: 'create', before: null, after: 'hi\n', diff: null, dryRun: false })
       const updated = await h.call('write', { file_path: p, content: '' })
-      expect(expectOk(updated)).toBe(`<path>${p}</path>\n<type>file</type>\n<content>\nUpdated file\n</content>`)
-      expect(updated.value).toEqual({ path: p, operation: 'update', before: 'hi\n', after: '' })
+      expect(expectOk(updated)).toBe(`<path>${p}</path>\n<type>file</type>\n<content>\nUpdated file\n\n@@ -1 +0,0 @@\n-hi\n</content>`)
+      expect(updated.value).toEqual({ path: p, operation: 'update', before: 'hi\n', after: '', diff: '@@ -1 +0,0 @@\n-hi', dryRun: false })
       expect(h.peek('sub/n.txt')).toBe('')
       const odd = await h.call('write', { file_path: 'new\nline', content: 'x' })
       expect(expectOk(odd)).toBe(`<path>"${h.cwd}/new\\nline"</path>\n<type>file</type>\n<content>\nCreated file\n</content>`)
@@ -283,10 +283,10 @@ describe.each(BACKENDS)('golden texts on %s', (kind: BackendKind) => {
       const h = setup({ files: { 'e.txt': 'a b a c a\n' } })
       const p = h.abs('e.txt')
       const one = await h.call('edit', { file_path: 'e.txt', old_string: 'b', new_string: 'B' })
-      expect(expectOk(one)).toBe(`The file ${p} has been updated successfully.`)
-      expect(one.value).toEqual({ path: p, before: 'a b a c a\n', after: 'a B a c a\n' })
+      expect(expectOk(one)).toBe(`The file ${p} has been updated successfully.\n\n@@ -1 +1 @@\n-a b a c a\n+a B a c a`)
+      expect(one.value).toEqual({ path: p, before: 'a b a c a\n', after: 'a B a c a\n', diff: '@@ -1 +1 @@\n-a b a c a\n+a B a c a', dryRun: false })
       const all = await h.call('edit', { file_path: 'e.txt', old_string: 'a', new_string: 'Z', replace_all: true })
-      expect(expectOk(all)).toBe(`The file ${p} has been updated. All occurrences were successfully replaced.`)
+      expect(expectOk(all)).toBe(`The file ${p} has been updated. All occurrences were successfully replaced.\n\n@@ -1 +1 @@\n-a B a c a\n+Z B Z c Z`)
       expect(h.peek('e.txt')).toBe('Z B Z c Z\n')
       const ambiguous = await h.call('edit', { file_path: 'e.txt', old_string: 'Z', new_string: 'a', replace_all: false })
       expect(ambiguous).toMatchObject({ isError: true, code: 'FS_AMBIGUOUS_EDIT' })
@@ -319,13 +319,50 @@ describe.each(BACKENDS)('golden texts on %s', (kind: BackendKind) => {
       ['read', { file_path: 'a.txt', offset: Number.NaN }, 'offset must be a positive integer'],
       ['read', { file_path: null }, 'file_path must be a non-empty string'],
       ['read', { file_path: 'a.txt', lines: 5 }, 'unknown argument "lines" (allowed: file_path, offset, limit)'],
-      ['write', { file_path: 'a.txt', content: 'x', mode: '0644', owner: 'me' }, 'unknown arguments "mode", "owner" (allowed: file_path, content)'],
-      ['write', { content: 'x', path: 'a.txt' }, 'unknown argument "path" (allowed: file_path, content); file_path must be a non-empty string'],
+      ['write', { file_path: 'a.txt', content: 'x', mode: '0644', owner: 'me' }, 'unknown arguments "mode", "owner" (allowed: file_path, content, dryRun)'],
+      ['write', { content: 'x', path: 'a.txt' }, 'unknown argument "path" (allowed: file_path, content, dryRun); file_path must be a non-empty string'],
       ['read', { file_path: 'a.txt', limit: 0 }, 'limit must be a positive integer'],
       ['read', { file_path: 'a.txt', limit: Number.POSITIVE_INFINITY }, 'limit must be a positive integer'],
       ['read', { file_path: 'a.txt', limit: 2001 }, 'limit must be less than or equal to 2000'],
-      ['edit', { file_path: 'a.txt', old_string: '', new_string: 'x' }, 'old_string must be a non-empty string'],
-      ['edit', { file_path: 'a.txt', new_string: 'x' }, 'old_string must be a non-empty string'],
+      ['edit', { file_path: 'a.txt', old_string: '', new_string: 'x' }, 'old_string must be a non-empty string when given'],
+      ['edit', { file_path: 'a.txt', new_string: 'x' }, 'edit needs old_string and new_string, or edits (a list of {old_string, new_string, replace_all})'],
+      ['edit', { file_path: 'a.txt', old_string: 'x' }, 'edit needs old_string and new_string, or edits (a list of {old_string, new_string, replace_all})'],
+      ['edit', { file_path: 'a.txt' }, 'edit needs old_string and new_string, or edits (a list of {old_string, new_string, replace_all})'],
+      [
+        'edit',
+        { file_path: 'a.txt', old_string: 'a', new_string: 'b', edits: [{ old_string: 'c', new_string: 'd' }] },
+        'edit takes either old_string/new_string/replace_all or edits, not both (given: old_string, new_string and edits)',
+      ],
+      [
+        'edit',
+        { file_path: 'a.txt', replace_all: true, edits: [{ old_string: 'c', new_string: 'd' }] },
+        'edit takes either old_string/new_string/replace_all or edits, not both (given: replace_all and edits)',
+      ],
+      ['edit', { file_path: 'a.txt', edits: [] }, 'edits must be a non-empty list of at most 100 objects when given'],
+      ['edit', { file_path: 'a.txt', edits: [{ old_string: 'a', new_string: 'b' }, 'x'] }, 'edits[1] must be an object'],
+      [
+        'edit',
+        {
+          file_path: 'a.txt',
+          edits: [
+            { old_string: '', new_string: 'b', oops: 1 },
+            { new_string: 'b', replace_all: 'yes' },
+          ],
+        },
+        'edits[0]: unknown argument "oops" (allowed: old_string, new_string, replace_all); edits[0].old_string must be a non-empty string; edits[1].old_string must be a non-empty string; edits[1].replace_all must be a boolean',
+      ],
+      [
+        'edit',
+        {
+          file_path: 'a.txt',
+          edits: [
+            { old_string: 'a', new_string: 'b' },
+            { old_string: 's', new_string: 's' },
+          ],
+        },
+        'edits[1].old_string and edits[1].new_string must differ',
+      ],
+      ['edit', { file_path: 'a.txt', old_string: 'same', new_string: 'x', dryRun: 'yes' }, 'dryRun must be a boolean'],
       ['edit', { file_path: 'a.txt', old_string: 'same', new_string: 'same' }, 'old_string and new_string must differ'],
       ['read', null, 'arguments must be an object'],
       ['write', ['a.txt', 'x'], 'arguments must be an object'],

@@ -105,7 +105,7 @@ describe.skipIf(missing.length > 0)(title, () => {
     // No read needed after our own write: the session observed the version it produced.
     const e = await call('edit', { file_path: 'notes/a.txt', old_string: 'beta', new_string: 'gamma' })
     expect(e.isError).toBe(false)
-    expect(text(e)).toBe(`The file ${root}/notes/a.txt has been updated successfully.`)
+    expect(text(e)).toBe(`The file ${root}/notes/a.txt has been updated successfully.\n\n@@ -1,2 +1,2 @@\n alpha\n-beta\n+gamma`)
     expect(disk('notes/a.txt')).toBe('alpha\ngamma\n')
 
     const l = await call('list', {})

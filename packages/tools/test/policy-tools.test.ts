@@ -22,7 +22,9 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
   const setup = (options: HarnessOptions = {}): Harness =>
     (harness = makeHarness(kind, { policy: new ObservationPolicy(), files: { 'a.txt': LINES, 'b.txt': 'bee\n' }, ...options }))
   const created = (h: Harness, rel: string): string => `<path>${h.abs(rel)}</path>\n<type>file</type>\n<content>\nCreated file\n</content>`
-  const updated = (h: Harness, rel: string): string => `<path>${h.abs(rel)}</path>\n<type>file</type>\n<content>\nUpdated file\n</content>`
+  /** The update envelope up to its diff (the diff itself is golden-tested in edit-diff.test.ts). */
+  const updated = (h: Harness, rel: string): string => `<path>${h.abs(rel)}</path>\n<type>file</type>\n<content>\nUpdated file\n\n@@`
+  const upTo = (text: string, prefix: string): string => text.slice(0, prefix.length)
   const blind = (h: Harness, rel: string): string => `Error: cannot overwrite existing "${h.abs(rel)}" without reading it first${OBSERVE}`
   const unread = (h: Harness, rel: string): string => `Error: edit requires reading "${h.abs(rel)}" first${OBSERVE}`
 
@@ -43,9 +45,11 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
   it('a read authorizes a write, and the write authorizes the next edit and write', async () => {
     const h = setup()
     expectOk(await h.call('read', { file_path: 'a.txt' }, S))
-    expect(expectOk(await h.call('write', { file_path: 'a.txt', content: 'one\ntwo\n' }, S))).toBe(updated(h, 'a.txt'))
+    const w1 = expectOk(await h.call('write', { file_path: 'a.txt', content: 'one\ntwo\n' }, S))
+    expect(upTo(w1, updated(h, 'a.txt'))).toBe(updated(h, 'a.txt'))
     expectOk(await h.call('edit', { file_path: 'a.txt', old_string: 'two', new_string: 'TWO' }, S))
-    expect(expectOk(await h.call('write', { file_path: 'a.txt', content: 'three\n' }, S))).toBe(updated(h, 'a.txt'))
+    const w2 = expectOk(await h.call('write', { file_path: 'a.txt', content: 'three\n' }, S))
+    expect(upTo(w2, updated(h, 'a.txt'))).toBe(updated(h, 'a.txt'))
     expect(h.peek('a.txt')).toBe('three\n')
   })
 
@@ -53,7 +57,7 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
     const h = setup()
     expectOk(await h.call('read', { file_path: 'b.txt' }, S))
     expect(expectOk(await h.call('edit', { file_path: 'b.txt', old_string: 'bee', new_string: 'wasp' }, S))).toBe(
-      `The file ${h.abs('b.txt')} has been updated successfully.`,
+      `The file ${h.abs('b.txt')} has been updated successfully.\n\n@@ -1 +1 @@\n-bee\n+wasp`,
     )
     expect(h.peek('b.txt')).toBe('wasp\n')
   })
@@ -98,7 +102,8 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
   it('creating a new file needs no read, and authorizes the next overwrite', async () => {
     const h = setup()
     expect(expectOk(await h.call('write', { file_path: 'sub/new.txt', content: 'v1\n' }, S))).toBe(created(h, 'sub/new.txt'))
-    expect(expectOk(await h.call('write', { file_path: 'sub/new.txt', content: 'v2\n' }, S))).toBe(updated(h, 'sub/new.txt'))
+    const w3 = expectOk(await h.call('write', { file_path: 'sub/new.txt', content: 'v2\n' }, S))
+    expect(upTo(w3, updated(h, 'sub/new.txt'))).toBe(updated(h, 'sub/new.txt'))
     expectOk(await h.call('edit', { file_path: 'sub/new.txt', old_string: 'v2', new_string: 'v3' }, S))
     expect(h.peek('sub/new.txt')).toBe('v3\n')
   })
@@ -148,7 +153,8 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
 
   it('without a policy, writes and edits are unconditional', async () => {
     const h = setup({ policy: undefined })
-    expect(expectOk(await h.call('write', { file_path: 'a.txt', content: 'blind\n' }, S))).toBe(updated(h, 'a.txt'))
+    const w4 = expectOk(await h.call('write', { file_path: 'a.txt', content: 'blind\n' }, S))
+    expect(upTo(w4, updated(h, 'a.txt'))).toBe(updated(h, 'a.txt'))
     expectOk(await h.call('edit', { file_path: 'b.txt', old_string: 'bee', new_string: 'wasp' }))
     expectOk(await h.call('read', { file_path: 'a.txt' }, S))
     h.put('a.txt', 'external\n')
@@ -163,7 +169,8 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
 
     it('a file at or above the threshold streams, and returns the same window as a whole-file read', async () => {
       const h = setup({ files: { 'big.txt': BIG, 'edge.txt': 'x'.repeat(63) + '\n', 'small.txt': 'x'.repeat(62) + '\n' } })
-      const streamText = vi.spyOn(h.fs, 'streamText')
+      // The streamed read takes the bytes through the backend's openBytes hook (a protected method).
+      const streamText = vi.spyOn(h.fs as unknown as { openBytes: () => unknown }, 'openBytes')
       const readText = vi.spyOn(h.fs, 'readText')
       const streaming = tool(h, { readStreamMinSize: 64, readMaxBytes: 120 })
       const whole = tool(h, { readMaxBytes: 120 })
@@ -198,11 +205,13 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
       await fc.assert(
         fc.asyncProperty(content, cuts, fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 6 }), async (text, sizes, offset, limit) => {
           h.put('chunks.txt', text)
-          const streamText = vi.spyOn(h.fs, 'streamText').mockImplementation(async () =>
+          const bytes = Buffer.from(text, 'utf8')
+          // Byte chunks cut anywhere: inside a CRLF, a multi-byte character, a long line.
+          const streamText = vi.spyOn(h.fs as unknown as { openBytes: () => Promise<AsyncIterable<Uint8Array>> }, 'openBytes').mockImplementation(async () =>
             (async function* () {
-              for (let at = 0, i = 0; at < text.length; i++) {
+              for (let at = 0, i = 0; at < bytes.length; i++) {
                 const size = sizes[i % sizes.length] ?? 1
-                yield text.slice(at, at + size)
+                yield bytes.subarray(at, at + size)
                 at += size
               }
             })(),
@@ -219,7 +228,7 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
     it('a streamed read authorizes like any read', async () => {
       const policy = new ObservationPolicy()
       const h = setup({ policy, files: { 'big.txt': BIG } })
-      const streamText = vi.spyOn(h.fs, 'streamText')
+      const streamText = vi.spyOn(h.fs as unknown as { openBytes: () => unknown }, 'openBytes')
       expectOk(await tool(h, { readStreamMinSize: 64 }, policy).execute({ file_path: 'big.txt', offset: 20, limit: 1 }, S))
       expect(streamText).toHaveBeenCalledTimes(1)
       expectOk(await h.call('edit', { file_path: 'big.txt', old_string: 'row 20', new_string: 'ROW 20' }, S))

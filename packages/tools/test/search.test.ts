@@ -110,13 +110,16 @@ describe.each(BACKENDS)('glob on %s', (_kind, setup) => {
     expect((await s.glob({ pattern: 'src' })).text).toBe('No files found')
   })
 
-  it('searches under path, with paths relative to it', async () => {
+  it('searches under path, printing paths relative to the cwd (reusable by every tool), absolute outside it', async () => {
     const s = setup(TREE)
     const r = await s.glob({ pattern: '*.ts', path: 'src/nested' })
-    expect(r.text).toBe('c.ts\ndeep/d.test.ts')
+    expect(r.text).toBe('src/nested/c.ts\nsrc/nested/deep/d.test.ts')
     expect(r.value?.root).toBe(`${s.cwd}/src/nested`)
-    expect((await s.glob({ pattern: '*.ts', path: `${s.cwd}/lib` })).text).toBe('a-b.ts\na/z.ts')
+    expect((await s.glob({ pattern: '*.ts', path: `${s.cwd}/lib` })).text).toBe('lib/a-b.ts\nlib/a/z.ts')
     expect((await s.glob({ pattern: '*.ts' }, { cwd: 'lib' })).text).toBe('a-b.ts\na/z.ts')
+    expect((await s.glob({ pattern: '*.ts', path: 'a' }, { cwd: 'lib' })).text).toBe('a/z.ts')
+    // The root outside the cwd: absolute paths.
+    expect((await s.glob({ pattern: '*.ts', path: '../src/nested' }, { cwd: 'lib' })).text).toBe(`${s.cwd}/src/nested/c.ts\n${s.cwd}/src/nested/deep/d.test.ts`)
   })
 
   it('caps the result with an exact footer', async () => {
@@ -155,7 +158,7 @@ describe.each(BACKENDS)('glob on %s', (_kind, setup) => {
     })
     expect((await s.glob({ pattern: '*.ts' })).text).toBe('file-link.ts\nsrc/a.ts\nsrc/sub/b.ts')
     // From lib, the linked src/sub is entered, and its link back up to src too (nothing there was seen yet).
-    expect((await s.glob({ pattern: '*.ts', path: 'lib' })).text).toBe('ext/b.ts\next/up/a.ts')
+    expect((await s.glob({ pattern: '*.ts', path: 'lib' })).text).toBe('lib/ext/b.ts\nlib/ext/up/a.ts')
   })
 
   it('is deterministic', async () => {
@@ -204,10 +207,10 @@ describe.each(BACKENDS)('grep on %s', (_kind, setup) => {
     expect((await s.grep({ pattern: 'tidy' })).text).toBe('Found 1 match\n\nsrc/a.ts\nLine 1: export const a = 1 // TODO tidy')
     expect(await s.grep({ pattern: 'nothing-like-this' })).toMatchObject({ text: 'No matches found', isError: false })
     const one = await s.grep({ pattern: 'TODO', path: 'src/nested/c.ts' })
-    expect(one.text).toBe(`Found 2 matches\n\n${s.cwd}/src/nested/c.ts\nLine 2: // TODO one\nLine 3: // TODO two`)
+    expect(one.text).toBe(`Found 2 matches\n\nsrc/nested/c.ts\nLine 2: // TODO one\nLine 3: // TODO two`)
     expect(one.value?.root).toBe(`${s.cwd}/src/nested/c.ts`)
     expect((await s.grep({ pattern: 'TODO', path: 'src/nested/c.ts', include: '*.js' })).text).toBe('No matches found')
-    expect((await s.grep({ pattern: 'TODO', path: 'src' })).value?.matches.map((m) => m.path)).toEqual(['a.ts', 'nested/c.ts', 'nested/c.ts'])
+    expect((await s.grep({ pattern: 'TODO', path: 'src' })).value?.matches.map((m) => m.path)).toEqual(['src/a.ts', 'src/nested/c.ts', 'src/nested/c.ts'])
   })
 
   it('filters by include like glob', async () => {

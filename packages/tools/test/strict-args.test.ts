@@ -90,7 +90,11 @@ function casesFor(tool: FileTool): Case[] {
 
 /** An input error from the schema's rules (not a semantic one like an invalid regular expression). */
 function schemaRefusal(result: ToolResult): boolean {
-  return result.isError && result.code === undefined && /^Error: (arguments must be an object|unknown arguments? |[a-z_]+ must be )/.test(result.text)
+  return (
+    result.isError &&
+    result.code === undefined &&
+    /^Error: (arguments must be an object|unknown arguments? |[A-Za-z_]+(\[\d+\](\.[a-z_]+)?)? must be )/.test(result.text)
+  )
 }
 
 describe.each(TOOLS.map((t) => [t.name, t] as const))('%s: execute agrees with its inputSchema', (_name, tool) => {
@@ -123,7 +127,7 @@ describe('the argument rules', () => {
     const result = await write.execute({ path: 'a.txt', text: 'x', content: 3 })
     expect(result).toEqual({
       isError: true,
-      text: 'Error: unknown arguments "path", "text" (allowed: file_path, content); file_path must be a non-empty string; content must be a string',
+      text: 'Error: unknown arguments "path", "text" (allowed: file_path, content, dryRun); file_path must be a non-empty string; content must be a string',
     })
   })
 
@@ -158,5 +162,9 @@ describe('the argument rules', () => {
     expect(() => argsParser(object({ n: { type: 'number' } }, ['n']))).toThrow(/type of n/)
     expect(() => argsParser({ type: 'object', properties: {} })).toThrow(/additionalProperties/)
     expect(() => argsParser(object({}, ['ghost']))).toThrow(/required key ghost/)
+    expect(() => argsParser(object({ list: { type: ['array', 'null'] } }))).toThrow(/array needs items/)
+    expect(() => argsParser(object({ s: { type: 'string', items: object({}) } }, ['s']))).toThrow(/array needs items/)
+    const inner = object({ deeper: { type: ['array', 'null'], items: object({}) } })
+    expect(() => argsParser(object({ list: { type: ['array', 'null'], items: inner } }))).toThrow(/array inside an array item/)
   })
 })

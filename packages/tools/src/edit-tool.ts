@@ -1,0 +1,142 @@
+import type { FsEditRequest } from '@seamfs/core'
+import { argsParser, NON_BLANK, type ToolArgs } from './args.js'
+import { changeDiff } from './diff.js'
+import { previewEdit } from './dry-run.js'
+import { mutating, remedied, resolveIn, run, sessionOf } from './file-tools.js'
+import { quotePath } from './quote.js'
+import { ok, ToolInputError, withEditWording } from './results.js'
+import type { FileTool, ToolDeps } from './types.js'
+
+/** The most edits one `edit` call takes in its `edits` list. */
+export const MAX_TOOL_EDITS = 100
+
+/** Canonical value of `edit`. */
+export interface EditValue {
+  readonly path: string
+  /** The whole text before and after (LF-normalized, without BOM); for a dry run, what they would be. */
+  readonly before: string
+  readonly after: string
+  /** The bounded unified diff the model read after the success line. */
+  readonly diff: string
+  /** True when nothing was written (`dryRun`). */
+  readonly dryRun: boolean
+}
+
+const EDIT_PROPERTIES = {
+  old_string: { type: 'string', minLength: 1, description: 'Literal text to replace. Must match exactly.' },
+  new_string: { type: 'string', description: 'Literal replacement text. Use an empty string to delete the match.' },
+}
+
+/** One call's edits, from exactly one of the two forms; `several` when given as the `edits` list. */
+interface Requested {
+  readonly edits: FsEditRequest[]
+  readonly several: boolean
+}
+
+function requestOf(a: ToolArgs, at: string): FsEditRequest {
+  const oldString = a.string('old_string')
+  const newString = a.string('new_string')
+  if (oldString === newString) throw new ToolInputError(`${at}old_string and ${at}new_string must differ`)
+  return { oldString, newString, replaceAll: a.boolean('replace_all', false) }
+}
+
+/** The single form (`old_string`/`new_string`/`replace_all`) or the `edits` list: exactly one of them. */
+function requested(a: ToolArgs): Requested {
+  const list = a.optionalList('edits')
+  const single = ['old_string', 'new_string', 'replace_all'].filter((k) => a.has(k))
+  if (list !== undefined && single.length > 0) {
+    throw new ToolInputError(`edit takes either old_string/new_string/replace_all or edits, not both (given: ${single.join(', ')} and edits)`)
+  }
+  if (list !== undefined) return { edits: list.map((item, i) => requestOf(item, `edits[${i}].`)), several: true }
+  if (!a.has('old_string') || !a.has('new_string')) {
+    throw new ToolInputError('edit needs old_string and new_string, or edits (a list of {old_string, new_string, replace_all})')
+  }
+  return { edits: [requestOf(a, '')], several: false }
+}
+
+/** The success line, worded as before multi-edit so hosts matching on it keep working. */
+function successLine(shown: string, request: Requested): string {
+  if (request.several) {
+    const n = request.edits.length
+    return `The file ${shown} has been updated. ${n === 1 ? 'The edit was' : `All ${n} edits were`} applied.`
+  }
+  return request.edits[0]?.replaceAll === true
+    ? `The file ${shown} has been updated. All occurrences were successfully replaced.`
+    : `The file ${shown} has been updated successfully.`
+}
+
+export function editTool(deps: ToolDeps): FileTool<EditValue> {
+  const inputSchema = {
+    type: 'object',
+    properties: {
+      file_path: { type: 'string', pattern: NON_BLANK, description: 'Path to edit, resolved by the filesystem backend.' },
+      old_string: {
+        ...EDIT_PROPERTIES.old_string,
+        type: ['string', 'null'],
+        description: 'Literal text to replace. Must match exactly. Give it with new_string, or use edits instead.',
+      },
+      new_string: { ...EDIT_PROPERTIES.new_string, type: ['string', 'null'] },
+      replace_all: {
+        type: ['boolean', 'null'],
+        description: 'Replace all matches. Defaults to false; when false, old_string must appear exactly once.',
+      },
+      edits: {
+        type: ['array', 'null'],
+        minItems: 1,
+        maxItems: MAX_TOOL_EDITS,
+        description:
+          'Several edits to this file, applied in order (each to the text the previous one left), all or nothing. Use instead of old_string/new_string/replace_all, never with them.',
+        items: {
+          type: 'object',
+          properties: {
+            ...EDIT_PROPERTIES,
+            replace_all: { type: ['boolean', 'null'], description: 'Replace all matches of this old_string. Defaults to false.' },
+          },
+          required: ['old_string', 'new_string'],
+          additionalProperties: false,
+        },
+      },
+      dryRun: { type: ['boolean', 'null'], description: 'Return the diff the edit would make and change nothing. Defaults to false.' },
+    },
+    required: ['file_path'],
+    additionalProperties: false,
+  }
+  const parse = argsParser(inputSchema)
+  return {
+    name: 'edit',
+    description: 'Replace literal text in an existing UTF-8 text file; returns a diff of the change.',
+    inputSchema,
+    annotations: { title: 'Edit file', destructiveHint: true, idempotentHint: false, ...mutating },
+    prompt:
+      'Use the edit tool for targeted changes to existing UTF-8 text files. It replaces literal old_string with new_string; by default old_string must appear exactly once. If old_string appears multiple times, provide a more specific old_string or set replace_all to true. For several changes to one file, pass them as edits: [{old_string, new_string, replace_all}] in one call: they apply in order, all or nothing. The result shows a diff of the change; dryRun: true shows it without changing the file. Read the file first (the default read-before-write policy requires it), unless you just created or edited it in this session.',
+    execute: (args, context = {}) =>
+      run(async () => {
+        const a = parse(args)
+        const filePath = a.string('file_path')
+        const request = requested(a)
+        const dryRun = a.boolean('dryRun', false)
+        const edits: FsEditRequest | readonly FsEditRequest[] = request.several ? request.edits : (request.edits[0] as FsEditRequest)
+        const target = await resolveIn(deps, filePath, context)
+        const session = sessionOf(deps, context)
+        const reword = (err: unknown): unknown => withEditWording(err, target.displayPath, request.several ? request.edits.length : undefined)
+        const shown = quotePath(target.displayPath)
+        if (dryRun) {
+          const preview = await remedied(() => previewEdit(deps.fs, target, edits, context.signal), reword)
+          const diff = changeDiff(preview.before, preview.after).text
+          return ok<EditValue>(`Dry run: nothing was written. The edit would change ${shown} as follows:\n\n${diff}`, {
+            path: target.displayPath,
+            ...preview,
+            diff,
+            dryRun: true,
+          })
+        }
+        const outcome = await remedied(() => {
+          const expected = deps.policy?.editIntent(session, target)
+          return deps.fs.editText(target, edits, { expected, signal: context.signal })
+        }, reword)
+        deps.policy?.recordPresent(session, target, outcome.version)
+        const diff = changeDiff(outcome.before, outcome.after).text
+        return ok(`${successLine(shown, request)}\n\n${diff}`, { path: target.displayPath, before: outcome.before, after: outcome.after, diff, dryRun: false })
+      }),
+  }
+}

@@ -1,0 +1,212 @@
+import { Buffer, isUtf8 } from 'node:buffer'
+import { FsError } from '@seamfs/core'
+import { incompleteTail } from '@seamfs/core/backend'
+import { lineText, type ReadLine, type ReadWindow, type WindowLimits } from './read-window.js'
+
+/** Leading bytes searched for a NUL, as core's text rules (`BINARY_SAMPLE_BYTES`). */
+const BINARY_SAMPLE_BYTES = 8192
+const LF = 0x0a
+const CR = 0x0d
+const encoder = new TextEncoder()
+const EMPTY = Buffer.alloc(0)
+
+/**
+ * A selected line as the read tool shows it, and its UTF-8 size: `line` holds its
+ * first bytes (all of them when `length` ≤ `keep`, the CR included).
+ */
+function shownLine(line: Buffer, length: number, keep: number, max: number): { text: string; size: number } {
+  if (length > keep) {
+    // Over 4 × (max + 2) bytes is over max units, CR or not: decode the complete characters of the kept head only.
+    const head = line.subarray(0, keep)
+    const text = lineText(head.toString('utf8', 0, head.length - incompleteTail(head)), max + 1, max)
+    return { text, size: encoder.encode(text).length }
+  }
+  const end = line.length > 0 && line[line.length - 1] === CR ? line.length - 1 : line.length
+  const decoded = line.toString('utf8', 0, end)
+  const text = lineText(decoded, decoded.length, max)
+  // As many units as bytes is all ASCII: the size is known without encoding.
+  return { text, size: decoded.length === end && text === decoded ? end : encoder.encode(text).length }
+}
+
+const asBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+
+/**
+ * {@link LineWindow} on raw bytes: the same window, line count, byte cap and
+ * `FS_NOT_TEXT` failures as core's strict decoding followed by `LineWindow`,
+ * but lines outside the window are only counted (`\n` found on bytes) and
+ * validated (simdutf's `isUtf8`), never decoded; only the selected lines are.
+ * Memory: the selected lines, at most `4 × (maxLineLength + 2)` bytes of the
+ * line in progress, and 3 bytes of a character cut by a chunk boundary.
+ */
+export class ByteLineWindow {
+  readonly #limits: WindowLimits
+  readonly #path: string
+  readonly #lines: ReadLine[] = []
+  readonly #keep: number
+  #number = 1
+  /** Byte length of the line in progress (a trailing CR included). */
+  #length = 0
+  /** Kept leading bytes of the line in progress, while it is selected. */
+  #head: Buffer[] = []
+  #headLength = 0
+  #bytes = 0
+  #truncatedByBytes = false
+  #sampled = 0
+  /** Bytes of a character the previous chunk cut. */
+  #carry: Uint8Array = new Uint8Array(0)
+  /** Bytes seen so far, up to 3, to recognise a leading BOM split across chunks. */
+  #lead: number[] | undefined = []
+
+  constructor(limits: WindowLimits, path: string) {
+    this.#limits = limits
+    this.#path = path
+    // A UTF-16 unit takes at most 4 bytes: this many bytes hold maxLineLength + 1 units or the whole line.
+    this.#keep = 4 * (limits.maxLineLength + 2)
+  }
+
+  /** Validates and scans the next chunk; the caller may reuse it afterwards. */
+  push(chunk: Uint8Array): void {
+    this.#checkSample(chunk)
+    let body = chunk
+    if (this.#carry.length > 0) body = this.#finishCarry(chunk)
+    const tail = incompleteTail(body)
+    const complete = body.subarray(0, body.length - tail)
+    if (complete.length > 0 && !isUtf8(complete)) throw this.#invalid('invalid UTF-8 sequence')
+    if (tail > 0) this.#carry = Uint8Array.from(body.subarray(body.length - tail))
+    this.#scan(complete)
+  }
+
+  /** The window; a dangling partial character is `FS_NOT_TEXT`. */
+  end(): ReadWindow {
+    if (this.#carry.length > 0) throw this.#invalid('truncated UTF-8 sequence')
+    if (this.#lead !== undefined && this.#lead.length > 0) this.#flushLead(false)
+    if (this.#length > 0) this.#finishLine()
+    return { lines: this.#lines, totalLines: this.#number - 1, truncatedByBytes: this.#truncatedByBytes }
+  }
+
+  #checkSample(chunk: Uint8Array): void {
+    if (this.#sampled >= BINARY_SAMPLE_BYTES) return
+    const n = Math.min(chunk.length, BINARY_SAMPLE_BYTES - this.#sampled)
+    if (chunk.subarray(0, n).indexOf(0) !== -1) throw new FsError('FS_NOT_TEXT', `cannot read "${this.#path}": binary file`)
+    this.#sampled += n
+  }
+
+  /** Completes the character the previous chunk cut; returns the rest of `chunk`. */
+  #finishCarry(chunk: Uint8Array): Uint8Array {
+    const lead = this.#carry[0] as number
+    const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2
+    const take = Math.min(need - this.#carry.length, chunk.length)
+    const joined = new Uint8Array(this.#carry.length + take)
+    joined.set(this.#carry, 0)
+    joined.set(chunk.subarray(0, take), this.#carry.length)
+    if (joined.length < need) {
+      this.#carry = joined
+      return chunk.subarray(take)
+    }
+    this.#carry = new Uint8Array(0)
+    if (!isUtf8(joined)) throw this.#invalid('invalid UTF-8 sequence')
+    this.#scan(joined)
+    return chunk.subarray(take)
+  }
+
+  /** Scans validated complete characters. The first 3 bytes of the file go through the BOM check. */
+  #scan(bytes: Uint8Array): void {
+    if (bytes.length === 0) return
+    if (this.#lead !== undefined) {
+      const lead = this.#lead
+      let i = 0
+      while (lead.length < 3 && i < bytes.length) lead.push(bytes[i++] as number)
+      if (lead.length < 3) return
+      this.#flushLead(true)
+      bytes = bytes.subarray(i)
+    }
+    const buffer = asBuffer(bytes)
+    let from = 0
+    while (from < buffer.length) {
+      if (!this.#selecting()) {
+        from = this.#skip(buffer, from)
+        continue
+      }
+      const newline = buffer.indexOf(LF, from)
+      if (newline === -1) {
+        this.#append(buffer.subarray(from))
+        return
+      }
+      this.#finishLine(buffer.subarray(from, newline))
+      from = newline + 1
+    }
+  }
+
+  /** Scans the (up to 3) first bytes, without a leading BOM. */
+  #flushLead(full: boolean): void {
+    const lead = Uint8Array.from(this.#lead ?? [])
+    this.#lead = undefined
+    const bom = full && lead[0] === 0xef && lead[1] === 0xbb && lead[2] === 0xbf
+    if (!bom) this.#scan(lead)
+  }
+
+  /** Counts lines that are not selected, keeping nothing (as `LineWindow`'s fast path). */
+  #skip(buffer: Buffer, from: number): number {
+    const closed = this.#lines.length >= this.#limits.limit || this.#truncatedByBytes
+    const stop = closed ? Number.POSITIVE_INFINITY : this.#limits.offset
+    let number = this.#number
+    let length = this.#length
+    let at = from
+    while (number < stop) {
+      const newline = buffer.indexOf(LF, at)
+      if (newline === -1) {
+        length += buffer.length - at
+        at = buffer.length
+        break
+      }
+      number++
+      length = 0
+      at = newline + 1
+    }
+    this.#number = number
+    this.#length = length
+    return at
+  }
+
+  #selecting(): boolean {
+    return this.#number >= this.#limits.offset && this.#lines.length < this.#limits.limit && !this.#truncatedByBytes
+  }
+
+  /** Keeps (a copy of) the start of a selected line that goes on in the next chunk. */
+  #append(piece: Buffer): void {
+    const room = this.#keep - this.#headLength
+    if (room > 0 && piece.length > 0) {
+      const kept = Buffer.from(piece.subarray(0, room))
+      this.#head.push(kept)
+      this.#headLength += kept.length
+    }
+    this.#length += piece.length
+  }
+
+  /** Ends the line in progress; `tail` is its last piece, still in the caller's chunk (decoded from there, not copied). */
+  #finishLine(tail: Buffer = EMPTY): void {
+    if (this.#selecting()) {
+      const length = this.#length + tail.length
+      let line = tail
+      if (this.#head.length > 0) {
+        this.#head.push(tail.subarray(0, Math.max(0, this.#keep - this.#headLength)))
+        line = Buffer.concat(this.#head)
+      }
+      const { text, size } = shownLine(line, length, this.#keep, this.#limits.maxLineLength)
+      const cost = size + (this.#lines.length > 0 ? 1 : 0)
+      if (this.#lines.length > 0 && this.#bytes + cost > this.#limits.maxBytes) this.#truncatedByBytes = true
+      else {
+        this.#bytes += cost
+        this.#lines.push({ number: this.#number, text })
+      }
+    }
+    this.#number++
+    this.#head = []
+    this.#headLength = 0
+    this.#length = 0
+  }
+
+  #invalid(why: string): FsError {
+    return new FsError('FS_NOT_TEXT', `cannot read "${this.#path}": invalid UTF-8 text`, { cause: new TypeError(why) })
+  }
+}
