@@ -4,7 +4,9 @@
  * factory and the README section "Test your own backend". `FileSystem` does
  * every contract rule that is not about the store (validation, aborts, limits,
  * UTF-8, the literal edit, ordering, outcomes, error translation), so a backend
- * only maps its store onto the protected hooks.
+ * only maps its store onto the protected hooks. The optional hooks
+ * (`removeTarget`, `renameTarget`, `makeDirectory`) are declared in
+ * `capabilities`; `readBytes`/`writeBytes` come with `loadBytes`/`publishBytes`.
  */
 import {
   checkGuard,
@@ -15,7 +17,11 @@ import {
   type FsCapabilities,
   type FsDirEntry,
   type FsInfo,
+  type FsRemoveOutcome,
+  type FsRenameOutcome,
   type FsTarget,
+  type RemoveRequest,
+  type RenameRequest,
   type UpdateRequest,
   type WriteRequest,
   type WriteResult,
@@ -51,16 +57,20 @@ export class MapFileSystem extends FileSystem {
     versionSource: 'generation',
     newlineInNames: true,
     emptyDirectories: true,
+    // Removes, renames and mkdir are one synchronous step each, like writes.
+    remove: true,
+    rename: 'atomic',
+    renameDirectories: true,
+    createDirectory: 'native',
   })
   readonly nodes = new Map<string, MapNode>([['/', { kind: 'dir' }]])
   #generation = 0
 
   /** Stores `bytes` at `key` (creating parents), bypassing every guard: also the external-change hook. */
   put(key: string, bytes: Uint8Array): number {
-    for (let dir = parentOf(key); this.nodes.get(dir)?.kind !== 'dir'; dir = parentOf(dir)) {
-      if (this.nodes.has(dir)) throw FsError.throughFile('write', key)
-      this.nodes.set(dir, { kind: 'dir' })
-    }
+    const missing = this.#missingParents(key)
+    if (missing === undefined) throw FsError.throughFile('write', key)
+    for (const dir of missing) this.nodes.set(dir, { kind: 'dir' })
     const generation = ++this.#generation
     this.nodes.set(key, { kind: 'file', bytes, generation })
     return generation
@@ -93,8 +103,9 @@ export class MapFileSystem extends FileSystem {
   }
 
   // The bytes are in memory already: core's own size check after the read suffices.
-  protected override async readBytes(target: FsTarget): Promise<Uint8Array> {
-    return this.#file(target, 'read').bytes
+  // A copy: `readBytes` hands these to the caller, who may change them.
+  protected override async loadBytes(target: FsTarget): Promise<Uint8Array> {
+    return new Uint8Array(this.#file(target, 'read').bytes)
   }
 
   protected override async openBytes(target: FsTarget): Promise<Iterable<Uint8Array>> {
@@ -117,7 +128,7 @@ export class MapFileSystem extends FileSystem {
     return entries
   }
 
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, { expected }: WriteRequest): Promise<WriteResult> {
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, { expected }: WriteRequest): Promise<WriteResult> {
     const current = this.nodes.get(target.targetKey)
     if (current?.kind === 'dir') throw FsError.notRegularFile('write', target.displayPath)
     checkGuard('write', target.displayPath, expected, current && versionOf(current))
@@ -130,6 +141,71 @@ export class MapFileSystem extends FileSystem {
     if (current?.kind === 'dir') throw FsError.notRegularFile('edit', target.displayPath)
     checkGuard('edit', target.displayPath, expected, current && versionOf(current))
     return FsVersion(`g${this.put(target.targetKey, transform((current as MapFile).bytes))}`)
+  }
+
+  protected override async removeTarget(target: FsTarget, { expected, recursive, maxEntries }: RemoveRequest): Promise<FsRemoveOutcome> {
+    const path = target.displayPath
+    const node = this.nodes.get(target.targetKey)
+    if (node === undefined) throw expected === undefined ? FsError.notFound('remove', path) : FsError.stale('remove', path, 'gone')
+    checkGuard('remove', path, expected, versionOf(node))
+    if (target.targetKey === '/') throw FsError.at('FS_PERMISSION_DENIED', 'remove', path, 'the root cannot be removed')
+    // Count first, remove after: a refusal removes nothing.
+    const keys = this.#tree(target.targetKey)
+    if (keys.length > 1 && !recursive) throw FsError.notEmpty('remove', path)
+    if (keys.length > maxEntries) {
+      throw FsError.tooManyEntries('remove', path, keys.length, maxEntries)
+    }
+    for (const key of keys) this.nodes.delete(key)
+    return { type: node.kind === 'dir' ? 'directory' : 'file', entries: keys.length }
+  }
+
+  protected override async renameTarget(from: FsTarget, to: FsTarget, { expected, overwrite }: RenameRequest): Promise<FsRenameOutcome> {
+    const node = this.nodes.get(from.targetKey)
+    if (node === undefined) throw expected === undefined ? FsError.notFound('rename', from.displayPath) : FsError.stale('rename', from.displayPath, 'gone')
+    checkGuard('rename', from.displayPath, expected, versionOf(node))
+    const existing = this.nodes.get(to.targetKey)
+    if (existing !== undefined) {
+      if (overwrite === false) throw FsError.destinationExists('rename', to.displayPath)
+      if (existing.kind === 'dir') throw FsError.notRegularFile('rename', to.displayPath)
+      if (node.kind === 'dir') throw FsError.unsupported('rename', to.displayPath, 'a directory never replaces a file')
+      if (overwrite !== true) checkGuard('rename', to.displayPath, overwrite, versionOf(existing))
+    }
+    const missing = this.#missingParents(to.targetKey)
+    if (missing === undefined) throw FsError.notDirectory('rename', to.displayPath)
+    // Every check passed: from here on nothing can fail, and nothing else runs until the move is done.
+    for (const dir of missing) this.nodes.set(dir, { kind: 'dir' })
+    for (const key of this.#tree(from.targetKey)) {
+      const moved = this.nodes.get(key) as MapNode
+      this.nodes.delete(key)
+      this.nodes.set(to.targetKey + key.slice(from.targetKey.length), moved)
+    }
+    // The node moved as it is: it keeps its generation, so its version names the same content.
+    return { type: node.kind === 'dir' ? 'directory' : 'file', replaced: existing !== undefined, version: versionOf(node) }
+  }
+
+  protected override async makeDirectory(target: FsTarget): Promise<boolean> {
+    const node = this.nodes.get(target.targetKey)
+    if (node?.kind === 'dir') return false
+    const missing = this.#missingParents(target.targetKey)
+    if (node !== undefined || missing === undefined) throw FsError.notDirectory('create directory', target.displayPath)
+    for (const dir of [...missing, target.targetKey]) this.nodes.set(dir, { kind: 'dir' })
+    return true
+  }
+
+  /** The directories missing above `key`, top first; `undefined` when a file is on the way. */
+  #missingParents(key: string): string[] | undefined {
+    const missing: string[] = []
+    for (let dir = parentOf(key); this.nodes.get(dir)?.kind !== 'dir'; dir = parentOf(dir)) {
+      if (this.nodes.has(dir)) return undefined
+      missing.unshift(dir)
+    }
+    return missing
+  }
+
+  /** `key` and every key below it. */
+  #tree(key: string): string[] {
+    const prefix = key === '/' ? '/' : `${key}/`
+    return [key, ...[...this.nodes.keys()].filter((k) => k !== key && k.startsWith(prefix))]
   }
 
   #file(target: FsTarget, verb: 'read'): MapFile {

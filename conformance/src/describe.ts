@@ -12,6 +12,10 @@ import { errorClauses } from './clauses/errors.js'
 import { modelClauses } from './clauses/model.js'
 import { limitClauses } from './clauses/limits.js'
 import { modeClauses } from './clauses/modes.js'
+import { byteClauses } from './clauses/bytes.js'
+import { removeClauses } from './clauses/remove.js'
+import { renameClauses } from './clauses/rename.js'
+import { directoryClauses } from './clauses/directories.js'
 import type { FileSystem } from '@seamfs/core'
 
 function tuningOf(options: ConformanceOptions['options']): Tuning {
@@ -57,6 +61,10 @@ export async function describeConformance<F extends FileSystem>(options: Conform
     errorClauses(kit)
     limitClauses(kit)
     modeClauses(kit)
+    byteClauses(kit)
+    removeClauses(kit)
+    renameClauses(kit)
+    directoryClauses(kit)
     modelClauses(kit, options.external?.writeBytes !== undefined)
   })
 }

@@ -159,9 +159,13 @@ export class Kit {
 
   /** Why `needs` is not met, or undefined when it is. */
   unmet(needs: Needs): string | undefined {
-    const missingCaps = (needs.caps ?? []).filter((c) => this.caps[c] === false)
+    // An optional capability left out is not declared: its operation is FS_UNSUPPORTED.
+    const missingCaps = (needs.caps ?? []).filter((c) => this.caps[c] === false || this.caps[c] === undefined)
     const missingHooks = (needs.hooks ?? []).filter((h) => this.#external[h] === undefined)
-    const reasons = [...missingCaps.map((c) => `capabilities.${c} is false`), ...missingHooks.map((h) => `no external.${h} hook`)]
+    const reasons = [
+      ...missingCaps.map((c) => `capabilities.${c} is ${this.caps[c] === undefined ? 'not declared' : 'false'}`),
+      ...missingHooks.map((h) => `no external.${h} hook`),
+    ]
     return reasons.length === 0 ? undefined : reasons.join(', ')
   }
 

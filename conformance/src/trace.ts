@@ -326,4 +326,137 @@ export const TRACE: Readonly<Record<string, Readonly<Record<string, RuleTrace>>>
       'a U+FEFF edited in at the start of a BOM-less file is stored as given, and reads as a BOM',
     ],
   },
+
+  'FileSystem.readBytes': {
+    'missing is `FS_NOT_FOUND`; a directory or special file is `FS_NOT_REGULAR_FILE`': [
+      'readBytes of a missing file is FS_NOT_FOUND; of a directory FS_NOT_REGULAR_FILE',
+    ],
+    'a file above `maxBytes` (default and ceiling `maxTextBytes`) is `FS_TOO_LARGE`, refused before its content is read': {
+      tests: [
+        'readBytes above maxBytes is FS_TOO_LARGE; a maxBytes that is not a non-negative integer is FS_UNSUPPORTED',
+        'writeBytes above maxTextBytes is FS_TOO_LARGE and creates nothing',
+      ],
+      note: 'refused before the content is read (core checks the length again after the hook)',
+    },
+    '`maxBytes` that is not a non-negative integer is `FS_UNSUPPORTED` before any I/O': [
+      'readBytes above maxBytes is FS_TOO_LARGE; a maxBytes that is not a non-negative integer is FS_UNSUPPORTED',
+    ],
+    "the bytes are the caller's: changing them changes nothing stored": ["the bytes readBytes returns are the caller's: changing them changes nothing stored"],
+  },
+
+  'FileSystem.writeBytes': {
+    'content that is not a `Uint8Array` is `FS_UNSUPPORTED`; above `maxTextBytes` it is `FS_TOO_LARGE`': [
+      'writeBytes of content that is not a Uint8Array is FS_UNSUPPORTED and writes nothing',
+      'writeBytes above maxTextBytes is FS_TOO_LARGE and creates nothing',
+    ],
+    'the bytes are copied before the call returns: changing the array afterwards changes nothing written': [
+      'writeBytes copies the bytes: changing the array after the call changes nothing written',
+    ],
+    "the outcome says `create` or `update`, and its `version` equals the next `stat`'s; `readBytes` returns the bytes unchanged": [
+      'writeBytes: the outcome says create then update, its version equals the next stat, and text reads see the bytes',
+      'writeBytes stores the bytes exactly; readBytes returns them (BOM, NUL and invalid UTF-8 included)',
+      'writeBytes guards: createIfAbsent on a file is FS_NOT_OBSERVED, another version FS_STALE_VERSION, nothing changes',
+      'writeBytes creates missing parents; over a directory it is FS_NOT_REGULAR_FILE',
+      'of N concurrent guarded writeBytes from one version, exactly one wins',
+    ],
+  },
+
+  'FileSystem.remove': {
+    'missing is `FS_NOT_FOUND` (`FS_STALE_VERSION` when guarded); a special file is `FS_NOT_REGULAR_FILE`': {
+      tests: ['remove of a missing target is FS_NOT_FOUND, and FS_STALE_VERSION when guarded'],
+      note: 'a special file (the kit cannot make one on every store)',
+    },
+    "a target resolved through a symlink names the link's target: that file is removed, the link stays (as writes write through links)": [
+      'remove of a target reached through a link removes the file it names; the link stays',
+    ],
+    "`expected.version` removes only that version of a file; another one is `FS_STALE_VERSION` and nothing is removed; the guard holds with `capabilities.removeIfVersion` strength (absent: `replaceIfVersion`'s), and of N concurrent guarded removers exactly one wins":
+      [
+        'a guarded remove takes only the expected version: another one is FS_STALE_VERSION and the file stays',
+        'a version of a removed file never guards its re-creation',
+        'of N concurrent guarded removers of one version exactly one wins; the others are FS_STALE_VERSION',
+        'a guarded remove racing a guarded writer: exactly one of them wins',
+      ],
+    "`expected` may name a directory's version (as `stat` reports it): the directory goes only while it has it, and a file that took its place is `FS_STALE_VERSION` (so a caller that saw a directory never removes an unseen file); a malformed `expected` or `recursive` is `FS_UNSUPPORTED`":
+      [
+        'a guarded remove of a directory: its own version removes it, another is FS_STALE_VERSION, and a file that took its place is never removed',
+        'a directory with entries is FS_NOT_EMPTY without recursive, guarded or not, and nothing is removed',
+        'a malformed expected or recursive is FS_UNSUPPORTED and removes nothing',
+      ],
+    'a directory with entries is `FS_NOT_EMPTY` unless `recursive`, and nothing is removed': [
+      'a directory with entries is FS_NOT_EMPTY without recursive, guarded or not, and nothing is removed',
+    ],
+    '`recursive` removes the directory and everything below it; symlinks inside are removed, never followed; a tree of more than `maxRemoveEntries` (default 10,000) entries is `FS_TOO_LARGE` (`details.entries`) before anything is removed; a recursive remove is not atomic: one that fails part way leaves the entries it had not reached':
+      {
+        tests: [
+          'recursive removes a tree of directories and files; the outcome says directory and counts the entries',
+          'a recursive remove removes links inside the tree and never follows them',
+          'a recursive remove of more than maxRemoveEntries entries is FS_TOO_LARGE (details.entries) and removes nothing',
+        ],
+        note: 'a failure part way (the kit cannot inject one)',
+      },
+    "after a remove, `stat` is `undefined` and the parent's listing no longer shows the name; the outcome counts the entries removed": [
+      'remove of a file: stat is undefined after, the listing no longer shows it, the outcome says file, 1 entry',
+      'an empty directory is removed (type directory, 1 entry) and no longer listed',
+      'recursive removes a tree of directories and files; the outcome says directory and counts the entries',
+    ],
+  },
+
+  'FileSystem.rename': {
+    "missing `from` is `FS_NOT_FOUND` (`FS_STALE_VERSION` when guarded); a special file is `FS_NOT_REGULAR_FILE`; a directory where `renameDirectories` is false is `FS_UNSUPPORTED`; `expected` may name a directory's version, as for `remove`; a directory never replaces anything: an existing `to` is `FS_NOT_OBSERVED`, or `FS_UNSUPPORTED` with `overwrite`":
+      {
+        tests: [
+          'a missing from is FS_NOT_FOUND, and FS_STALE_VERSION when guarded; nothing is created',
+          'a directory moves with its content where renameDirectories; elsewhere it is FS_UNSUPPORTED and nothing changes',
+        ],
+        note: 'a special file (the kit cannot make one on every store)',
+      },
+    '`expected.version` moves only that version of the file; another one is `FS_STALE_VERSION` and nothing changes': [
+      'expected moves only that version of from; another one is FS_STALE_VERSION and nothing changes',
+    ],
+    'an existing `to` is `FS_NOT_OBSERVED` unless `overwrite`; `overwrite: true` replaces a file there, `overwrite: { version }` only that version of it (else `FS_STALE_VERSION`); a missing `to` is created whatever `overwrite` says; a directory at `to` is never replaced (`FS_NOT_OBSERVED`, or `FS_NOT_REGULAR_FILE` with `overwrite`); a malformed `expected` or `overwrite` is `FS_UNSUPPORTED`':
+      [
+        'an existing to is FS_NOT_OBSERVED without overwrite, and both files stay as they were',
+        'overwrite: true replaces a file at to (replaced: true)',
+        'overwrite: { version } replaces only that version of to; another one is FS_STALE_VERSION and nothing changes',
+        'a missing to is created whatever overwrite says',
+        'a directory at to is never replaced: FS_NOT_OBSERVED, or FS_NOT_REGULAR_FILE with overwrite',
+        'a malformed expected or overwrite is FS_UNSUPPORTED and nothing changes',
+      ],
+    'missing parent directories of `to` are created; `to` inside the directory `from` is `FS_UNSUPPORTED`': [
+      'rename creates the missing parents of to',
+      'a directory moved into itself is FS_UNSUPPORTED and nothing changes',
+    ],
+    '`from` and `to` naming one file (one `targetKey`) changes nothing and reports the current version': [
+      'from and to naming one file change nothing and report the current version',
+    ],
+    'at every moment at least one of the two names holds the whole content; afterwards only `to` does': [
+      'a reader polling both names while a file is moved never finds neither, nor a partial content',
+      'rename moves a file: to holds the content, from is gone, the outcome version equals the next stat of to',
+      'a moved file keeps its mode',
+    ],
+    'a failed or aborted rename leaves both names as they were; of N concurrent renamers of one version exactly one wins': [
+      'rename with an aborted signal is FS_ABORTED and nothing changes',
+      'of N concurrent renamers of one version to different names exactly one wins; the file is under exactly one name',
+      'of N concurrent renamers of different files to one new name exactly one wins; no source is lost',
+    ],
+    "the outcome's `version` equals the next `stat` of `to`": [
+      'rename moves a file: to holds the content, from is gone, the outcome version equals the next stat of to',
+      'overwrite: true replaces a file at to (replaced: true)',
+    ],
+  },
+
+  'FileSystem.createDirectory': {
+    'an existing directory is success with `created: false`, and nothing changes (idempotent)': [
+      'createDirectory of an existing directory is created: false and changes nothing',
+    ],
+    'a file (or other non-directory) at the path or on the way is `FS_NOT_DIRECTORY`': [
+      'a file at the path or on the way is FS_NOT_DIRECTORY, and nothing changes',
+    ],
+    "afterwards `stat` says `directory`, its listing is empty, and the parent lists it, also where the store has no directories of its own (`createDirectory: 'marker'`), until it is removed":
+      [
+        'createDirectory creates the directory and its missing parents: stat says directory, it lists empty, the parent lists it',
+        'a created directory stays listed after its last file is removed',
+        'createDirectory with an aborted signal is FS_ABORTED and creates nothing',
+      ],
+  },
 }

@@ -104,6 +104,18 @@ const VARIANTS: readonly Variant[] = [
   { file: 'edit-replaceall-dollar', rule: 'editText: `$` in newString is literal (with replaceAll)', caughtBy: ['edit: shapes'] },
   { file: 'memory-edit-loses-mode', rule: "updateBytes: publish atomically, keeping the file's mode (capabilities.permissions)", caughtBy: ['permissions'] },
   { file: 'memory-write-ignores-read-only', rule: 'writeText/editText: a file whose mode grants write permission to no one (0444) is FS_PERMISSION_DENIED', caughtBy: ['permissions'] },
+  // bytes, remove, rename, createDirectory
+  { file: 'read-bytes-shared', rule: "readBytes: the bytes are the caller's: changing them changes nothing stored", caughtBy: ['bytes'] },
+  { file: 'remove-ignores-guard', rule: 'remove: expected.version removes only that version of a file', caughtBy: ['remove'] },
+  { file: 'remove-check-then-act', rule: 'remove: of N concurrent guarded removers exactly one wins', caughtBy: ['remove'] },
+  { file: 'remove-non-empty', rule: 'remove: a directory with entries is FS_NOT_EMPTY unless recursive', caughtBy: ['remove'] },
+  { file: 'remove-unbounded', rule: 'remove: a tree of more than maxRemoveEntries entries is FS_TOO_LARGE before anything is removed', caughtBy: ['remove'] },
+  { file: 'rename-overwrites', rule: 'rename: an existing to is FS_NOT_OBSERVED unless overwrite', caughtBy: ['rename'] },
+  { file: 'rename-ignores-guard', rule: 'rename: expected.version moves only that version of the file', caughtBy: ['rename'] },
+  { file: 'rename-check-then-act', rule: 'rename: of N concurrent renamers to one new name exactly one wins (no source lost)', caughtBy: ['rename'] },
+  { file: 'rename-delete-first', rule: 'rename: at every moment at least one of the two names holds the whole content', caughtBy: ['rename'] },
+  { file: 'rename-version-stale', rule: "rename: the outcome's version equals the next stat of to", caughtBy: ['rename'] },
+  { file: 'mkdir-over-file', rule: 'createDirectory: a file at the path is FS_NOT_DIRECTORY; an existing directory is created: false', caughtBy: ['createDirectory'] },
   // limits
   { file: 'limits-ignored', rule: 'FsLimits: every backend takes core limits; a file above maxTextBytes is FS_TOO_LARGE', caughtBy: ['size limits'] },
 ]

@@ -4,9 +4,9 @@ import { brokenConformance } from './base.js'
 
 /** Broken: createIfAbsent is an O_EXCL open: anything there, a directory too, is "exists" (FS_NOT_OBSERVED). */
 class ExclusiveOnDirectory extends MapFileSystem {
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     if (request.expected?.kind === 'createIfAbsent' && this.nodes.has(target.targetKey)) throw FsError.notObserved(target.displayPath)
-    return super.writeBytes(target, bytes, request)
+    return super.publishBytes(target, bytes, request)
   }
 }
 

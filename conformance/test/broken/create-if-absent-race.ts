@@ -4,10 +4,10 @@ import { brokenConformance, tick } from './base.js'
 
 /** Broken: createIfAbsent checks, then (after a round trip) writes unconditionally: two creators can both see "absent". */
 class CreateCheckThenAct extends MapFileSystem {
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
-    if (request.expected?.kind !== 'createIfAbsent' || this.nodes.has(target.targetKey)) return super.writeBytes(target, bytes, request)
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    if (request.expected?.kind !== 'createIfAbsent' || this.nodes.has(target.targetKey)) return super.publishBytes(target, bytes, request)
     await tick()
-    return super.writeBytes(target, bytes, { ...request, expected: undefined })
+    return super.publishBytes(target, bytes, { ...request, expected: undefined })
   }
 }
 

@@ -6,9 +6,9 @@ const eisdir = (path: string): Error => Object.assign(new Error(`EISDIR: illegal
 
 /** Broken: reads of a directory throw the store's EISDIR, and the error table has no row for it: FS_IO_ERROR, not FS_NOT_REGULAR_FILE. */
 class MissingEisdirRow extends MapFileSystem {
-  protected override async readBytes(target: FsTarget): Promise<Uint8Array> {
+  protected override async loadBytes(target: FsTarget): Promise<Uint8Array> {
     if (this.nodes.get(target.targetKey)?.kind === 'dir') throw eisdir(target.displayPath)
-    return super.readBytes(target)
+    return super.loadBytes(target)
   }
 
   protected override async openBytes(target: FsTarget): Promise<Iterable<Uint8Array>> {

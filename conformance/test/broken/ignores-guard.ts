@@ -4,9 +4,9 @@ import { brokenConformance } from './base.js'
 
 /** Broken: drops the replaceIfVersion guard (writes unconditionally). */
 class IgnoresReplaceGuard extends MapFileSystem {
-  protected override writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+  protected override publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     const expected = request.expected?.kind === 'replaceIfVersion' ? undefined : request.expected
-    return super.writeBytes(target, bytes, { ...request, expected })
+    return super.publishBytes(target, bytes, { ...request, expected })
   }
 }
 

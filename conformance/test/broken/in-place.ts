@@ -4,8 +4,8 @@ import { brokenConformance } from './base.js'
 
 /** Broken: writes in place, chunk by chunk, so a reader can see a partial file. */
 class WritesInPlace extends MapFileSystem {
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
-    if (request.expected !== undefined) return super.writeBytes(target, bytes, request)
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    if (request.expected !== undefined) return super.publishBytes(target, bytes, request)
     const existed = this.nodes.get(target.targetKey)
     for (let n = 0; n < bytes.length; n += 64 * 1024) {
       this.put(target.targetKey, bytes.slice(0, n))

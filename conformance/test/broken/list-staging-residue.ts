@@ -10,7 +10,7 @@ import { brokenConformance, mapVersion, stagingKey, tick } from './base.js'
 class ListsStaging extends MapFileSystem {
   #staged = 0
 
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     const current = this.nodes.get(target.targetKey)
     if (current?.kind === 'dir') throw FsError.notRegularFile('write', target.displayPath)
     checkGuard('write', target.displayPath, request.expected, current && mapVersion(current.generation))
@@ -21,7 +21,7 @@ class ListsStaging extends MapFileSystem {
     } finally {
       this.nodes.delete(staging)
     }
-    return super.writeBytes(target, bytes, request)
+    return super.publishBytes(target, bytes, request)
   }
 }
 

@@ -8,8 +8,8 @@ import { brokenMemoryConformance } from './memory-base.js'
  * Its mode bits are kept, so only the write-protection rule breaks.
  */
 class IgnoresReadOnly extends MemoryFileSystem {
-  protected override writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
-    return this.#writable(target, () => super.writeBytes(target, bytes, request))
+  protected override publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    return this.#writable(target, () => super.publishBytes(target, bytes, request))
   }
 
   protected override updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {

@@ -7,9 +7,9 @@ import { brokenMemoryConformance } from './memory-base.js'
  * replaces the link by a file and leaves its target as it was.
  */
 class ReplacesLinks extends MemoryFileSystem {
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     const link = target.displayPath
-    if (!this.#isLink(link)) return super.writeBytes(target, bytes, request)
+    if (!this.#isLink(link)) return super.publishBytes(target, bytes, request)
     const current = await this.statTarget(target)
     checkGuard('write', link, request.expected, current?.version)
     this.volume.unlinkSync(link)

@@ -4,8 +4,8 @@ import { brokenConformance, crlfToLf } from './base.js'
 
 /** Broken: a text-mode read (CRLF → LF), so readText does not return line endings as stored. */
 class TextModeRead extends MapFileSystem {
-  protected override async readBytes(target: FsTarget): Promise<Uint8Array> {
-    return crlfToLf(await super.readBytes(target))
+  protected override async loadBytes(target: FsTarget): Promise<Uint8Array> {
+    return crlfToLf(await super.loadBytes(target))
   }
 }
 

@@ -4,13 +4,13 @@ import { brokenConformance, mapVersion, tick } from './base.js'
 
 /** Broken: replaceIfVersion checks the version, then uploads and publishes without checking again: racing writers all win. */
 class ReplaceCheckThenAct extends MapFileSystem {
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
-    if (request.expected?.kind !== 'replaceIfVersion') return super.writeBytes(target, bytes, request)
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    if (request.expected?.kind !== 'replaceIfVersion') return super.publishBytes(target, bytes, request)
     const current = this.nodes.get(target.targetKey)
     if (current?.kind === 'dir') throw FsError.notRegularFile('write', target.displayPath)
     checkGuard('write', target.displayPath, request.expected, current && mapVersion(current.generation))
     await tick()
-    return super.writeBytes(target, bytes, { ...request, expected: undefined })
+    return super.publishBytes(target, bytes, { ...request, expected: undefined })
   }
 }
 

@@ -12,14 +12,14 @@ class GuardComparesSize extends MapFileSystem {
     return generation
   }
 
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     const current = this.nodes.get(target.targetKey)
     const expected = request.expected
     if (expected?.kind === 'replaceIfVersion' && current?.kind === 'file' && this.#sizes.get(expected.version) === current.bytes.length) {
       const same = { kind: 'replaceIfVersion', version: mapVersion(current.generation) } as const
-      return super.writeBytes(target, bytes, { ...request, expected: same })
+      return super.publishBytes(target, bytes, { ...request, expected: same })
     }
-    return super.writeBytes(target, bytes, request)
+    return super.publishBytes(target, bytes, request)
   }
 }
 

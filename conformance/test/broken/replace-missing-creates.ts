@@ -4,11 +4,11 @@ import { brokenConformance } from './base.js'
 
 /** Broken: replaceIfVersion on a missing file creates it (an If-Match the store skips when the key is absent). */
 class ReplaceCreatesMissing extends MapFileSystem {
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     if (request.expected?.kind === 'replaceIfVersion' && !this.nodes.has(target.targetKey)) {
-      return super.writeBytes(target, bytes, { ...request, expected: undefined })
+      return super.publishBytes(target, bytes, { ...request, expected: undefined })
     }
-    return super.writeBytes(target, bytes, request)
+    return super.publishBytes(target, bytes, request)
   }
 }
 

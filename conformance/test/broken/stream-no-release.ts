@@ -21,9 +21,9 @@ class StreamNeverReleased extends MapFileSystem {
     })()
   }
 
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     this.#assertClosed(target, 'write')
-    return super.writeBytes(target, bytes, request)
+    return super.publishBytes(target, bytes, request)
   }
 
   protected override async updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {

@@ -4,8 +4,8 @@ import { brokenConformance } from './base.js'
 
 /** Broken: the access time is part of the version, so every read makes a new one. */
 class VersionChangesOnRead extends MapFileSystem {
-  protected override async readBytes(target: FsTarget): Promise<Uint8Array> {
-    const bytes = await super.readBytes(target)
+  protected override async loadBytes(target: FsTarget): Promise<Uint8Array> {
+    const bytes = await super.loadBytes(target)
     this.put(target.targetKey, bytes)
     return bytes
   }

@@ -4,9 +4,9 @@ import { brokenConformance, tick } from './base.js'
 
 /** Broken: the signal is checked after the upload was published: the caller is told FS_ABORTED, and the store changed. */
 class AbortAfterPublish extends MapFileSystem {
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     await tick()
-    const result = await super.writeBytes(target, bytes, request)
+    const result = await super.publishBytes(target, bytes, request)
     if (request.signal?.aborted === true) throw FsError.aborted('write', request.signal.reason)
     return result
   }

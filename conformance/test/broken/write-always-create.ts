@@ -4,8 +4,8 @@ import { brokenConformance } from './base.js'
 
 /** Broken: a PUT response does not say whether the key existed, so every write is reported as a create. */
 class AlwaysCreate extends MapFileSystem {
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
-    return { ...(await super.writeBytes(target, bytes, request)), created: true }
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    return { ...(await super.publishBytes(target, bytes, request)), created: true }
   }
 }
 

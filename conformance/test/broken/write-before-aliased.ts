@@ -4,10 +4,10 @@ import { brokenConformance, mapVersion } from './base.js'
 
 /** Broken: a same-size rewrite reuses the file's buffer, and the outcome's `before` is that very buffer (the new bytes). */
 class BeforeAliased extends MapFileSystem {
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     const current = this.nodes.get(target.targetKey)
     if (current?.kind !== 'file' || current.bytes.length !== bytes.length || request.expected !== undefined) {
-      return super.writeBytes(target, bytes, request)
+      return super.publishBytes(target, bytes, request)
     }
     current.bytes.set(bytes)
     const generation = this.put(target.targetKey, current.bytes)

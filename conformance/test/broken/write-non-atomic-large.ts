@@ -6,8 +6,8 @@ const PART = 1024 * 1024
 
 /** Broken: above one part (1 MiB) an unguarded write is a multipart upload whose parts become visible as they land. */
 class NonAtomicMultipart extends MapFileSystem {
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
-    if (bytes.length <= PART || request.expected !== undefined) return super.writeBytes(target, bytes, request)
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    if (bytes.length <= PART || request.expected !== undefined) return super.publishBytes(target, bytes, request)
     const existed = this.nodes.get(target.targetKey)
     if (existed?.kind === 'dir') throw FsError.notRegularFile('write', target.displayPath)
     for (let n = PART; n < bytes.length; n += PART) {

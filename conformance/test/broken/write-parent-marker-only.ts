@@ -4,10 +4,10 @@ import { brokenConformance, parentKey } from './base.js'
 
 /** Broken: a write creates its immediate parent directory only (one marker, not `mkdir -p`): the ancestors stay missing. */
 class ParentMarkerOnly extends MapFileSystem {
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     const missing: string[] = []
     for (let dir = parentKey(parentKey(target.targetKey)); dir !== '/' && !this.nodes.has(dir); dir = parentKey(dir)) missing.push(dir)
-    const result = await super.writeBytes(target, bytes, request)
+    const result = await super.publishBytes(target, bytes, request)
     for (const dir of missing) this.nodes.delete(dir)
     return result
   }

@@ -6,10 +6,10 @@ import { brokenConformance, stagingKey } from './base.js'
 class LeavesStagingOnFailure extends MapFileSystem {
   #staged = 0
 
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     const staging = stagingKey(target.targetKey, ++this.#staged)
     this.put(staging, bytes.slice())
-    const result = await super.writeBytes(target, bytes, request)
+    const result = await super.publishBytes(target, bytes, request)
     this.nodes.delete(staging)
     return result
   }

@@ -4,8 +4,8 @@ import { brokenConformance, hasBom } from './base.js'
 
 /** Broken: content that begins with U+FEFF is stored without it ("never store a BOM"), not as given. */
 class StripsBomOnWrite extends MapFileSystem {
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
-    return super.writeBytes(target, hasBom(bytes) ? bytes.subarray(3) : bytes, request)
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    return super.publishBytes(target, hasBom(bytes) ? bytes.subarray(3) : bytes, request)
   }
 }
 

@@ -10,9 +10,9 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
  * yielding would starve the writer, and its own timeout, forever.
  */
 class MacrotaskWrites extends MapFileSystem {
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     await turn()
-    return super.writeBytes(target, bytes, request)
+    return super.publishBytes(target, bytes, request)
   }
 
   protected override async updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {

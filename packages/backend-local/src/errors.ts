@@ -23,7 +23,7 @@ export const ERRNO_TABLE: Readonly<Record<string, ErrorRow>> = {
   EINTR: { code: 'FS_IO_ERROR', reason: 'interrupted', retryable: true },
   ETXTBSY: { code: 'FS_IO_ERROR', reason: 'text file busy', retryable: true },
   EXDEV: { code: 'FS_IO_ERROR', reason: 'cross-device link' },
-  ENOTEMPTY: { code: 'FS_IO_ERROR', reason: 'directory not empty' },
+  ENOTEMPTY: { code: 'FS_NOT_EMPTY', reason: 'directory not empty' },
   ENOTSUP: { code: 'FS_IO_ERROR', reason: 'operation not supported' },
   EOPNOTSUPP: { code: 'FS_IO_ERROR', reason: 'operation not supported' },
   ERR_FS_FILE_TOO_LARGE: { code: 'FS_TOO_LARGE', reason: 'file too large to read at once' },

@@ -17,9 +17,13 @@ import {
   type FsDirEntry,
   type FsInfo,
   type FsPathInfo,
+  type FsRemoveOutcome,
+  type FsRenameOutcome,
   type FsTarget,
   type FsVerb,
   type ReadRequest,
+  type RemoveRequest,
+  type RenameRequest,
   type UpdateRequest,
   type WriteRequest,
   type WriteResult,
@@ -28,7 +32,10 @@ import { DESCRIPTOR_PATHS, fdPath, openVerified } from './anchor.js'
 import { errnoOf, errnoRow } from './errors.js'
 import { DEFAULT_NEW_FILE_MODE, type LocalFileSystemOptions, type LocalHooks } from './options.js'
 import { absolutePath, canonicalPath, containsPath } from './paths.js'
+import { makeDirectoryAt, removeEntry } from './mutate.js'
 import { isStagingName, Publisher } from './publish.js'
+import { moveEntry } from './rename.js'
+import { assertWritable, infoOf, pathInfoOf, versionOf } from './stats.js'
 
 /** Reads of at most this many bytes are done synchronously (microseconds from the page cache). */
 const SYNC_READ_MAX = 64 * 1024
@@ -50,25 +57,15 @@ const LOCAL_CAPABILITIES: FsCapabilities = Object.freeze({
   versionSource: 'stat',
   newlineInNames: true,
   emptyDirectories: true,
+  remove: true,
+  rename: 'atomic',
+  renameDirectories: true,
+  createDirectory: 'native',
+  mtime: true,
 })
 
 function childPath(parent: string, name: string): string {
   return parent.endsWith(sep) ? parent + name : parent + sep + name
-}
-
-/** `dev:ino:size:mtimeNs:ctimeNs`: ctime catches a same-size rewrite even when mtime was restored. */
-function versionOf(st: BigIntStats): FsVersion {
-  return FsVersion(`${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`)
-}
-
-function typeOf(st: BigIntStats): 'file' | 'directory' | 'other' {
-  if (st.isFile()) return 'file'
-  return st.isDirectory() ? 'directory' : 'other'
-}
-
-function infoOf(st: BigIntStats): FsInfo {
-  const type = typeOf(st)
-  return type === 'file' ? { version: versionOf(st), type, size: Number(st.size) } : { version: versionOf(st), type }
 }
 
 function readChunk(fd: number, buffer: Buffer, offset: number, length: number): Promise<number> {
@@ -112,20 +109,6 @@ async function readWhole(fd: number, st: BigIntStats, limit: number, verb: 'read
   const bytes = await readUpTo(fd, Number(st.size), limit, verb, signal)
   if (bytes.length > limit) throw FsError.tooLarge(verb, path, bytes.length, limit)
   return bytes
-}
-
-/**
- * Refuses to replace a write-protected file: one whose mode grants write to no one (`0444`: an
- * editor refuses it, and root's rename would not), or that this process may not write (the
- * kernel's answer for `path`). A rename ignores the file's own
- * mode, so without this a replacement would silently succeed.
- */
-function assertWritable(path: string, st: BigIntStats, verb: 'write' | 'edit', displayPath: string): void {
-  const mode = Number(st.mode & 0o777n)
-  if ((mode & 0o222) === 0) {
-    throw FsError.at('FS_PERMISSION_DENIED', verb, displayPath, `the file is write-protected (mode 0${mode.toString(8)})`)
-  }
-  accessSync(path, constants.W_OK)
 }
 
 /** The entries of `target`'s directory, read through a descriptor verified at its canonical path. */
@@ -203,11 +186,10 @@ export class LocalFileSystem extends FileSystem {
   // A path through a file (ENOTDIR) or a link loop (ELOOP) is FS_NOT_FOUND in the table: core reports it absent.
   protected override async lstatPath(path: string, cwd: string | undefined): Promise<FsPathInfo | undefined> {
     const st = lstatSync(this.#absolute(path, cwd), { bigint: true, throwIfNoEntry: false })
-    if (st === undefined) return undefined
-    return st.isSymbolicLink() ? { version: versionOf(st), type: 'symlink' } : infoOf(st)
+    return st === undefined ? undefined : pathInfoOf(st)
   }
 
-  protected override async readBytes(target: FsTarget, { signal, maxBytes }: ReadRequest): Promise<Uint8Array> {
+  protected override async loadBytes(target: FsTarget, { signal, maxBytes }: ReadRequest): Promise<Uint8Array> {
     const fd = openVerified(target.targetKey, READ_FLAGS, 'read', target.displayPath)
     try {
       const st = fstatSync(fd, { bigint: true })
@@ -247,7 +229,7 @@ export class LocalFileSystem extends FileSystem {
     return entries
   }
 
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     const { expected, signal, beforeMaxBytes } = request
     const path = target.displayPath
     return this.#locks.run(target.targetKey, async () => {
@@ -272,6 +254,7 @@ export class LocalFileSystem extends FileSystem {
         verb: 'write',
         signal,
         hooks: this.#hooks,
+        recheck: expected?.kind === 'replaceIfVersion' ? (now) => checkGuard('write', path, expected, now && versionOf(now)) : undefined,
       })
       return { created: current === undefined, version: versionOf(published), before }
     })
@@ -313,9 +296,33 @@ export class LocalFileSystem extends FileSystem {
         verb: 'edit',
         signal,
         hooks: this.#hooks,
+        // The edit read this version: whatever replaced it since would be lost under the edit's text.
+        recheck: (now) => checkGuard('edit', path, { version: versionOf(current) }, now && versionOf(now)),
       })
       return versionOf(published)
     })
+  }
+
+  protected override async removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
+    return this.#locks.run(target.targetKey, async () => {
+      throwIfAborted(request.signal, 'remove')
+      return removeEntry(target.targetKey, target.displayPath, request, this.#hooks)
+    })
+  }
+
+  /** Both keys locked, in one fixed order (so two renames between the same names cannot deadlock). */
+  protected override async renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
+    const [first, second] = [from.targetKey, to.targetKey].sort()
+    return this.#locks.run(first as string, () =>
+      this.#locks.run(second as string, async () => {
+        throwIfAborted(request.signal, 'rename')
+        return moveEntry(from, to, request, this.#hooks)
+      }),
+    )
+  }
+
+  protected override async makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
+    return makeDirectoryAt(target.targetKey, target.displayPath, signal)
   }
 
   #absolute(path: string, cwd: string | undefined): string {

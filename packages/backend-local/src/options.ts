@@ -25,6 +25,12 @@ export interface LocalHooks {
   readonly beforeCommit?: ((tempPath: string) => void | Promise<void>) | undefined
   /** The file is published (renamed or linked into place); the directory fsync is next. A throw is ignored. */
   readonly afterCommit?: ((path: string) => void | Promise<void>) | undefined
+  /**
+   * A remove or rename has checked its entry (`key`, the canonical path) and holds the parent
+   * directories open; the unlink, rmdir, link or rename is next (a recursive remove: the tree is
+   * counted, its removal is next). A throw fails the operation there.
+   */
+  readonly beforeMutate?: ((key: string) => void | Promise<void>) | undefined
 }
 
 export const DEFAULT_NEW_FILE_MODE = 0o600

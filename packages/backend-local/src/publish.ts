@@ -28,6 +28,19 @@ export function isStagingName(name: string): boolean {
   return STAGING_NAME.test(name)
 }
 
+/**
+ * Whether the staging directory `name` in the directory of identity `owner` is residue: its
+ * writer's pid is dead, or it is this thread's and no longer in use. Another thread of this
+ * process keeps its own in-flight set: its directories are never residue here.
+ */
+function isAbandoned(name: string, owner: string): boolean {
+  const match = STAGING_NAME.exec(name)
+  if (match === null) return false
+  const pid = Number(match[1])
+  if (pid !== process.pid) return !pidIsAlive(pid)
+  return Number(match[2] ?? 0) === threadId && !inFlight.has(`${owner}/${name}`)
+}
+
 /** What one publication needs to know. */
 export interface PublishRequest {
   /** Canonical path of the file to publish. */
@@ -44,6 +57,13 @@ export interface PublishRequest {
   readonly verb: FsVerb
   readonly signal?: AbortSignal | undefined
   readonly hooks?: LocalHooks | undefined
+  /**
+   * Called with the file at the destination (`undefined`: none) in the same synchronous step as the
+   * commit, right before it: it throws when that is no longer the file the caller checked. A
+   * directory above renamed since the check (a different path, so a different lock) would otherwise
+   * let this write land on a file another guarded writer has replaced meanwhile.
+   */
+  readonly recheck?: ((current: BigIntStats | undefined) => void) | undefined
 }
 
 /** The temp file: exclusive (never an existing file or a planted link), owner-only until published. */
@@ -170,6 +190,12 @@ export class Stages {
     for (const stage of this.#open.values()) if (stage.users === 0) this.#remove(stage)
   }
 
+  /** Removes the stage in the directory of identity `owner` now, when no write holds it. */
+  flushOwner(owner: string): void {
+    const stage = this.#open.get(owner)
+    if (stage !== undefined && stage.users === 0) this.#remove(stage)
+  }
+
   /** Removes an idle stage through its parent, opened verified and still the same directory; else it is residue. */
   #remove(stage: Stage): void {
     if (stage.users > 0 || this.#open.get(stage.owner) !== stage) return
@@ -257,6 +283,7 @@ export class Publisher {
       written = fstatSync(handle.fd, { bigint: true })
       await req.hooks?.beforeCommit?.(join(stagePath(), lease.temp))
       throwIfAborted(req.signal, req.verb)
+      req.recheck?.(statSync(anchor.at(name), { bigint: true, throwIfNoEntry: false }))
       if (req.mode === 'link') this.#link(lease.stage.at(lease.temp), anchor.at(name), req)
       else renameSync(lease.stage.at(lease.temp), anchor.at(name))
     } catch (err) {
@@ -322,14 +349,9 @@ export class Publisher {
     if (this.#leftAt.get(owner) === state()) return
     for (const entry of readdirSync(anchor.at(''), { withFileTypes: true })) {
       // Staging directories are directories: a file that merely has such a name is someone's data.
-      const match = entry.isDirectory() ? STAGING_NAME.exec(entry.name) : null
-      if (match === null) continue
-      const pid = Number(match[1])
-      const thread = Number(match[2] ?? 0)
-      // Another thread of this process keeps its own in-flight set: its directories are left alone.
-      const abandoned = pid !== process.pid ? !pidIsAlive(pid) : thread === threadId ? !inFlight.has(`${owner}/${entry.name}`) : false
+      if (!entry.isDirectory() || !isAbandoned(entry.name, owner)) continue
       try {
-        if (abandoned) rmSync(anchor.at(entry.name), { recursive: true, force: true })
+        rmSync(anchor.at(entry.name), { recursive: true, force: true })
       } catch {
         // Best effort: someone else's residue that cannot be removed must not fail this write.
       }
@@ -359,4 +381,19 @@ export class Publisher {
 
 function fstatOrStat(anchor: DirAnchor): BigIntStats {
   return anchor.fd >= 0 ? fstatSync(anchor.fd, { bigint: true }) : statSync(anchor.path, { bigint: true })
+}
+
+/**
+ * Removes the staging directories in `dir` that no write is using: the idle ones of this process
+ * (kept for the next write, but hiding nothing) and the residue of dead writers, so that a
+ * directory whose listing is empty can be removed. One a write holds right now stays.
+ */
+export function clearStages(dir: DirAnchor): void {
+  const owner = dir.identity()
+  for (const stages of allStages) stages.flushOwner(owner)
+  for (const entry of readdirSync(dir.at(''), { withFileTypes: true })) {
+    if (entry.isDirectory() && isStagingName(entry.name) && isAbandoned(entry.name, owner)) {
+      rmSync(dir.at(entry.name), { recursive: true, force: true })
+    }
+  }
 }

@@ -1,7 +1,7 @@
 import { posix } from 'node:path'
 import { Volume } from 'memfs'
 import type { Dirent, Stats as MemStats } from '@jsonjoy.com/fs-node'
-import { Superblock, type IProcess, type Node as MemNode } from '@jsonjoy.com/fs-core'
+import { Superblock, type IProcess, type Link, type Node as MemNode } from '@jsonjoy.com/fs-core'
 import {
   checkGuard,
   FileSystem,
@@ -13,12 +13,17 @@ import {
   type ErrorRow,
   type FsInfo,
   type FsPathInfo,
+  type FsRemoveOutcome,
+  type FsRenameOutcome,
   type FsTarget,
+  type RemoveRequest,
+  type RenameRequest,
   type UpdateRequest,
   type WriteRequest,
   type WriteResult,
 } from '@seamfs/core/backend'
 import { codeOf, memfsErrorRow } from './errors.js'
+import { childLinks, isWritableDirectory, pathOf, removeTree, treeLinks } from './links.js'
 import { DEFAULT_NEW_FILE_MODE, type MemoryEntry, type MemoryFileSystemOptions } from './options.js'
 import { seedTree, snapshotTree } from './tree.js'
 
@@ -34,6 +39,12 @@ const MEMORY_CAPABILITIES: FsCapabilities = Object.freeze({
   versionSource: 'generation',
   newlineInNames: true,
   emptyDirectories: true,
+  // Removes, renames and directory creations are single synchronous steps too.
+  remove: true,
+  rename: 'atomic',
+  renameDirectories: true,
+  createDirectory: 'native',
+  mtime: true,
 })
 
 const STREAM_CHUNK = 64 * 1024
@@ -46,9 +57,22 @@ function bytesOf(node: MemNode): Uint8Array {
   const buf = node.buf as Uint8Array | undefined
   return buf === undefined ? EMPTY : buf.subarray(0, node.getSize())
 }
+/** A copy of `bytes` (a node's buffer is a `Buffer`, whose `slice` is only a view). */
+function copyOf(bytes: Uint8Array): Uint8Array {
+  return Uint8Array.prototype.slice.call(bytes)
+}
 /** Refuses a file whose mode grants write permission to no one, as an editor does (memfs itself only checks the caller's bits). */
 function assertWritable(node: MemNode, verb: 'write' | 'edit', path: string): void {
   if ((node.perm & 0o222) === 0) throw FsError.at('FS_PERMISSION_DENIED', verb, path, 'the file is read-only (its mode grants no write permission)')
+}
+/** A directory involved grants no write permission (memfs's own check, made before anything changes). */
+function denied(verb: 'remove' | 'rename', path: string): FsError {
+  return FsError.at('FS_PERMISSION_DENIED', verb, path, 'permission denied (a directory involved grants no write permission)')
+}
+/** True when the canonical `key` is `dir` or below it (not for a mere name prefix). */
+function isWithin(dir: string, key: string): boolean {
+  const rel = posix.relative(dir, key)
+  return rel === '' || (rel !== '..' && !rel.startsWith('../') && !posix.isAbsolute(rel))
 }
 const MAX_LINK_HOPS = 40
 /** open(2) flags for memfs's lower layer. */
@@ -136,8 +160,7 @@ export class MemoryFileSystem extends FileSystem {
   }
 
   override contains(parent: FsTarget, child: FsTarget): boolean {
-    const rel = posix.relative(parent.targetKey, child.targetKey)
-    return rel === '' || (rel !== '..' && !rel.startsWith('../') && !posix.isAbsolute(rel))
+    return isWithin(parent.targetKey, child.targetKey)
   }
 
   protected override async resolvePath(path: string, cwd: string | undefined): Promise<FsTarget> {
@@ -147,26 +170,25 @@ export class MemoryFileSystem extends FileSystem {
 
   protected override async statTarget(target: FsTarget): Promise<FsInfo | undefined> {
     const node = this.#node(target.targetKey)
-    if (node === undefined) return undefined
-    if (node.isFile()) return { type: 'file', version: this.#nodeVersion(node), size: node.getSize() }
-    return { type: node.isDirectory() ? 'directory' : 'other', version: this.#nodeVersion(node) }
+    return node && this.#nodeInfo(node)
   }
 
   protected override async lstatPath(path: string, cwd: string | undefined): Promise<FsPathInfo | undefined> {
     const abs = this.#absolute(path, cwd)
     const st = this.#statOrUndefined(abs, false)
     if (st === undefined) return undefined
-    return st.isSymbolicLink() ? { type: 'symlink', version: this.#version(st) } : this.#info(st)
+    return st.isSymbolicLink() ? { type: 'symlink', version: this.#version(st), mtime: Number(st.mtimeMs) } : this.#info(st)
   }
 
-  // The bytes are in memory already: core's size check after the read suffices.
-  protected override async readBytes(target: FsTarget): Promise<Uint8Array> {
-    return this.#readFile(target, 'read')
+  // The bytes are in memory already: core's size check after the read suffices. A copy: the caller's to change.
+  protected override async loadBytes(target: FsTarget): Promise<Uint8Array> {
+    return copyOf(this.#readFile(target, 'read'))
   }
 
   protected override async openBytes(target: FsTarget): Promise<Iterable<Uint8Array>> {
-    // A copy taken now: the stream shows the content as it was when it was opened.
-    const bytes = this.#readFile(target, 'read').slice()
+    // A view, not a copy: every write truncates first, which gives the node a new buffer, so the
+    // stream keeps showing the content as it was when it was opened (and memory stays bounded).
+    const bytes = this.#readFile(target, 'read')
     return (function* () {
       for (let at = 0; at < bytes.length; at += STREAM_CHUNK) yield bytes.subarray(at, at + STREAM_CHUNK)
     })()
@@ -176,6 +198,7 @@ export class MemoryFileSystem extends FileSystem {
     const st = this.#statOrUndefined(target.targetKey, true)
     if (st === undefined) throw FsError.notFound('list', target.displayPath)
     if (!st.isDirectory()) throw FsError.notDirectory('list', target.displayPath)
+    const dir = this.#link(target.targetKey)
     const entries: FsDirEntry[] = []
     for (const dirent of this.volume.readdirSync(target.targetKey, { withFileTypes: true }) as Dirent[]) {
       const name = String(dirent.name)
@@ -186,22 +209,23 @@ export class MemoryFileSystem extends FileSystem {
         const linkTarget = { targetKey: FsTargetKey(this.#linkKey(key)), displayPath }
         entries.push(followed === undefined ? { name, type: 'other', target: linkTarget } : { name, target: linkTarget, ...this.#info(followed) })
       } else {
+        const node = dir?.getChild(name)?.getNode()
         const type = dirent.isFile() ? 'file' : dirent.isDirectory() ? 'directory' : 'other'
-        entries.push({ name, type, target: { targetKey: FsTargetKey(key), displayPath } })
+        entries.push({ name, type, target: { targetKey: FsTargetKey(key), displayPath }, ...(node && this.#nodeInfo(node)) })
       }
     }
     return entries
   }
 
-  protected override async writeBytes(target: FsTarget, encoded: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+  protected override async publishBytes(target: FsTarget, encoded: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     const bytes = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength)
     const key = target.targetKey
     const node = this.#node(key)
     if (node !== undefined && !node.isFile()) throw FsError.notRegularFile('write', target.displayPath)
     checkGuard('write', target.displayPath, request.expected, node && this.#nodeVersion(node))
     if (node !== undefined) assertWritable(node, 'write', target.displayPath)
-    // A copy: the node's buffer is rewritten below.
-    const before = node !== undefined && node.getSize() <= request.beforeMaxBytes ? bytesOf(node).slice() : null
+    // A view: the truncating write below gives the node a new buffer and leaves this one as it is.
+    const before = node !== undefined && node.getSize() <= request.beforeMaxBytes ? bytesOf(node) : null
     // One synchronous call: no other code of this process can observe a partial file.
     const core = this.volume._core
     if (node === undefined) {
@@ -231,8 +255,89 @@ export class MemoryFileSystem extends FileSystem {
     return this.#stamp(node, key)
   }
 
+  // Each hook below checks and changes in one synchronous run: no other code of this process interleaves.
+  protected override async removeTarget(target: FsTarget, { expected, recursive, maxEntries }: RemoveRequest): Promise<FsRemoveOutcome> {
+    const path = target.displayPath
+    const link = this.#link(target.targetKey)
+    if (link === undefined) throw expected === undefined ? FsError.notFound('remove', path) : FsError.stale('remove', path, 'gone')
+    const node = link.getNode()
+    if (!node.isFile() && !node.isDirectory()) throw FsError.notRegularFile('remove', path)
+    checkGuard('remove', path, expected, this.#nodeVersion(node))
+    if (link === this.volume._core.root || !isWritableDirectory(link.parent)) throw denied('remove', path)
+    if (node.isDirectory() && !recursive && childLinks(link).length > 0) throw FsError.notEmpty('remove', path)
+    const tree = treeLinks(link)
+    if (tree.length > maxEntries) {
+      throw FsError.tooManyEntries('remove', path, tree.length, maxEntries)
+    }
+    // Checked before anything goes, so that a refusal removes nothing.
+    if (tree.some((entry) => childLinks(entry).length > 0 && !isWritableDirectory(entry))) throw denied('remove', path)
+    removeTree(this.volume._core, tree)
+    return { type: node.isFile() ? 'file' : 'directory', entries: tree.length }
+  }
+
+  protected override async renameTarget(from: FsTarget, to: FsTarget, { expected, overwrite }: RenameRequest): Promise<FsRenameOutcome> {
+    const path = from.displayPath
+    const source = this.#link(from.targetKey)
+    if (source === undefined) throw expected === undefined ? FsError.notFound('rename', path) : FsError.stale('rename', path, 'gone')
+    const node = source.getNode()
+    if (!node.isFile() && !node.isDirectory()) throw FsError.notRegularFile('rename', path)
+    checkGuard('rename', path, expected, this.#nodeVersion(node))
+    const existing = this.#link(to.targetKey)
+    const type = node.isFile() ? 'file' : 'directory'
+    // `to` became a link to `from` since it was resolved: one file, nothing to move (as core does for one targetKey).
+    if (existing === source) return { type, replaced: false, version: this.#nodeVersion(node) }
+    if (existing !== undefined) this.#assertReplaceable(existing.getNode(), to.displayPath, overwrite, type)
+    // Where a link appeared at `to` since it was resolved, the file it names is replaced and the link stays, as a write does.
+    const [fromPath, toPath] = [pathOf(source), existing === undefined ? to.targetKey : pathOf(existing)]
+    // Core refused `to` inside `from` by their keys; a link made on the way since could still lead there.
+    if (node.isDirectory() && isWithin(fromPath, this.#canonical(toPath, 0))) throw FsError.unsupported('rename', path, 'cannot move a directory into itself')
+    const toParent = this.#link(posix.dirname(toPath))
+    if (!isWritableDirectory(source.parent) || (toParent !== undefined && !isWritableDirectory(toParent))) throw denied('rename', path)
+    const core = this.volume._core
+    // The lookups memfs's rename makes (with their access checks), made before anything changes.
+    core.getResolvedLinkOrThrow(fromPath, 'rename')
+    if (toParent === undefined) this.#makeParents(toPath, to.displayPath)
+    core.getLinkParentAsDirOrThrow(toPath, 'rename')
+    // memfs's own rename would orphan a replaced file: unlink it first, in the same synchronous step.
+    if (existing !== undefined) core.unlink(toPath)
+    core.rename(fromPath, toPath)
+    // The moved node keeps its inode and generation: its version names the same content under the new name.
+    return { type, replaced: existing !== undefined, version: this.#nodeVersion(node) }
+  }
+
+  protected override async makeDirectory(target: FsTarget): Promise<boolean> {
+    const node = this.#node(target.targetKey)
+    if (node?.isDirectory() === true) return false
+    if (node !== undefined) throw FsError.notDirectory('create directory', target.displayPath)
+    try {
+      this.volume._core.mkdirp(target.targetKey, 0o777)
+    } catch (err) {
+      if (codeOf(err) === 'ENOTDIR') throw FsError.notDirectory('create directory', target.displayPath, err)
+      throw err
+    }
+    return true
+  }
+
   protected override errorRow(err: unknown): ErrorRow | undefined {
     return memfsErrorRow(err)
+  }
+
+  /** A rename may replace only a file, only with `overwrite`, and only the version `overwrite` names. */
+  #assertReplaceable(existing: MemNode, path: string, overwrite: RenameRequest['overwrite'], type: 'file' | 'directory'): void {
+    if (overwrite === false) throw FsError.destinationExists('rename', path)
+    if (!existing.isFile()) throw FsError.notRegularFile('rename', path)
+    if (type === 'directory') throw FsError.unsupported('rename', path, 'a directory never replaces a file')
+    if (overwrite !== true) checkGuard('rename', path, overwrite, this.#nodeVersion(existing))
+  }
+
+  /** Creates the missing parents of a rename's destination; a file on the way is `FS_NOT_DIRECTORY`, and nothing is created. */
+  #makeParents(key: string, displayPath: string): void {
+    try {
+      this.volume._core.mkdirp(posix.dirname(key), 0o777)
+    } catch (err) {
+      if (codeOf(err) === 'ENOTDIR') throw FsError.notDirectory('rename', displayPath, err)
+      throw err
+    }
   }
 
   #absolute(path: string, cwd: string | undefined): string {
@@ -305,8 +410,13 @@ export class MemoryFileSystem extends FileSystem {
 
   /** The node at a canonical key (symlinks followed), or undefined when absent or a link loop. */
   #node(key: string): MemNode | undefined {
+    return this.#link(key)?.getNode()
+  }
+
+  /** The link at a canonical key (symlinks followed), or undefined when absent or a link loop. */
+  #link(key: string): Link | undefined {
     try {
-      return this.volume._core.getResolvedLink(key)?.getNode() ?? undefined
+      return this.volume._core.getResolvedLink(key) ?? undefined
     } catch (err) {
       if (codeOf(err) === 'ELOOP' || codeOf(err) === 'ENOTDIR') return undefined
       throw err
@@ -314,8 +424,15 @@ export class MemoryFileSystem extends FileSystem {
   }
 
   #info(st: Stats): FsInfo {
-    if (st.isFile()) return { type: 'file', version: this.#version(st), size: Number(st.size) }
-    return { type: st.isDirectory() ? 'directory' : 'other', version: this.#version(st) }
+    const mtime = Number(st.mtimeMs)
+    if (st.isFile()) return { type: 'file', version: this.#version(st), size: Number(st.size), mtime }
+    return { type: st.isDirectory() ? 'directory' : 'other', version: this.#version(st), mtime }
+  }
+
+  #nodeInfo(node: MemNode): FsInfo {
+    const mtime = node.mtime.getTime()
+    if (node.isFile()) return { type: 'file', version: this.#nodeVersion(node), size: node.getSize(), mtime }
+    return { type: node.isDirectory() ? 'directory' : 'other', version: this.#nodeVersion(node), mtime }
   }
 
   #version(st: Stats): FsVersion {

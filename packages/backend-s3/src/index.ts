@@ -1,2 +1,2 @@
 export { S3FileSystem } from './s3-file-system.js'
-export type { S3Credentials, S3FileSystemOptions, S3ProbeResult } from './options.js'
+export type { S3Credentials, S3FileSystemOptions, S3MoveProbeResult, S3ProbeResult } from './options.js'

@@ -37,9 +37,11 @@ export interface S3FileSystemOptions extends FsLimits {
   /** `MaxKeys` of each `ListObjectsV2` page, 1–1000 (default 1000). */
   readonly pageSize?: number | undefined
   /**
-   * Refuse guarded writes (`createIfAbsent`, `replaceIfVersion`, guarded edits) with
-   * `FS_UNSUPPORTED` when the probe finds that the server does not enforce the matching
-   * request condition, instead of falling back to an in-process lock. Default false.
+   * Refuse guarded writes (`createIfAbsent`, `replaceIfVersion`, guarded edits), guarded
+   * removes and renames with `FS_UNSUPPORTED` when the probes find that the server does not
+   * enforce the matching request condition, instead of falling back to an in-process lock.
+   * (A rename always needs conditions: on the source's revision, on the destination, and on
+   * the DELETE of the source; radosgw 16 enforces neither of the last two.) Default false.
    */
   readonly requireAtomicGuards?: boolean | undefined
   /** Base of relative paths, inside the filesystem (default `/`, the prefix root). */
@@ -62,4 +64,24 @@ export interface S3ProbeResult {
   readonly ifMatchForm: 'unquoted' | 'quoted' | null
   /** Writes return a VersionId: the version token includes it. */
   readonly versioned: boolean
+}
+
+/**
+ * What the second probe (run on the first `remove` or `rename`) found out about copies and
+ * deletes, on scratch keys under the prefix. As for {@link S3ProbeResult}, a condition counts
+ * only when the server refused the request that breaks it and accepted the one that meets it.
+ */
+export interface S3MoveProbeResult {
+  /** `If-Match` on DeleteObject with a wrong ETag was refused (radosgw 16 ignores it). */
+  readonly deleteIfMatch: boolean
+  /**
+   * The header that makes CopyObject check the source's ETag: the standard
+   * `x-amz-copy-source-if-match` (`'standard'`), radosgw 16's `x-amz-copy-if-match` (`'rgw'`;
+   * it ignores the standard one), or none.
+   */
+  readonly copySourceIfMatch: 'standard' | 'rgw' | null
+  /** `If-None-Match: *` on CopyObject onto an existing key was refused. */
+  readonly copyIfNoneMatch: boolean
+  /** `If-Match` on CopyObject with a wrong destination ETag was refused, and with the right one accepted. */
+  readonly copyIfMatch: boolean
 }

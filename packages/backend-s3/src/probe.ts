@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { FsError } from '@seamfs/core/backend'
-import type { S3ProbeResult } from './options.js'
-import type { PutResult, Store } from './store.js'
+import type { S3MoveProbeResult, S3ProbeResult } from './options.js'
+import type { CopyConditions, PutConflict, PutResult, Store } from './store.js'
 
 const BODY = new TextEncoder().encode('seamfs capability probe\n')
 const WRONG_ETAG = '0123456789abcdef0123456789abcdef'
@@ -19,10 +19,10 @@ export function scratchKey(prefix: string): string {
  * A conditional PUT's answer: 200 is true; 412 (refused) and 501 (conditions not implemented)
  * are false; anything else (a 5xx) makes the probe fail, to be tried again on next use.
  */
-function accepted(result: PutResult): boolean {
+function accepted(result: PutResult | { readonly ok: true } | PutConflict, request = 'PUT'): boolean {
   if (result.ok) return true
   if (result.status === 412 || result.status === 501) return false
-  throw FsError.io('write', '/', `capability probe: the server answered ${result.status} to a conditional PUT`, {
+  throw FsError.io('write', '/', `capability probe: the server answered ${result.status} to a conditional ${request}`, {
     cause: result.error,
     retryable: true,
   })
@@ -58,5 +58,40 @@ export async function probeConditions(store: Store, key: string): Promise<S3Prob
   } finally {
     // A scratch key left behind is invisible (see scratchKey); a failed cleanup is not a failed probe.
     await store.purge(key).catch(() => undefined)
+  }
+}
+
+/**
+ * The second probe, run on the first `remove` or `rename`: on a scratch key and a copy of it,
+ * whether CopyObject checks the source's ETag (and through which header), whether it honours
+ * `If-None-Match: *` and `If-Match` on the destination, and whether DeleteObject honours
+ * `If-Match`; then deletes every version of both keys. On radosgw 16: 1 PUT, 5 COPY, 1 DELETE,
+ * then the cleanup (2 LIST-VERSIONS, 2 DELETE).
+ */
+export async function probeMoves(store: Store, key: string, ifMatchForm: S3ProbeResult['ifMatchForm']): Promise<S3MoveProbeResult> {
+  const copyKey = `${key}.copy`
+  const quote = (e: string): string => (ifMatchForm === 'quoted' ? `"${e}"` : e)
+  try {
+    const created = await store.put(key, BODY)
+    if (!created.ok) throw created.error
+    const { etag, size } = created.revision
+    const source = { key, size }
+    const copy = async (conditions: CopyConditions): Promise<boolean> => accepted(await store.copy(source, copyKey, conditions), 'copy')
+    let copySourceIfMatch: S3MoveProbeResult['copySourceIfMatch'] = null
+    for (const header of ['standard', 'rgw'] as const) {
+      if (await copy({ sourceIfMatch: { header, etag: WRONG_ETAG } })) continue
+      if (await copy({ sourceIfMatch: { header, etag } })) {
+        copySourceIfMatch = header
+        break
+      }
+    }
+    // The copy exists from here on (an accepted copy above, or this one), with the source's content.
+    if (copySourceIfMatch === null) await copy({})
+    const copyIfNoneMatch = !(await copy({ ifNoneMatch: '*' }))
+    const copyIfMatch = !(await copy({ ifMatch: quote(WRONG_ETAG) })) && (await copy({ ifMatch: quote(etag) }))
+    const deleteIfMatch = !accepted(await store.remove(key, quote(WRONG_ETAG)), 'DELETE') && accepted(await store.remove(key, quote(etag)), 'DELETE')
+    return { deleteIfMatch, copySourceIfMatch, copyIfNoneMatch, copyIfMatch }
+  } finally {
+    await Promise.all([store.purge(key).catch(() => undefined), store.purge(copyKey).catch(() => undefined)])
   }
 }

@@ -1,14 +1,12 @@
 import { constants as bufferConstants } from 'node:buffer'
 import { createHash } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3'
+import { S3Client } from '@aws-sdk/client-s3'
 import {
   checkGuard,
   FileSystem,
   FsError,
   FsVersion,
-  KeyedMutex,
-  processWide,
   throwIfAborted,
   type ByteChunks,
   type ErrorRow,
@@ -16,23 +14,29 @@ import {
   type FsDirEntry,
   type FsInfo,
   type FsPathInfo,
+  type FsRemoveOutcome,
+  type FsRenameOutcome,
   type FsTarget,
   type FsVerb,
   type FsWriteIntent,
   type ReadRequest,
+  type RemoveRequest,
+  type RenameRequest,
   type UpdateRequest,
   type WriteRequest,
   type WriteResult,
 } from '@seamfs/core/backend'
 import { bodyChunks, readBody } from './body.js'
 import { s3ErrorRow, toFsError } from './errors.js'
-import { DEFAULT_PAGE_SIZE, type S3Credentials, type S3FileSystemOptions, type S3ProbeResult } from './options.js'
+import { GATES, LOCKS } from './locks.js'
+import { DIRECTORY_VERSION, Moves } from './moves.js'
+import { DEFAULT_PAGE_SIZE, type S3FileSystemOptions, type S3MoveProbeResult, type S3ProbeResult } from './options.js'
 import { normalizePrefix, Paths } from './paths.js'
-import { probeConditions, scratchKey } from './probe.js'
+import { probeConditions, probeMoves, scratchKey } from './probe.js'
+import { capabilitiesOf, clientConfig } from './setup.js'
+import { underFile } from './under-file.js'
 import { keyFits, MAX_KEY_BYTES, Store, versionOf, type PutConflict, type Revision } from './store.js'
 
-/** Directories are key prefixes: nothing about them changes but their listing. */
-const DIRECTORY_VERSION = FsVersion('directory')
 /**
  * An unguarded edit that keeps losing conditional PUTs to other clients (edits in this process
  * wait for each other and never race) is redone on the new content, with jittered backoff,
@@ -41,46 +45,6 @@ const DIRECTORY_VERSION = FsVersion('directory')
  */
 const EDIT_RETRY_MS = 30_000
 const EDIT_BACKOFF_MS = { first: 20, max: 1_000 }
-/** Up to this many ancestor directories, `resolve` HEADs each of them (together) instead of bisecting. */
-const HEAD_EVERY_LEVEL = 2
-
-function capabilitiesOf(probe: S3ProbeResult | undefined): FsCapabilities {
-  return Object.freeze({
-    symlinks: false,
-    permissions: false,
-    processPath: false,
-    // Until the probe has run, only the in-process lock is promised.
-    createIfAbsent: probe?.createIfAbsent === true ? 'atomic' : 'process',
-    replaceIfVersion: probe?.replaceIfVersion === true ? 'atomic' : 'process',
-    // An unversioned bucket's ETag of a single PUT is the MD5 of the content: equal content,
-    // equal token (a re-created file with the same bytes cannot be told apart). Only a
-    // versioned bucket's VersionId names a revision.
-    versionSource: probe?.versioned === true ? 'revision' : 'content-hash',
-    newlineInNames: true,
-    emptyDirectories: false,
-  })
-}
-
-/** Per-key locks of the `'process'` fallback, shared by every instance (and copy of this package) in the process. */
-const LOCKS = processWide('backend-s3:locks', () => new KeyedMutex())
-
-function credentialsOf(c: S3Credentials): { accessKeyId: string; secretAccessKey: string; sessionToken?: string } {
-  const base = { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey }
-  return c.sessionToken === undefined ? base : { ...base, sessionToken: c.sessionToken }
-}
-
-function clientConfig(o: Readonly<S3FileSystemOptions>): S3ClientConfig {
-  return {
-    region: o.region ?? 'us-east-1',
-    ...(o.endpoint === undefined ? {} : { endpoint: o.endpoint }),
-    ...(o.forcePathStyle === undefined ? {} : { forcePathStyle: o.forcePathStyle }),
-    ...(o.credentials === undefined ? {} : { credentials: credentialsOf(o.credentials) }),
-    // The SDK's default (aws-chunked bodies with checksum trailers) is not understood by many
-    // S3-compatible servers (RGW 16 answers 411); plain Content-Length bodies work everywhere.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  }
-}
 
 const md5Hex = (bytes: Uint8Array): string => createHash('md5').update(bytes).digest('hex')
 
@@ -96,7 +60,10 @@ interface Fetched {
 /**
  * The seamfs contract over an S3 bucket (any S3-compatible server), scoped to a key prefix.
  *
- * Files are objects; directories are key prefixes (a zero-byte `dir/` marker counts as one).
+ * Files are objects; directories are key prefixes. `createDirectory` leaves a zero-byte `dir/`
+ * marker, which keeps the directory while it holds nothing else (the parent lists it, its own
+ * listing never shows the marker); a directory with no marker exists while a key lies below it.
+ * `mtime` is Last-Modified in whole seconds (a directory's: its first key's, its marker's).
  * Versions are revisions: the ETag, plus the VersionId in a versioned bucket. A write is one
  * PUT, atomic for every reader. Guards are request conditions (`If-None-Match: *`,
  * `If-Match`) when the server enforces them; a probe on first use (or {@link probe}) finds out,
@@ -114,6 +81,16 @@ interface Fetched {
  * object above `maxTextBytes` is refused on the GET's headers: its body is released unread.
  * Edits of one key wait for each other in this process (a process-wide lock), so only other
  * clients can make an unguarded edit redo its work.
+ *
+ * `remove`, `rename` (`'copy'`: CopyObject, then a guarded DELETE of the source; never a moment
+ * where neither name holds the file) and `createDirectory` are in `moves.ts`, with what happens
+ * when a source changes mid-rename; a second probe ({@link probeMoves}) on the first of them
+ * finds which copy and delete conditions the server enforces. Those it does not (radosgw 16:
+ * `If-Match` on DELETE, destination conditions on CopyObject) are checked under the keys'
+ * process-wide locks, which writes with enforced guards respect too (they hold their key's gate
+ * shared). Costs: remove of a file 1 HEAD + 1 DELETE; of an empty directory + 1 LIST; recursive
+ * ⌈keys / pageSize⌉ LISTs + ⌈keys / 1000⌉ DeleteObjects; createDirectory 1 HEAD + 1 LIST + the
+ * path check, then 1 PUT; rename 3 HEAD + 1 LIST + the path check of `to` + 1 COPY + 1 DELETE.
  */
 export class S3FileSystem extends FileSystem {
   readonly client: S3Client
@@ -128,6 +105,9 @@ export class S3FileSystem extends FileSystem {
   #capabilities: FsCapabilities = capabilitiesOf(undefined)
   #probe: Promise<S3ProbeResult> | undefined
   #probed: S3ProbeResult | undefined
+  #moveProbe: Promise<S3MoveProbeResult> | undefined
+  #moveProbed: S3MoveProbeResult | undefined
+  readonly #moves: Moves
   #closed = false
 
   /** Builds the filesystem and runs the capability probe, so `capabilities` is final. */
@@ -155,6 +135,16 @@ export class S3FileSystem extends FileSystem {
     this.#ownsClient = options.client === undefined
     this.#store = new Store(this.client, this.bucket, pageSize)
     this.#requireAtomic = options.requireAtomicGuards ?? false
+    this.#moves = new Moves({
+      paths: this.#paths,
+      store: this.#store,
+      probe: () => this.probe(),
+      probeMoves: () => this.probeMoves(),
+      underFile: (rel, signal) => this.#underFile(rel, signal),
+      lockKey: (rel) => this.#lockKey(rel),
+      ifMatch: (etag) => this.#ifMatch(etag),
+      requireAtomic: this.#requireAtomic,
+    })
   }
 
   /** Conservative (`'process'` guards) until the probe has run; then what the probe found. */
@@ -185,6 +175,33 @@ export class S3FileSystem extends FileSystem {
       },
     )
     return this.#probe
+  }
+
+  /** What the second probe found, once a `remove` or `rename` has run it. */
+  get moveProbeResult(): S3MoveProbeResult | undefined {
+    return this.#moveProbed
+  }
+
+  /**
+   * The second probe, once, on scratch keys under the prefix (see {@link S3MoveProbeResult}):
+   * which conditions CopyObject and DeleteObject enforce. The first `remove` or `rename` runs
+   * it; it changes no capability, only which guards are request conditions and which are
+   * checked under the process-wide lock. A failed probe is tried again on next use.
+   */
+  probeMoves(): Promise<S3MoveProbeResult> {
+    this.#moveProbe ??= this.probe()
+      .then((conditions) => probeMoves(this.#store, scratchKey(this.prefix), conditions.ifMatchForm))
+      .then(
+        (result) => {
+          this.#moveProbed = result
+          return result
+        },
+        (err: unknown) => {
+          this.#moveProbe = undefined
+          throw toFsError(err, 'write', '/')
+        },
+      )
+    return this.#moveProbe
   }
 
   override async close(): Promise<void> {
@@ -220,7 +237,7 @@ export class S3FileSystem extends FileSystem {
     return this.#info(this.#paths.absolute(path, cwd).slice(1), signal)
   }
 
-  protected override async readBytes(target: FsTarget, { signal, maxBytes }: ReadRequest): Promise<Uint8Array> {
+  protected override async loadBytes(target: FsTarget, { signal, maxBytes }: ReadRequest): Promise<Uint8Array> {
     const path = target.displayPath
     const rel = this.#fileRel(target, 'read')
     const found = await this.#fetch(rel, 'read', path, signal, ({ size }) => {
@@ -258,6 +275,7 @@ export class S3FileSystem extends FileSystem {
           type: 'file',
           target: this.#paths.target(childRel(f.name)),
           ...(f.size === undefined ? {} : { size: f.size }),
+          ...(f.lastModified === undefined ? {} : { mtime: f.lastModified }),
           ...(withVersion && f.etag !== undefined ? { version: FsVersion(f.etag) } : {}),
         })
       }
@@ -275,7 +293,7 @@ export class S3FileSystem extends FileSystem {
     return entries
   }
 
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     const path = target.displayPath
     const rel = this.#fileRel(target, 'write')
     if (!keyFits(this.#paths.objectKey(rel))) throw FsError.io('write', path, `the object key would be longer than ${MAX_KEY_BYTES} bytes, the S3 limit`)
@@ -283,6 +301,18 @@ export class S3FileSystem extends FileSystem {
     const { expected } = request
     if (expected !== undefined && !probe[expected.kind]) this.#assertFallbackAllowed(expected.kind, 'write', path)
     return this.#serialized(rel, probe, () => this.#write(rel, path, bytes, request, probe))
+  }
+
+  protected override removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
+    return this.#moves.remove(target, request)
+  }
+
+  protected override renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
+    return this.#moves.rename(from, to, request)
+  }
+
+  protected override makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
+    return this.#moves.makeDirectory(target, signal)
   }
 
   protected override async updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
@@ -397,9 +427,13 @@ export class S3FileSystem extends FileSystem {
     })
   }
 
-  /** Runs `fn` under the process-wide lock of the key unless the server enforces both conditions. */
+  /**
+   * Runs `fn` under the process-wide lock of the key, or, where the server enforces both
+   * conditions, holding only the key's gate shared: such writes race each other at the server,
+   * but never land between a remove's or rename's check and its unconditional DELETE.
+   */
   #serialized<T>(rel: string, probe: S3ProbeResult, fn: () => Promise<T>): Promise<T> {
-    if (probe.createIfAbsent && probe.replaceIfVersion) return fn()
+    if (probe.createIfAbsent && probe.replaceIfVersion) return GATES.shared(this.#lockKey(rel), fn)
     return LOCKS.run(this.#lockKey(rel), fn)
   }
 
@@ -407,34 +441,9 @@ export class S3FileSystem extends FileSystem {
     return `${this.bucket}\0${this.#paths.objectKey(rel)}`
   }
 
-  /**
-   * Whether a file lies on the path to `rel`, in a number of requests that grows with the log of
-   * the depth, not the depth. A prefix holds keys only if every shorter one does, so the deepest
-   * directory on the path is found by bisection (one LIST of one key per step); a plain file on
-   * the path can only be the level just below it, and a key that is both a file and a directory
-   * is looked for at that deepest directory. Up to {@link HEAD_EVERY_LEVEL} ancestors, a HEAD of
-   * each (together) is as cheap and finds every such key.
-   */
-  async #underFile(rel: string, signal: AbortSignal | undefined): Promise<boolean> {
-    const depth = this.#paths.ancestorCount(rel)
-    const isFile = async (level: number): Promise<boolean> =>
-      (await this.#store.head(this.#paths.objectKey(this.#paths.ancestor(rel, level)), signal)) !== undefined
-    const isDirectory = (level: number): Promise<boolean> => this.#isDirectory(this.#paths.ancestor(rel, level), signal)
-    const anyFile = async (levels: readonly number[]): Promise<boolean> => (await Promise.all(levels.map(isFile))).some(Boolean)
-    if (depth <= HEAD_EVERY_LEVEL) return anyFile(Array.from({ length: depth }, (_, i) => i + 1))
-    // The common case first: the parent exists (1 LIST + 1 HEAD, together).
-    const [parentIsDirectory, parentIsFile] = await Promise.all([isDirectory(depth), isFile(depth)])
-    if (parentIsFile) return true
-    if (parentIsDirectory) return false
-    // The deepest directory above the missing parent; level 0, the root, always is one.
-    let low = 0
-    let high = depth - 1
-    while (low < high) {
-      const mid = Math.ceil((low + high) / 2)
-      if (await isDirectory(mid)) low = mid
-      else high = mid - 1
-    }
-    return anyFile([low, low + 1].filter((level) => level >= 1 && level < depth))
+  /** Whether a file lies on the path to `rel` (see {@link underFile}). */
+  #underFile(rel: string, signal: AbortSignal | undefined): Promise<boolean> {
+    return underFile(this.#store, this.#paths, rel, signal)
   }
 
   #assertFallbackAllowed(kind: FsWriteIntent['kind'], verb: FsVerb, path: string): void {
@@ -457,8 +466,14 @@ export class S3FileSystem extends FileSystem {
   async #info(rel: string, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
     if (rel === '') return { type: 'directory', version: DIRECTORY_VERSION }
     const revision = await this.#store.head(this.#paths.objectKey(rel), signal)
-    if (revision !== undefined) return { type: 'file', version: versionOf(revision), size: revision.size }
-    return (await this.#isDirectory(rel, signal)) ? { type: 'directory', version: DIRECTORY_VERSION } : undefined
+    if (revision !== undefined) {
+      const { size, lastModified } = revision
+      return { type: 'file', version: versionOf(revision), size, ...(lastModified === undefined ? {} : { mtime: lastModified }) }
+    }
+    // A directory's mtime is its first key's: its marker where it has one (`dir/` sorts first).
+    const first = await this.#store.firstUnder(this.#paths.childPrefix(rel), signal)
+    if (first === undefined) return undefined
+    return { type: 'directory', version: DIRECTORY_VERSION, ...(first.lastModified === undefined ? {} : { mtime: first.lastModified }) }
   }
 
   #isDirectory(rel: string, signal: AbortSignal | undefined): Promise<boolean> {

@@ -1,6 +1,8 @@
 import type { Readable } from 'node:stream'
 import {
+  CopyObjectCommand,
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
@@ -26,6 +28,8 @@ export interface Revision {
   /** The VersionId in a versioned bucket; absent (or the literal `null`) otherwise. */
   readonly versionId?: string | undefined
   readonly size: number
+  /** Last-Modified in ms since the epoch, where the answer carried it. */
+  readonly lastModified?: number | undefined
 }
 
 /** The version token of a revision: the ETag, plus the VersionId where the bucket has one. */
@@ -35,8 +39,16 @@ export function versionOf(rev: Revision): FsVersion {
 
 /** One page of a delimited listing, names relative to the listed prefix. */
 export interface ListPage {
-  readonly files: readonly { readonly name: string; readonly etag: string | undefined; readonly size: number | undefined }[]
+  readonly files: readonly ListedFile[]
   readonly dirs: readonly string[]
+}
+
+/** An object of a listing page, named relative to the listed prefix. */
+export interface ListedFile {
+  readonly name: string
+  readonly etag: string | undefined
+  readonly size: number | undefined
+  readonly lastModified: number | undefined
 }
 
 /** Request conditions of a PUT, as header values. */
@@ -56,11 +68,49 @@ export interface PutConflict {
 
 export type PutResult = { readonly ok: true; readonly revision: Revision } | PutConflict
 
+/** Conditions of a CopyObject: on the source revision, and on the destination (as for a PUT). */
+export interface CopyConditions extends PutConditions {
+  /**
+   * The source's ETag must match, sent in the header the server reads: `standard`
+   * (`x-amz-copy-source-if-match`, AWS) or `rgw` (`x-amz-copy-if-match`, what radosgw 16 reads).
+   */
+  readonly sourceIfMatch?: { readonly header: 'standard' | 'rgw'; readonly etag: string } | undefined
+}
+
+/** The non-standard copy-source condition header radosgw reads (it ignores the standard one). */
+const RGW_COPY_IF_MATCH = 'x-amz-copy-if-match'
+
+/** `bucket/key` for `x-amz-copy-source`: each key segment percent-encoded, plus `?versionId=` for one revision. */
+function copySource(bucket: string, key: string, versionId: string | undefined): string {
+  const path = `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`
+  return versionId === undefined ? path : `${path}?versionId=${encodeURIComponent(versionId)}`
+}
+
+/** A failed conditional request as a {@link PutConflict}, or the error rethrown when it is not one. */
+function conflictOf(err: unknown, conditional: boolean, unanswered: boolean): PutConflict {
+  const status = httpStatusOf(err)
+  if (!conditional || status === undefined || !(status === 412 || status === 409 || status >= 500)) throw err
+  return { ok: false, status, unanswered, error: err }
+}
+
 const unquote = (etag: string | undefined): string => (etag ?? '').replace(/^(?:W\/)?"(.*)"$/, '$1')
 
-function revisionOf(out: { ETag?: string | undefined; VersionId?: string | undefined }, size: number): Revision {
+/** Whole seconds: HEAD's Last-Modified has no more, so a listing's milliseconds are cut to agree with `stat`. */
+const toSecond = (date: Date | undefined): number | undefined => {
+  const ms = date?.getTime()
+  return ms === undefined || Number.isNaN(ms) ? undefined : Math.floor(ms / 1000) * 1000
+}
+
+interface RevisionFields {
+  ETag?: string | undefined
+  VersionId?: string | undefined
+  LastModified?: Date | undefined
+}
+
+function revisionOf(out: RevisionFields, size: number): Revision {
   const versionId = out.VersionId === undefined || out.VersionId === 'null' ? undefined : out.VersionId
-  return { etag: unquote(out.ETag), versionId, size }
+  const lastModified = toSecond(out.LastModified)
+  return { etag: unquote(out.ETag), versionId, size, ...(lastModified === undefined ? {} : { lastModified }) }
 }
 
 /** The SDK's per-request options for `signal` (it takes no `undefined`). */
@@ -122,9 +172,16 @@ export class Store {
 
   /** True when at least one key starts with `prefix` (one LIST of one key; none when no key that long can exist). */
   async hasKeysUnder(prefix: string, signal?: AbortSignal): Promise<boolean> {
-    if (!keyFits(prefix)) return false
-    const out = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, MaxKeys: 1 }), aborting(signal))
-    return (out.KeyCount ?? out.Contents?.length ?? 0) > 0
+    return (await this.firstUnder(prefix, signal)) !== undefined
+  }
+
+  /** The first key that starts with `prefix` and its Last-Modified (whole seconds), or undefined when there is none (one LIST of one key). */
+  async firstUnder(prefix: string, signal?: AbortSignal): Promise<{ readonly key: string; readonly lastModified: number | undefined } | undefined> {
+    if (!keyFits(prefix)) return undefined
+    const out = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, MaxKeys: 1, EncodingType: 'url' }), aborting(signal))
+    const first = out.Contents?.[0]
+    if (first === undefined) return undefined
+    return { key: decodeKey(first.Key ?? '', out.EncodingType === 'url', prefix), lastModified: toSecond(first.LastModified) }
   }
 
   /** The delimited listing of `prefix` (the directory `path`), page by page, following continuation tokens. */
@@ -149,7 +206,12 @@ export class Store {
         return decoded.startsWith(prefix) ? decoded.slice(prefix.length) : ''
       }
       yield {
-        files: (out.Contents ?? []).map((o) => ({ name: strip(o.Key ?? ''), etag: o.ETag === undefined ? undefined : unquote(o.ETag), size: o.Size })),
+        files: (out.Contents ?? []).map((o) => ({
+          name: strip(o.Key ?? ''),
+          etag: o.ETag === undefined ? undefined : unquote(o.ETag),
+          size: o.Size,
+          lastModified: toSecond(o.LastModified),
+        })),
         dirs: (out.CommonPrefixes ?? []).map((p) => strip(p.Prefix ?? '').replace(/\/$/, '')),
       }
       token = out.IsTruncated === true ? out.NextContinuationToken : undefined
@@ -161,13 +223,13 @@ export class Store {
    * or 5xx answer is returned as a {@link PutConflict} for the caller to re-check; anything
    * else that fails is thrown.
    */
-  async put(key: string, bytes: Uint8Array, conditions?: PutConditions): Promise<PutResult> {
+  async put(key: string, bytes: Uint8Array, conditions?: PutConditions, contentType = 'text/plain; charset=utf-8'): Promise<PutResult> {
     const command = new PutObjectCommand({
       Bucket: this.bucket,
       Key: key,
       Body: bytes,
       ContentLength: bytes.byteLength,
-      ContentType: 'text/plain; charset=utf-8',
+      ContentType: contentType,
       ...(conditions?.ifMatch === undefined ? {} : { IfMatch: conditions.ifMatch }),
       ...(conditions?.ifNoneMatch === undefined ? {} : { IfNoneMatch: conditions.ifNoneMatch }),
     })
@@ -188,10 +250,103 @@ export class Store {
       const out = await this.client.send(command)
       return { ok: true, revision: revisionOf(out, bytes.byteLength) }
     } catch (err) {
-      const status = httpStatusOf(err)
-      if (conditions === undefined || status === undefined || !(status === 412 || status === 409 || status >= 500)) throw err
-      return { ok: false, status, unanswered, error: err }
+      return conflictOf(err, conditions !== undefined, unanswered)
     }
+  }
+
+  /**
+   * Server-side copy of `source` (the exact revision `versionId` where given) to `key`. With
+   * conditions, a 412, 409 or 5xx answer is a {@link PutConflict}; a missing source is thrown
+   * (404). `size` is the source's, for the returned revision.
+   */
+  async copy(
+    source: { readonly key: string; readonly versionId?: string | undefined; readonly size: number },
+    key: string,
+    conditions: CopyConditions = {},
+  ): Promise<PutResult> {
+    const { sourceIfMatch, ifMatch, ifNoneMatch } = conditions
+    const command = new CopyObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      CopySource: copySource(this.bucket, source.key, source.versionId),
+      ...(sourceIfMatch?.header === 'standard' ? { CopySourceIfMatch: sourceIfMatch.etag } : {}),
+      ...(ifMatch === undefined ? {} : { IfMatch: ifMatch }),
+      ...(ifNoneMatch === undefined ? {} : { IfNoneMatch: ifNoneMatch }),
+    })
+    if (sourceIfMatch?.header === 'rgw') {
+      command.middlewareStack.add(
+        (next) => async (args) => {
+          const request = args.request as { headers?: Record<string, string> }
+          if (request.headers !== undefined) request.headers[RGW_COPY_IF_MATCH] = sourceIfMatch.etag
+          return next(args)
+        },
+        { step: 'build', name: 'seamfsRgwCopyIfMatch' },
+      )
+    }
+    try {
+      const out = await this.client.send(command)
+      return {
+        ok: true,
+        revision: revisionOf({ ETag: out.CopyObjectResult?.ETag, VersionId: out.VersionId, LastModified: out.CopyObjectResult?.LastModified }, source.size),
+      }
+    } catch (err) {
+      return conflictOf(err, sourceIfMatch !== undefined || ifMatch !== undefined || ifNoneMatch !== undefined, false)
+    }
+  }
+
+  /**
+   * DELETE of `key` (in a versioned bucket: a delete marker on top). With `ifMatch`, a refusal
+   * (412; 404 where the key is gone) is a {@link PutConflict}; a server that ignores the
+   * condition deletes anyway, which only the probe can tell.
+   */
+  async remove(key: string, ifMatch?: string): Promise<{ readonly ok: true } | PutConflict> {
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key, ...(ifMatch === undefined ? {} : { IfMatch: ifMatch }) }))
+      return { ok: true }
+    } catch (err) {
+      if (ifMatch !== undefined && isMissing(err)) return { ok: false, status: 404, unanswered: false, error: err }
+      return conflictOf(err, ifMatch !== undefined, false)
+    }
+  }
+
+  /** Deletes `keys` with DeleteObjects, up to 1,000 per request, in order; a key the server did not delete is an error. */
+  async removeAll(keys: readonly string[]): Promise<void> {
+    for (let at = 0; at < keys.length; at += 1000) {
+      const Objects = keys.slice(at, at + 1000).map((Key) => ({ Key }))
+      const out = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects, Quiet: true } }))
+      const failed = out.Errors ?? []
+      if (failed.length > 0)
+        throw Object.assign(new Error(`${failed.length} keys were not deleted (first: ${failed[0]?.Code ?? '?'})`), { code: failed[0]?.Code })
+    }
+  }
+
+  /** The first `count` keys that start with `prefix`, in key order (one LIST). */
+  async firstKeys(prefix: string, count: number, signal?: AbortSignal): Promise<string[]> {
+    if (!keyFits(prefix)) return []
+    const out = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, MaxKeys: count, EncodingType: 'url' }), aborting(signal))
+    const encoded = out.EncodingType === 'url'
+    return (out.Contents ?? []).map((o) => decodeKey(o.Key ?? '', encoded, prefix))
+  }
+
+  /** Every key that starts with `prefix`, page by page (no delimiter: the whole tree). */
+  async *keysUnder(prefix: string, signal?: AbortSignal): AsyncGenerator<string[], void, undefined> {
+    if (!keyFits(prefix)) return
+    let token: string | undefined
+    do {
+      const out = await this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: prefix,
+          MaxKeys: this.pageSize,
+          EncodingType: 'url',
+          ...(token === undefined ? {} : { ContinuationToken: token }),
+        }),
+        aborting(signal),
+      )
+      const encoded = out.EncodingType === 'url'
+      yield (out.Contents ?? []).map((o) => decodeKey(o.Key ?? '', encoded, prefix)).filter((key) => key.startsWith(prefix))
+      token = out.IsTruncated === true ? out.NextContinuationToken : undefined
+    } while (token !== undefined)
   }
 
   /** Deletes `key` and, in a versioned bucket, every version and delete marker of it. */

@@ -16,6 +16,8 @@ const short: Record<string, string> = {
   ListObjectsV2Command: 'LIST',
   ListObjectVersionsCommand: 'LIST-VERSIONS',
   DeleteObjectCommand: 'DELETE',
+  DeleteObjectsCommand: 'DELETE-OBJECTS',
+  CopyObjectCommand: 'COPY',
 }
 
 describe.skipIf(server === null)(`S3FileSystem request counts${server === null ? ` (skipped: ${serverWhy})` : ''}`, () => {
@@ -101,6 +103,32 @@ describe.skipIf(server === null)(`S3FileSystem request counts${server === null ?
     await fs.writeText(await fs.resolve('d/x.txt'), 'x')
     await row('stat of a file', 'HEAD 1', () => fs.stat(file))
     await row('stat of a directory', 'HEAD 1, LIST 1', () => fs.stat(dir))
+  })
+
+  it('remove, rename and createDirectory make the documented requests, and no more', async () => {
+    const fs = await S3FileSystem.open({ client, bucket, prefix: `${prefix}moves/` })
+    await row('probeMoves (first remove or rename)', 'COPY 5, DELETE 3, LIST-VERSIONS 2, PUT 1', () => fs.probeMoves())
+    const file = await fs.resolve('f.txt')
+    await fs.writeText(file, 'f')
+    await row('remove a file', 'DELETE 1, HEAD 1', () => fs.remove(file))
+    const { version } = await fs.writeText(file, 'f')
+    await row('remove a file, guarded (process lock: HEAD, check, DELETE)', 'DELETE 1, HEAD 1', () => fs.remove(file, { expected: { version } }))
+    const dir = await fs.resolve('d')
+    await row('createDirectory d', 'HEAD 1, LIST 1, PUT 1', () => fs.createDirectory(dir))
+    await row('createDirectory d again', 'HEAD 1, LIST 1', () => fs.createDirectory(dir))
+    const deep = await fs.resolve('n/m/d')
+    // Is a parent a file? One HEAD per ancestor (as resolve), with the HEAD of the path and the LIST.
+    await row('createDirectory n/m/d', 'HEAD 3, LIST 1, PUT 1', () => fs.createDirectory(deep))
+    await row('remove an empty directory (its marker)', 'DELETE 1, HEAD 1, LIST 1', () => fs.remove(dir))
+    for (let i = 0; i < 30; i++) await fs.writeText(await fs.resolve(`tree/${i % 3}/f${i}.txt`), 'x')
+    const tree = await fs.resolve('tree')
+    await row('remove a tree of 30 files, recursive', 'DELETE-OBJECTS 1, HEAD 1, LIST 1', () => fs.remove(tree, { recursive: true }))
+    await fs.writeText(file, 'f')
+    const moved = await fs.resolve('g.txt')
+    // HEAD source, HEAD + LIST of the destination, COPY, HEAD source again (the version check before the DELETE), DELETE.
+    await row('rename f.txt → g.txt', 'COPY 1, DELETE 1, HEAD 3, LIST 1', () => fs.rename(file, moved))
+    const below = await fs.resolve('n/m/h.txt')
+    await row('rename g.txt → n/m/h.txt (+1 HEAD per ancestor of to)', 'COPY 1, DELETE 1, HEAD 5, LIST 1', () => fs.rename(moved, below))
   })
 
   it(`listing ${LISTED} keys takes ⌈n / page size⌉ LISTs`, async () => {

@@ -107,6 +107,16 @@ export class Session {
     return this.#request<undefined>((cb) => this.sftp.ext_openssh_rename(from, to, cb)).then(() => undefined)
   }
 
+  /**
+   * Plain SSH_FXP_RENAME. OpenSSH never replaces with it: a regular file is moved with
+   * link() + unlink(), which fails when `to` exists, whoever made it (an atomic no-overwrite
+   * move; both names hold the file for a moment, never neither); anything else is renamed
+   * only when a stat finds no `to` (racy: see `moveEntry`).
+   */
+  renameNoReplace(from: string, to: string): Promise<void> {
+    return this.#request<undefined>((cb) => this.sftp.rename(from, to, cb)).then(() => undefined)
+  }
+
   /** `hardlink@openssh.com`: fails when `link` exists, whoever made it: an atomic create-if-absent. */
   hardlink(existing: string, link: string): Promise<void> {
     return this.#request<undefined>((cb) => this.sftp.ext_openssh_hardlink(existing, link, cb)).then(() => undefined)

@@ -10,6 +10,13 @@ export interface DirectorySite {
   readonly root: string
   readonly verb: FsVerb
   readonly path: string
+  /** A non-directory on the way is `FS_NOT_DIRECTORY` (`createDirectory`), not a parent that is not one (`FS_NOT_FOUND`). */
+  readonly notDirectory?: boolean
+}
+
+/** The error of a non-directory on the way. */
+function blocked(site: DirectorySite, cause?: unknown): FsError {
+  return site.notDirectory === true ? FsError.notDirectory(site.verb, site.path, cause) : FsError.throughFile(site.verb, site.path, cause)
 }
 
 const isDirectory = (a: Attrs | undefined): boolean => a !== undefined && kindOf(a.mode) === 'directory'
@@ -26,7 +33,7 @@ export async function ensureDirectory(s: Session, dir: string, site: DirectorySi
   const [real, attrs] = await Promise.allSettled([s.realpath(dir), s.stat(dir)])
   if (real.status === 'fulfilled' && !containsPath(site.root, real.value)) throw outsideRoot(site.verb, site.path, site.root)
   if (attrs.status === 'fulfilled') {
-    if (kindOf(attrs.value.mode) !== 'directory') throw FsError.throughFile(site.verb, site.path)
+    if (kindOf(attrs.value.mode) !== 'directory') throw blocked(site)
     return undefined
   }
   if (statusOf(attrs.reason) !== STATUS.NO_SUCH_FILE) throw attrs.reason
@@ -42,8 +49,8 @@ export async function ensureDirectory(s: Session, dir: string, site: DirectorySi
     await Promise.all([before, sighting]).catch(() => undefined)
     // Made meanwhile by someone else is fine; a file in the way is a parent that is not a directory.
     const now = await s.stat(dir).catch(() => undefined)
-    if (now === undefined) throw statusOf(err) === STATUS.NO_SUCH_FILE ? FsError.throughFile(site.verb, site.path, err) : err
-    if (kindOf(now.mode) !== 'directory') throw FsError.throughFile(site.verb, site.path, err)
+    if (now === undefined) throw statusOf(err) === STATUS.NO_SUCH_FILE ? blocked(site, err) : err
+    if (kindOf(now.mode) !== 'directory') throw blocked(site, err)
     return made
   }
   const settled = await settlePlace(s, site.root, { where, expected: dir, file: dir }, after([await before], await sighting), isDirectory)

@@ -12,6 +12,11 @@ const TEMP_NAME = /^\.seamfs-tmp-[0-9a-f]{16}$/
 /** The marker atime lies this far (at most) after the temp file's mtime: in the future, so no read moves it (relatime). */
 const MARKER_SPAN_SECONDS = 2 ** 20
 
+/** A fresh random name of the temp kind (`.seamfs-tmp-<16 hex>`). */
+export function tempName(): string {
+  return `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`
+}
+
 /** True for the name of a write's staging directory or temp file; listings never show these. */
 export function isTempName(name: string): boolean {
   return TEMP_NAME.test(name)
@@ -86,7 +91,7 @@ export class Publisher {
   async publish(s: Session, req: PublishRequest): Promise<Attrs> {
     const dir = posix.dirname(req.key)
     const made = await ensureDirectory(s, dir, { root: this.#root(), verb: req.verb, path: req.displayPath })
-    const name = `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`
+    const name = tempName()
     const at: Stage = { req, dir, stage: `${dir}/${name}`, temp: `${dir}/${name}/${name}` }
     let staged: Staged | undefined
     try {
@@ -290,6 +295,11 @@ export class Publisher {
     }
     this.#orphans.add(stage)
     return false
+  }
+
+  /** Takes over an empty staging directory another operation could not remove: the next sweep removes it. */
+  adopt(stage: string): void {
+    this.#orphans.add(stage)
   }
 
   /** Removes the stages failed writes left behind (free when there are none). */

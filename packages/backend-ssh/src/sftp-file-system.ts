@@ -14,10 +14,14 @@ import {
   type FsDirEntry,
   type FsInfo,
   type FsPathInfo,
+  type FsRemoveOutcome,
+  type FsRenameOutcome,
   type FsTarget,
   type FsVerb,
   type FsVersion,
   type ReadRequest,
+  type RemoveRequest,
+  type RenameRequest,
   type UpdateRequest,
   type WriteRequest,
   type WriteResult,
@@ -27,6 +31,8 @@ import { sftpErrorRow, STATUS, statusOf } from './errors.js'
 import { checkHostKeyOptions } from './known-hosts.js'
 import { DEFAULT_NEW_FILE_MODE, DEFAULT_PORT, DEFAULT_READY_TIMEOUT_MS, type SftpFileSystemOptions } from './options.js'
 import { openChecked, readChecked, readdirChecked, type ReadSite } from './checked-reads.js'
+import { ensureDirectory } from './directories.js'
+import { holdAll, removeAt, renameAt, type MutationContext } from './mutations.js'
 import { canonicalPath, childPath, containsPath, kindOf, outsideRoot } from './paths.js'
 import { isTempName, Publisher } from './publish.js'
 import { streamFile } from './stream.js'
@@ -42,6 +48,12 @@ const SFTP_CAPABILITIES: FsCapabilities = Object.freeze({
   versionSource: 'content-hash',
   newlineInNames: true,
   emptyDirectories: true,
+  remove: true,
+  rename: 'atomic',
+  renameDirectories: true,
+  createDirectory: 'native',
+  // SFTP v3 attrs carry whole seconds.
+  mtime: true,
 })
 
 /** Per-target locks shared by every instance (and every copy of this package) in the process. */
@@ -72,6 +84,8 @@ interface ReadFor {
  * guarded creates atomic across clients (hardlink), version guards checked
  * under a per-target lock inside this process. Versions are content hashes:
  * see {@link VersionCache} for what that costs and how it is kept cheap.
+ * Removes, renames (no-overwrite across clients: OpenSSH's plain rename) and
+ * directories too; `mtime` is SFTP's, whole seconds (in ms).
  */
 export class SftpFileSystem extends FileSystem {
   override readonly capabilities: FsCapabilities = SFTP_CAPABILITIES
@@ -151,9 +165,10 @@ export class SftpFileSystem extends FileSystem {
     const attrs = await this.#current(s, key, 'stat', target)
     if (attrs === undefined) return undefined
     const kind = kindOf(attrs.mode)
-    if (kind !== 'file') return { version: metadataVersion(kind, attrs), type: kind === 'directory' ? kind : 'other' }
+    const mtime = mtimeOf(attrs)
+    if (kind !== 'file') return { version: metadataVersion(kind, attrs), type: kind === 'directory' ? kind : 'other', mtime }
     const version = await this.#fileVersion(s, key, attrs, { verb: 'stat', path: target.displayPath, signal })
-    return version === undefined ? undefined : { version, type: 'file', size: attrs.size }
+    return version === undefined ? undefined : { version, type: 'file', size: attrs.size, mtime }
   }
 
   protected override async lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
@@ -164,12 +179,13 @@ export class SftpFileSystem extends FileSystem {
     const [, attrs] = await Promise.all([parent === undefined ? undefined : this.#fence(s, parent, 'lstat', { displayPath: abs }), s.lstat(abs).catch(absent)])
     if (attrs === undefined) return undefined
     const kind = kindOf(attrs.mode)
-    if (kind !== 'file') return { version: metadataVersion(kind, attrs), type: kind }
+    const mtime = mtimeOf(attrs)
+    if (kind !== 'file') return { version: metadataVersion(kind, attrs), type: kind, mtime }
     const version = await this.#fileVersion(s, abs, attrs, { verb: 'lstat', path: abs, signal })
-    return version === undefined ? undefined : { version, type: 'file', size: attrs.size }
+    return version === undefined ? undefined : { version, type: 'file', size: attrs.size, mtime }
   }
 
-  protected override async readBytes(target: FsTarget, { signal, maxBytes }: ReadRequest): Promise<Uint8Array> {
+  protected override async loadBytes(target: FsTarget, { signal, maxBytes }: ReadRequest): Promise<Uint8Array> {
     const { s } = await this.#session()
     const key = this.#key(target, 'read')
     const attrs = await this.#regularFile(s, key, 'read', target)
@@ -202,26 +218,26 @@ export class SftpFileSystem extends FileSystem {
           const name = e.filename
           const child = { targetKey: FsTargetKey(childPath(key, name)), displayPath: childPath(target.displayPath, name) }
           const kind = kindOf(e.attrs.mode)
-          if (kind === 'file') return { name, type: 'file', target: child, size: e.attrs.size }
-          if (kind !== 'symlink') return { name, type: kind === 'directory' ? kind : 'other', target: child }
-          // A link: followed on the server; broken, looping or leading out of the root is `other`.
+          const mtime = mtimeOf(e.attrs)
+          if (kind === 'file') return { name, type: 'file', target: child, size: e.attrs.size, mtime }
+          if (kind !== 'symlink') return { name, type: kind === 'directory' ? kind : 'other', target: child, mtime }
+          // A link: followed on the server; broken, looping or leading out of the root is `other` (with no mtime to give away).
           const [real, linked] = await Promise.all([s.realpath(child.targetKey).catch(() => undefined), s.stat(child.targetKey).catch(() => undefined)])
           if (real === undefined || linked === undefined || !containsPath(root, real)) return { name, type: 'other', target: child }
           const followed = { targetKey: FsTargetKey(real), displayPath: child.displayPath }
           const type = kindOf(linked.mode)
-          if (type === 'file') return { name, type, target: followed, size: linked.size }
-          return { name, type: type === 'directory' ? type : 'other', target: followed }
+          if (type === 'file') return { name, type, target: followed, size: linked.size, mtime: mtimeOf(linked) }
+          return { name, type: type === 'directory' ? type : 'other', target: followed, mtime: mtimeOf(linked) }
         }),
     )
   }
 
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, { expected, signal, beforeMaxBytes }: WriteRequest): Promise<WriteResult> {
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, { expected, signal, beforeMaxBytes }: WriteRequest): Promise<WriteResult> {
     const { s } = await this.#session()
     const key = this.#key(target, 'write')
     const path = target.displayPath
     // Listings hide (and sweeps remove) such names: a file written under one would be lost from view.
-    const reserved = key.slice(this.#root.length).split('/').find(isTempName)
-    if (reserved !== undefined) throw FsError.unsupported('write', path, `the name "${reserved}" is reserved for temp files`)
+    this.#refuseReserved(key, 'write', path)
     if (expected?.kind === 'createIfAbsent') {
       // No lock: the hard link decides, against this process and every other client alike.
       const current = await this.#current(s, key, 'write', target)
@@ -276,6 +292,72 @@ export class SftpFileSystem extends FileSystem {
       const attrs = await this.#publisher.publish(s, { key, displayPath: path, bytes, mode: 'rename', permissions: current.mode & 0o777, verb: 'edit', signal })
       return this.#published(key, attrs, bytes)
     })
+  }
+
+  /**
+   * `remove` (mutations.ts, tree.ts): under the per-target lock writes take, the version guard is
+   * checked on the content hash, then the entry is unlinked (rmdir-ed) by a path through a stage
+   * (stages.ts) made in its directory, so a directory swapped for a link meanwhile makes it fail
+   * instead of removing a file outside the root. Windows left: the guard holds against this
+   * process only (`replaceIfVersion: 'process'`: another client may write between the check and
+   * the unlink); a directory renamed out of the root by a process on the server (not a link
+   * swap) between the stage's check and the unlink takes the stage with it, and is reported
+   * after the fact (`FS_SANDBOX_DENIED`: what may have been removed), not prevented. The root
+   * itself is never removed (`FS_SANDBOX_DENIED`).
+   */
+  protected override async removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
+    const c = await this.#mutations()
+    return removeAt(c, { key: this.#key(target, 'remove'), path: target.displayPath }, request)
+  }
+
+  /**
+   * `rename` (mutations.ts: `renameAt` says which SFTP request moves what, and the window a
+   * directory move leaves): under the locks of both ends, guards checked on content hashes, the
+   * entry moved by paths through stages in both directories, probed as `removeTarget` is.
+   */
+  protected override async renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
+    const c = await this.#mutations()
+    const [source, destination] = [this.#key(from, 'rename'), this.#key(to, 'rename')]
+    this.#refuseReserved(destination, 'rename', to.displayPath)
+    return renameAt(c, { key: source, path: from.displayPath }, { key: destination, path: to.displayPath }, request)
+  }
+
+  /** `createDirectory`: mkdir -p with each directory made checked to be where it should be (directories.ts, as for writes). */
+  protected override async makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
+    const { s, root } = await this.#session()
+    const key = this.#key(target, 'create directory')
+    this.#refuseReserved(key, 'create directory', target.displayPath)
+    throwIfAborted(signal, 'create directory')
+    const made = await ensureDirectory(s, key, { root, verb: 'create directory', path: target.displayPath, notDirectory: true })
+    return made !== undefined
+  }
+
+  /** Listings hide (and sweeps remove) temp names: a file or directory made under one would be lost from view. */
+  #refuseReserved(key: string, verb: FsVerb, path: string): void {
+    const reserved = key.slice(this.#root.length).split('/').find(isTempName)
+    if (reserved !== undefined) throw FsError.unsupported(verb, path, `the name "${reserved}" is reserved for temp files`)
+  }
+
+  /** What mutations.ts needs: the session, and this filesystem's fence, versions and locks. */
+  async #mutations(): Promise<MutationContext> {
+    const { s, root } = await this.#session()
+    return {
+      s,
+      root,
+      versions: this.#versions,
+      current: async (key, verb, path) => {
+        const [, attrs] = await Promise.all([this.#fence(s, key, verb, { displayPath: path }), s.lstat(key).catch(absent)])
+        return attrs
+      },
+      version: (key, attrs, verb, path, signal) => this.#fileVersion(s, key, attrs, { verb, path, signal }),
+      orphan: (stage) => this.#publisher.adopt(stage),
+      locked: (keys, fn) =>
+        holdAll(
+          locks,
+          keys.map((key) => `${this.#lockScope}\0${key}`),
+          fn,
+        ),
+    }
   }
 
   async #session(): Promise<Ready> {
@@ -403,6 +485,11 @@ export class SftpFileSystem extends FileSystem {
     this.#versions.forget(key)
     return contentVersion(bytes)
   }
+}
+
+/** SFTP's whole-second mtime in milliseconds. */
+function mtimeOf(attrs: Attrs): number {
+  return attrs.mtime * 1000
 }
 
 /**

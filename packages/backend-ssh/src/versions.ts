@@ -89,6 +89,20 @@ export class VersionCache {
     this.#entries.set(key, { size: attrs.size, mtime: attrs.mtime, version })
   }
 
+  /** Carries `from`'s entry over to `to` (a rename keeps size and mtime), forgetting both first. */
+  move(from: string, to: string): void {
+    const entry = this.#entries.get(from)
+    this.#entries.delete(from)
+    this.#entries.delete(to)
+    if (entry !== undefined) this.#entries.set(to, entry)
+  }
+
+  /** Forgets `dir` and every path below it (a directory this client removed or moved). */
+  forgetBelow(dir: string): void {
+    const prefix = dir === '/' ? '/' : `${dir}/`
+    for (const key of this.#entries.keys()) if (key === dir || key.startsWith(prefix)) this.#entries.delete(key)
+  }
+
   /** Forgets `key` (it was just replaced or removed by this client). */
   forget(key: string): void {
     this.#entries.delete(key)

@@ -25,6 +25,8 @@ if (server === null) {
       readBytes: ({ fs }, path) => raw.read(at(fs, path)),
       remove: ({ fs }, path) => raw.unlink(at(fs, path)),
       symlink: ({ fs }, path, target) => raw.symlink(at(fs, path), target),
+      chmod: ({ fs }, path, mode) => raw.chmod(at(fs, path), mode),
+      mode: ({ fs }, path) => raw.mode(at(fs, path)),
     },
     options: { modelRuns: 30 },
   })

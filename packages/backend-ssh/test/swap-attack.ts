@@ -6,7 +6,7 @@
  * tree and the root are inspected on the server's disk (the test sshd runs on
  * this machine) and the figures counted.
  */
-import { chownSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chownSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FileSystem } from '@seamfs/core'
 import { runSwapper, type SwapReport } from './swapper.js'
@@ -14,7 +14,7 @@ import { runSwapper, type SwapReport } from './swapper.js'
 const SECRET = 'OUTSIDE-SECRET'
 const AGENT = 'AGENT-WROTE'
 const WORKERS = 3
-const KINDS = ['new', 'newdir', 'edit', 'replace', 'read', 'list'] as const
+const KINDS = ['new', 'newdir', 'edit', 'replace', 'read', 'list', 'remove', 'rename'] as const
 type Kind = (typeof KINDS)[number]
 
 /** Where the attack happens, as paths on this machine. */
@@ -45,6 +45,8 @@ export interface Figures {
   readonly dirsOutside: number
   /** Outside files (present before the attack) whose content changed. */
   readonly replacedOutside: number
+  /** Outside files (present before the attack) that are gone: removed, or moved away. */
+  readonly removedOutside: number
   readonly tempsOutside: number
   /** Results (reads, listings, `before` texts) that carried outside content or names, and their bytes. */
   readonly outsideResults: number
@@ -68,6 +70,9 @@ const ORIGINALS: Readonly<Record<string, string>> = Object.fromEntries([
   ['outside-only.txt', `${SECRET} only\n`],
   ...Array.from({ length: WORKERS }, (_, w): [string, string] => [`edit-${w}.txt`, `${SECRET} edit\nvalue: \n`]),
   ...Array.from({ length: WORKERS }, (_, w): [string, string] => [`replace-${w}.txt`, `${SECRET} replace\n`]),
+  // Names the removers and renamers use inside: a removal or move led out through the link would take these.
+  ...Array.from({ length: WORKERS }, (_, w): [string, string] => [`victim-${w}.txt`, `${SECRET} victim\n`]),
+  ...Array.from({ length: WORKERS }, (_, w): [string, string] => [`moved-${w}.txt`, `${SECRET} moved\n`]),
 ])
 
 /** Builds root/d (inside files), root/.swap-link (→ outside/d) and outside/d (secrets), owned by the server's user. */
@@ -124,6 +129,19 @@ async function step(fs: FileSystem, kind: Kind, w: number, i: number, t: Tally):
     case 'read':
       leaked(t, await fs.readText(await fs.resolve('d/read.txt')))
       return
+    // The remove or move is tried whether or not the write before it got through (most fail under the swapper).
+    case 'remove': {
+      const target = await fs.resolve(`d/victim-${w}.txt`)
+      await fs.writeText(target, body).catch(() => undefined)
+      await fs.remove(target)
+      return
+    }
+    case 'rename': {
+      const target = await fs.resolve(`d/victim-${w}.txt`)
+      await fs.writeText(target, body).catch(() => undefined)
+      await fs.rename(target, await fs.resolve(`d/moved-${w}.txt`), { overwrite: true })
+      return
+    }
     case 'list': {
       const names = (await fs.listDir(await fs.resolve('d'))).map((e) => e.name)
       if (names.includes('outside-only.txt')) leaked(t, `${SECRET} ${names.join('\n')}`)
@@ -172,8 +190,19 @@ export async function attack(fs: FileSystem, arena: Arena, durationMs: number, h
 }
 
 function inspect(arena: Arena): Omit<Figures, 'swapper' | keyof Tally> {
-  const f = { writesOutside: 0, bytesOutside: 0, emptyFilesOutside: 0, dirsOutside: 0, replacedOutside: 0, tempsOutside: 0, copiedIn: 0, tempsInside: 0 }
+  const f = {
+    writesOutside: 0,
+    bytesOutside: 0,
+    emptyFilesOutside: 0,
+    dirsOutside: 0,
+    replacedOutside: 0,
+    removedOutside: 0,
+    tempsOutside: 0,
+    copiedIn: 0,
+    tempsInside: 0,
+  }
   const outsideDir = join(arena.hostOutside, 'd')
+  for (const name of Object.keys(ORIGINALS)) if (!existsSync(join(outsideDir, name))) f.removedOutside++
   for (const [path, isDir] of walk(arena.hostOutside)) {
     if (isDir) {
       // A staging directory of a write counts as a temp file left outside.
@@ -209,7 +238,7 @@ export function report(title: string, f: Figures): string {
   return [
     `${title}: swapper ${f.swapper.swaps} swaps in ${f.swapper.elapsedMs.toFixed(0)} ms (${rate.toFixed(2)}/ms)`,
     `  operations attempted ${f.attempted} (succeeded/attempted: ${kinds}); failures ${JSON.stringify(f.codes)}`,
-    `  writes landed outside: ${f.writesOutside} files, ${f.bytesOutside} bytes; replaced outside files ${f.replacedOutside}; ` +
+    `  writes landed outside: ${f.writesOutside} files, ${f.bytesOutside} bytes; replaced outside files ${f.replacedOutside}; removed ${f.removedOutside}; ` +
       `emptied files left outside ${f.emptyFilesOutside}; directories made outside ${f.dirsOutside}; temp files outside ${f.tempsOutside}`,
     `  outside content returned: ${f.outsideResults} results, ${f.outsideBytesReturned} bytes; files in the root holding outside content ${f.copiedIn}; temp files left inside ${f.tempsInside}`,
   ].join('\n')

@@ -55,6 +55,8 @@ describe.skipIf(server === null || !canSwap)(titled('the root under a server-sid
     const f = await run('SFTP, plain server', server, join(base, 'root'), { hostRoot: join(base, 'root'), hostOutside: outside, uid, gid, linkTarget: outside })
     expect(f.tempsOutside).toBe(0)
     expect([f.writesOutside, f.bytesOutside]).toEqual([0, 0])
+    // A removal or move names its entries through a stage that exists only inside: none reaches out.
+    expect(f.removedOutside).toBe(0)
     expect(f.outsideBytesReturned).toBe(0)
     expect(f.copiedIn).toBe(0)
   })
@@ -68,7 +70,7 @@ describe.skipIf(server === null || !canSwap)(titled('the root under a server-sid
     const root = `${jailed.root}/${base.slice(jailed.hostRoot.length + 1)}/root`
     const f = await run('SFTP, chrooted user', jailed, root, { hostRoot: join(base, 'root'), hostOutside: outside, uid, gid, linkTarget: outside })
     expect(f.tempsOutside).toBe(0)
-    expect([f.writesOutside, f.bytesOutside, f.emptyFilesOutside, f.replacedOutside, f.dirsOutside]).toEqual([0, 0, 0, 0, 0])
+    expect([f.writesOutside, f.bytesOutside, f.emptyFilesOutside, f.replacedOutside, f.removedOutside, f.dirsOutside]).toEqual([0, 0, 0, 0, 0, 0])
     expect(f.outsideBytesReturned).toBe(0)
     expect(f.copiedIn).toBe(0)
   })

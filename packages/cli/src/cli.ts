@@ -199,6 +199,22 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
       toolCommand('edit', { file_path: file, old_string: o.old, new_string: o.new, replace_all: o.all }),
     )
   program
+    .command('rm')
+    .description('delete a file or an empty directory (the delete tool)')
+    .argument('<path>')
+    .action((path: string) => toolCommand('delete', { path }))
+  program
+    .command('mv')
+    .description('move a file or directory (the move tool); like write, it replaces an existing file unless --session asks for a read first')
+    .argument('<source>')
+    .argument('<destination>')
+    .action((source: string, destination: string) => toolCommand('move', { source_path: source, destination_path: destination }))
+  program
+    .command('mkdir')
+    .description('create a directory and its missing parents (the create_directory tool)')
+    .argument('<path>')
+    .action((path: string) => toolCommand('create_directory', { path }))
+  program
     .command('glob')
     .description('find files by glob pattern (the glob tool)')
     .argument('<pattern>')

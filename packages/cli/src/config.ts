@@ -70,6 +70,7 @@ const TOOL_KEYS: readonly string[] = [
   'readLimit',
   'readMaxLineLength',
   'readMaxBytes',
+  'readImageMaxBytes',
   'readStreamMinSize',
   'globMaxResults',
   'grepMaxMatches',

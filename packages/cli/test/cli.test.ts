@@ -122,6 +122,29 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       }
     })
 
+    it('mkdir, mv and rm: the create_directory, move and delete tools, exactly (each command on the seeded files)', async () => {
+      const ok = (stdout: string): RunResult => ({ code: 0, signal: null, stderr: '', stdout: `${stdout}\n` })
+      expect(await run(['mkdir', 'new/deep'])).toEqual(ok(`Created directory "${abs('new/deep')}".`))
+      expect(await run(['mkdir', 'src'])).toEqual(ok(`Directory "${abs('src')}" already exists; nothing changed.`))
+      expect(await run(['mv', 'a.txt', 'moved/a.txt'])).toEqual(ok(`Moved file "${abs('a.txt')}" to "${abs('moved/a.txt')}".`))
+      expectToolError(
+        await run(['rm', 'src']),
+        `Error: cannot remove "${abs('src')}": directory not empty — delete its entries first; delete removes only files and empty directories`,
+        'FS_NOT_EMPTY',
+      )
+      expect(await run(['rm', 'src/b.ts'])).toEqual(ok(`Deleted file "${abs('src/b.ts')}".`))
+      expectToolError(await run(['rm', 'nope.txt']), `Error: cannot remove "${abs('nope.txt')}": not found`, 'FS_NOT_FOUND')
+      if (kind === 'local') {
+        expect(readFileSync(join(cwd, 'moved/a.txt'), 'utf8')).toBe('one\ntwo\nthree\n')
+        expect([existsSync(join(cwd, 'a.txt')), existsSync(join(cwd, 'src/b.ts')), existsSync(join(cwd, 'new/deep'))]).toEqual([false, false, true])
+        const outside = join(tempDir('outside'), 'outside.txt')
+        writeFileSync(outside, 'keep')
+        expectToolError(await run(['rm', outside]), `Error: cannot stat "${outside}": outside the sandbox roots`, 'FS_SANDBOX_DENIED')
+        expectToolError(await run(['mv', outside, 'in.txt']), `Error: cannot stat "${outside}": outside the sandbox roots`, 'FS_SANDBOX_DENIED')
+        expect(readFileSync(outside, 'utf8')).toBe('keep')
+      }
+    })
+
     it('edit: --old/--new, --all, and the edit errors', async () => {
       expect(await run(['edit', 'a.txt', '--old', 'two', '--new', 'TWO'])).toEqual({
         code: 0,
@@ -337,7 +360,7 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       expect(client.getServerVersion()).toMatchObject({ name: 'seamfs', version: '0.1.0' })
 
       const { tools } = await client.listTools()
-      expect(tools.map((t) => t.name).sort()).toEqual(['edit', 'glob', 'grep', 'list', 'read', 'write'])
+      expect(tools.map((t) => t.name).sort()).toEqual(['create_directory', 'delete', 'edit', 'glob', 'grep', 'list', 'move', 'read', 'write'])
 
       const call = async (name: string, args: Record<string, unknown>): Promise<CallToolResult> =>
         (await (client as Client).callTool({ name, arguments: args })) as CallToolResult

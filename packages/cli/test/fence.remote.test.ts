@@ -62,8 +62,30 @@ async function attack(world: World): Promise<void> {
     const edit = await h.tool('edit').execute({ file_path: 'file-out', old_string: 'secret', new_string: 'PWNED' })
     // Refused by the fence, or by the policy first (the read was refused, so nothing was observed).
     if (world.addressable) expect(['FS_SANDBOX_DENIED', 'FS_NOT_OBSERVED']).toContain(edit.code)
+    // Removes, moves (from and to the outside) and directories: the same fence, on every backend.
+    await h.tool('write').execute({ file_path: 'mine.txt', content: 'mine\n' })
+    await h.tool('read').execute({ file_path: 'mine.txt' })
+    const mutations: (readonly [string, Record<string, unknown>])[] = [
+      ['delete', { path: '../outside/secret.txt' }],
+      ['delete', { path: 'link-out/secret.txt' }],
+      ['delete', { path: 'file-out' }],
+      ['delete', { path: '..' }],
+      ['move', { source_path: '../outside/secret.txt', destination_path: 'stolen.txt' }],
+      ['move', { source_path: 'link-out/secret.txt', destination_path: 'stolen2.txt' }],
+      ['move', { source_path: 'mine.txt', destination_path: '../outside/planted.txt' }],
+      ['move', { source_path: 'mine.txt', destination_path: 'link-out/planted.txt' }],
+      ['create_directory', { path: '../outside/made' }],
+      ['create_directory', { path: 'link-out/made' }],
+    ]
+    for (const [tool, args] of mutations) {
+      const r = await h.tool(tool).execute(args)
+      expect(r.text, `${tool} ${JSON.stringify(args)}`).not.toContain(SECRET)
+      if (world.addressable) expect([r.isError, r.code], `${tool} ${JSON.stringify(args)}: ${r.text}`).toEqual([true, 'FS_SANDBOX_DENIED'])
+    }
     // Inside still works.
     expect((await h.tool('write').execute({ file_path: 'fine.txt', content: 'ok\n' })).isError).toBe(false)
+    expect((await h.tool('move').execute({ source_path: 'fine.txt', destination_path: 'moved/fine.txt' })).isError).toBe(false)
+    expect((await h.tool('delete').execute({ path: 'moved/fine.txt' })).isError).toBe(false)
   } finally {
     await h.close()
   }

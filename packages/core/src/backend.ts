@@ -10,9 +10,12 @@ export { abortedError, isAbortError, throwIfAborted, type FsErrorOptions } from 
 export {
   DEFAULT_DIFF_BASIS_MAX_BYTES,
   DEFAULT_MAX_TEXT_BYTES,
+  MAX_REMOVE_ENTRIES,
   type ByteChunks,
   type FileSystemHooks,
   type ReadRequest,
+  type RemoveRequest,
+  type RenameRequest,
   type UpdateRequest,
   type WriteRequest,
   type WriteResult,

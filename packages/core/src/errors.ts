@@ -18,6 +18,7 @@
  * - `FS_ABORTED` — the caller's signal was aborted.
  * - `FS_TOO_LARGE` — the content exceeds a limit the backend or caller set.
  * - `FS_UNSUPPORTED` — the backend cannot honour this operation or guard.
+ * - `FS_NOT_EMPTY` — a remove of a directory that has entries, without `recursive`.
  */
 export type FsErrorCode =
   | 'FS_NOT_FOUND'
@@ -34,6 +35,7 @@ export type FsErrorCode =
   | 'FS_ABORTED'
   | 'FS_TOO_LARGE'
   | 'FS_UNSUPPORTED'
+  | 'FS_NOT_EMPTY'
 
 /** Every {@link FsErrorCode}, for validation and exhaustive tables. */
 export const FS_ERROR_CODES: readonly FsErrorCode[] = Object.freeze([
@@ -51,6 +53,7 @@ export const FS_ERROR_CODES: readonly FsErrorCode[] = Object.freeze([
   'FS_ABORTED',
   'FS_TOO_LARGE',
   'FS_UNSUPPORTED',
+  'FS_NOT_EMPTY',
 ])
 
 const CODE_SET: ReadonlySet<string> = new Set(FS_ERROR_CODES)
@@ -65,6 +68,8 @@ export interface FsErrorDetails {
   readonly limit?: number
   /** Which edit of a list failed (0-based), when `editText` was given several. */
   readonly edit?: number
+  /** How many entries a recursive remove found (`FS_TOO_LARGE` above its bound). */
+  readonly entries?: number
 }
 
 /** Options of {@link FsError}. */
@@ -77,7 +82,7 @@ export interface FsErrorOptions {
 }
 
 /** The verbs used in messages: `cannot <verb> "<path>": …` and `<verb> aborted`. */
-export type FsVerb = 'resolve' | 'stat' | 'lstat' | 'read' | 'list' | 'write' | 'edit'
+export type FsVerb = 'resolve' | 'stat' | 'lstat' | 'read' | 'list' | 'write' | 'edit' | 'remove' | 'rename' | 'create directory'
 
 /**
  * The one error type of seamfs. Check it with {@link isFsError} (by code), not
@@ -130,6 +135,16 @@ export class FsError extends Error {
     return FsError.at('FS_NOT_DIRECTORY', verb, path, 'not a directory', { cause })
   }
 
+  /** `FS_NOT_EMPTY`: a directory with entries, removed without `recursive`. */
+  static notEmpty(verb: FsVerb, path: string, cause?: unknown): FsError {
+    return FsError.at('FS_NOT_EMPTY', verb, path, 'directory not empty', { cause })
+  }
+
+  /** `FS_NOT_OBSERVED`: a rename's destination `path` exists and `overwrite` was not given. */
+  static destinationExists(verb: FsVerb, path: string, cause?: unknown): FsError {
+    return new FsError('FS_NOT_OBSERVED', `cannot ${verb} onto existing "${path}" without overwrite (read it first, or pick another name)`, { cause })
+  }
+
   /** `FS_STALE_VERSION`: the guarded file is `gone`, or `changed` since the version was taken. */
   static stale(verb: FsVerb, path: string, why: 'gone' | 'changed', cause?: unknown): FsError {
     const reason = why === 'gone' ? 'file no longer exists' : 'file changed since it was read'
@@ -146,6 +161,11 @@ export class FsError extends Error {
     return FsError.at('FS_TOO_LARGE', verb, path, `${size} bytes exceed the ${limit}-byte limit on whole-file text`, {
       details: { size, limit },
     })
+  }
+
+  /** `FS_TOO_LARGE`: a recursive remove found more than `limit` entries (`entries` is how many it counted, at least `limit + 1`). */
+  static tooManyEntries(verb: FsVerb, path: string, entries: number, limit: number): FsError {
+    return FsError.at('FS_TOO_LARGE', verb, path, `more than ${limit} entries to remove (a recursive remove is bounded)`, { details: { entries, limit } })
   }
 
   /** `FS_UNSUPPORTED`: this backend cannot honour the operation or guard. */

@@ -2,21 +2,28 @@ import { constants as bufferConstants } from 'node:buffer'
 import { FsError, isFsError, throwIfAborted, type FsVerb } from './errors.js'
 import { assertEditRequests, editTextBytes } from './edit.js'
 import { compareNames } from './order.js'
-import { assertCwdText, assertEditGuard, assertPathText, assertTarget, assertWriteIntent } from './paths.js'
+import { assertCwdText, assertEditGuard, assertOverwrite, assertPathText, assertTarget, assertWriteIntent } from './paths.js'
 import { decodeText, decodeTextOrNull, decodeTextStream, encodeWriteContent, normalizeLf } from './text.js'
 import { translateError, type ErrorRow } from './translate.js'
 import type {
   EditOptions,
+  FsBytesWriteOutcome,
   FsCapabilities,
+  FsCreateDirectoryOutcome,
   FsDirEntry,
   FsEditOutcome,
   FsEditRequest,
   FsInfo,
   FsPathInfo,
+  FsRemoveOutcome,
+  FsRenameOutcome,
   FsTarget,
   FsVersion,
   FsWriteIntent,
   FsWriteOutcome,
+  ReadBytesOptions,
+  RemoveOptions,
+  RenameOptions,
   ResolveOptions,
   SignalOptions,
   WriteOptions,
@@ -24,6 +31,8 @@ import type {
 
 /** The default of {@link FsLimits.maxTextBytes}: 256 MiB. */
 export const DEFAULT_MAX_TEXT_BYTES = 256 * 1024 * 1024
+/** The default of {@link FsLimits.maxRemoveEntries}: 10,000. */
+export const MAX_REMOVE_ENTRIES = 10_000
 /** The default of {@link FsLimits.diffBasisMaxBytes}: 10 MiB. */
 export const DEFAULT_DIFF_BASIS_MAX_BYTES = 10 * 1024 * 1024
 
@@ -43,19 +52,21 @@ export interface FsLimits {
   readonly maxTextBytes?: number | undefined
   /** The largest previous content decoded into a write outcome's `before` (default 10 MiB; 0 turns it off; capped like `maxTextBytes`). */
   readonly diffBasisMaxBytes?: number | undefined
+  /** The most entries a recursive `remove` takes down (default 10,000); a larger tree is refused before anything is removed. */
+  readonly maxRemoveEntries?: number | undefined
 }
 
 /** The chunks `openBytes` returns: an async iterable, or a plain one where the bytes are at hand. */
 export type ByteChunks = AsyncIterable<Uint8Array> | Iterable<Uint8Array>
 
-/** What {@link FileSystem.readBytes} is asked for. */
+/** What {@link FileSystem.loadBytes} is asked for. */
 export interface ReadRequest {
   readonly signal: AbortSignal | undefined
   /** A file larger than this is `FsError.tooLarge`, refused before its bytes are read. */
   readonly maxBytes: number
 }
 
-/** What {@link FileSystem.writeBytes} is asked for. */
+/** What {@link FileSystem.publishBytes} is asked for. */
 export interface WriteRequest {
   readonly expected: FsWriteIntent | undefined
   readonly signal: AbortSignal | undefined
@@ -63,7 +74,7 @@ export interface WriteRequest {
   readonly beforeMaxBytes: number
 }
 
-/** What {@link FileSystem.writeBytes} reports; core turns it into the {@link FsWriteOutcome}. */
+/** What {@link FileSystem.publishBytes} reports; core turns it into the {@link FsWriteOutcome}. */
 export interface WriteResult {
   /** True when no file was there before. */
   readonly created: boolean
@@ -81,13 +92,29 @@ export interface UpdateRequest {
   readonly maxBytes: number
 }
 
+/** What {@link FileSystem.removeTarget} is asked for. */
+export interface RemoveRequest {
+  readonly expected: { readonly version: FsVersion } | undefined
+  readonly recursive: boolean
+  readonly signal: AbortSignal | undefined
+  /** A recursive remove of a tree with more entries than this is `FS_TOO_LARGE`, before anything is removed. */
+  readonly maxEntries: number
+}
+
+/** What {@link FileSystem.renameTarget} is asked for. */
+export interface RenameRequest {
+  readonly expected: { readonly version: FsVersion } | undefined
+  readonly overwrite: boolean | { readonly version: FsVersion }
+  readonly signal: AbortSignal | undefined
+}
+
 /**
  * The filesystem contract. Each public method lists its rules, one line each;
  * the conformance kit (`@seamfs/conformance`) has a test per rule.
  *
  * Two audiences, one class. Consumers call the public methods. Backend authors
  * implement the `protected` hooks (`resolvePath`, `statTarget`, `lstatPath`,
- * `readBytes`, `openBytes`, `listEntries`, `writeBytes`, `updateBytes`, and
+ * `loadBytes`, `openBytes`, `listEntries`, `publishBytes`, `updateBytes`, and
  * `errorRow`), which receive valid input only: the public methods do, once for
  * every backend, the argument validation (path text, `cwd`, target shape, guard
  * kind, edit request), the abort checks, the size limits, UTF-8 decoding and
@@ -112,10 +139,13 @@ export abstract class FileSystem {
   readonly maxTextBytes: number
   /** The largest previous content a write outcome's `before` decodes (see {@link FsLimits}). */
   readonly diffBasisMaxBytes: number
+  /** The most entries a recursive `remove` takes down (see {@link FsLimits}). */
+  readonly maxRemoveEntries: number
 
   constructor(limits: Readonly<FsLimits> = {}) {
     this.maxTextBytes = Math.min(limitOption(limits.maxTextBytes, DEFAULT_MAX_TEXT_BYTES, 'maxTextBytes'), STRING_CEILING_BYTES)
     this.diffBasisMaxBytes = Math.min(limitOption(limits.diffBasisMaxBytes, DEFAULT_DIFF_BASIS_MAX_BYTES, 'diffBasisMaxBytes'), STRING_CEILING_BYTES)
+    this.maxRemoveEntries = limitOption(limits.maxRemoveEntries, MAX_REMOVE_ENTRIES, 'maxRemoveEntries')
   }
 
   /**
@@ -194,7 +224,7 @@ export abstract class FileSystem {
     assertTarget(target, 'read')
     return this.#run('read', target.displayPath, signal, true, async () => {
       const maxBytes = this.maxTextBytes
-      const bytes = await this.readBytes(target, { signal, maxBytes })
+      const bytes = await this.loadBytes(target, { signal, maxBytes })
       if (bytes.length > maxBytes) throw FsError.tooLarge('read', target.displayPath, bytes.length, maxBytes)
       return decodeText(bytes, target.displayPath, 'read')
     })
@@ -263,7 +293,7 @@ export abstract class FileSystem {
       const bytes = encodeWriteContent(content, path)
       if (bytes.length > this.maxTextBytes) throw FsError.tooLarge('write', path, bytes.length, this.maxTextBytes)
       const beforeMaxBytes = this.diffBasisMaxBytes
-      const result = await this.writeBytes(target, bytes, { expected, signal, beforeMaxBytes })
+      const result = await this.publishBytes(target, bytes, { expected, signal, beforeMaxBytes })
       const previous = result.before === null || result.before.length > beforeMaxBytes ? null : decodeTextOrNull(result.before)
       return {
         operation: result.created ? 'create' : 'update',
@@ -319,6 +349,123 @@ export abstract class FileSystem {
     })
   }
 
+  /**
+   * The whole file as bytes, exactly as stored (no decoding, no BOM handling).
+   * - missing is `FS_NOT_FOUND`; a directory or special file is `FS_NOT_REGULAR_FILE`;
+   * - a file above `maxBytes` (default and ceiling `maxTextBytes`) is `FS_TOO_LARGE`, refused before its content is read;
+   * - `maxBytes` that is not a non-negative integer is `FS_UNSUPPORTED` before any I/O;
+   * - the bytes are the caller's: changing them changes nothing stored.
+   */
+  async readBytes(target: FsTarget, opts: ReadBytesOptions = {}): Promise<Uint8Array> {
+    const { signal, maxBytes: asked } = opts ?? {}
+    assertTarget(target, 'read')
+    return this.#run('read', target.displayPath, signal, true, async () => {
+      if (asked !== undefined && (!Number.isSafeInteger(asked) || asked < 0)) {
+        throw FsError.unsupported('read', target.displayPath, 'maxBytes must be a non-negative integer')
+      }
+      const maxBytes = Math.min(asked ?? this.maxTextBytes, this.maxTextBytes)
+      const bytes = await this.loadBytes(target, { signal, maxBytes })
+      if (bytes.length > maxBytes) throw FsError.tooLarge('read', target.displayPath, bytes.length, maxBytes)
+      return bytes
+    })
+  }
+
+  /**
+   * Atomically creates or replaces the file with `bytes`, stored exactly as given; every rule of
+   * `writeText` about atomicity, residue, parents, symlinks, non-files, permissions and guards holds.
+   * - content that is not a `Uint8Array` is `FS_UNSUPPORTED`; above `maxTextBytes` it is `FS_TOO_LARGE`;
+   * - the bytes are copied before the call returns: changing the array afterwards changes nothing written;
+   * - the outcome says `create` or `update`, and its `version` equals the next `stat`'s; `readBytes` returns the bytes unchanged.
+   */
+  async writeBytes(target: FsTarget, bytes: Uint8Array, opts: WriteOptions = {}): Promise<FsBytesWriteOutcome> {
+    const { expected, signal } = opts ?? {}
+    assertTarget(target, 'write')
+    const path = target.displayPath
+    // Copied synchronously: a caller that reuses its buffer after the call cannot tear the write.
+    const owned = bytes instanceof Uint8Array ? Uint8Array.prototype.slice.call(bytes) : undefined
+    return this.#run('write', path, signal, false, async () => {
+      assertWriteIntent(expected, path)
+      if (owned === undefined) throw FsError.unsupported('write', path, 'content must be a Uint8Array')
+      if (owned.length > this.maxTextBytes) throw FsError.tooLarge('write', path, owned.length, this.maxTextBytes)
+      const result = await this.publishBytes(target, owned, { expected, signal, beforeMaxBytes: 0 })
+      return { operation: result.created ? 'create' : 'update', version: result.version }
+    })
+  }
+
+  /**
+   * Removes a file, or a directory. Needs `capabilities.remove` (else `FS_UNSUPPORTED` before any I/O).
+   * - missing is `FS_NOT_FOUND` (`FS_STALE_VERSION` when guarded); a special file is `FS_NOT_REGULAR_FILE`;
+   * - a target resolved through a symlink names the link's target: that file is removed, the link stays (as writes write through links);
+   * - `expected.version` removes only that version of a file; another one is `FS_STALE_VERSION` and nothing is removed;
+   *   the guard holds with `capabilities.removeIfVersion` strength (absent: `replaceIfVersion`'s), and of N concurrent guarded removers exactly one wins;
+   * - `expected` may name a directory's version (as `stat` reports it): the directory goes only while it has it, and a file
+   *   that took its place is `FS_STALE_VERSION` (so a caller that saw a directory never removes an unseen file); a malformed `expected` or `recursive` is `FS_UNSUPPORTED`;
+   * - a directory with entries is `FS_NOT_EMPTY` unless `recursive`, and nothing is removed;
+   * - `recursive` removes the directory and everything below it; symlinks inside are removed, never followed;
+   *   a tree of more than `maxRemoveEntries` (default 10,000) entries is `FS_TOO_LARGE` (`details.entries`) before anything is removed;
+   *   a recursive remove is not atomic: one that fails part way leaves the entries it had not reached;
+   * - after a remove, `stat` is `undefined` and the parent's listing no longer shows the name; the outcome counts the entries removed.
+   */
+  async remove(target: FsTarget, opts: RemoveOptions = {}): Promise<FsRemoveOutcome> {
+    const { expected, recursive, signal } = opts ?? {}
+    assertTarget(target, 'remove')
+    const path = target.displayPath
+    return this.#run('remove', path, signal, false, async () => {
+      assertEditGuard(expected, path, 'remove')
+      if (recursive !== undefined && typeof recursive !== 'boolean') throw FsError.unsupported('remove', path, 'recursive must be a boolean')
+      if (this.capabilities.remove !== true) throw FsError.unsupported('remove', path, 'this store does not remove files')
+      return this.removeTarget(target, { expected, recursive: recursive === true, signal, maxEntries: this.maxRemoveEntries })
+    })
+  }
+
+  /**
+   * Moves the file (or, where `capabilities.renameDirectories`, the directory) at `from` to `to`.
+   * Needs `capabilities.rename` (else `FS_UNSUPPORTED` before any I/O).
+   * - missing `from` is `FS_NOT_FOUND` (`FS_STALE_VERSION` when guarded); a special file is `FS_NOT_REGULAR_FILE`;
+   *   a directory where `renameDirectories` is false is `FS_UNSUPPORTED`; `expected` may name a directory's version, as for `remove`;
+   *   a directory never replaces anything: an existing `to` is `FS_NOT_OBSERVED`, or `FS_UNSUPPORTED` with `overwrite`;
+   * - `expected.version` moves only that version of the file; another one is `FS_STALE_VERSION` and nothing changes;
+   * - an existing `to` is `FS_NOT_OBSERVED` unless `overwrite`; `overwrite: true` replaces a file there,
+   *   `overwrite: { version }` only that version of it (else `FS_STALE_VERSION`); a missing `to` is created whatever `overwrite` says; a directory at `to` is never replaced
+   *   (`FS_NOT_OBSERVED`, or `FS_NOT_REGULAR_FILE` with `overwrite`); a malformed `expected` or `overwrite` is `FS_UNSUPPORTED`;
+   * - missing parent directories of `to` are created; `to` inside the directory `from` is `FS_UNSUPPORTED`;
+   * - `from` and `to` naming one file (one `targetKey`) changes nothing and reports the current version;
+   * - at every moment at least one of the two names holds the whole content; afterwards only `to` does;
+   * - a failed or aborted rename leaves both names as they were; of N concurrent renamers of one version exactly one wins;
+   * - the outcome's `version` equals the next `stat` of `to`.
+   */
+  async rename(from: FsTarget, to: FsTarget, opts: RenameOptions = {}): Promise<FsRenameOutcome> {
+    const { expected, overwrite, signal } = opts ?? {}
+    assertTarget(from, 'rename')
+    assertTarget(to, 'rename')
+    const path = from.displayPath
+    return this.#run('rename', path, signal, false, async () => {
+      assertEditGuard(expected, path, 'rename')
+      assertOverwrite(overwrite, path)
+      if (this.capabilities.rename === undefined) throw FsError.unsupported('rename', path, 'this store does not rename files')
+      if (from.targetKey === to.targetKey) return this.#renameOntoItself(from, expected, signal)
+      if (this.contains(from, to)) throw FsError.unsupported('rename', path, `cannot move a directory into itself ("${to.displayPath}")`)
+      return this.renameTarget(from, to, { expected, overwrite: overwrite ?? false, signal })
+    })
+  }
+
+  /**
+   * Creates a directory, and its missing parents. Needs `capabilities.createDirectory` (else `FS_UNSUPPORTED`).
+   * - an existing directory is success with `created: false`, and nothing changes (idempotent);
+   * - a file (or other non-directory) at the path or on the way is `FS_NOT_DIRECTORY`;
+   * - afterwards `stat` says `directory`, its listing is empty, and the parent lists it, also where the store
+   *   has no directories of its own (`createDirectory: 'marker'`), until it is removed.
+   */
+  async createDirectory(target: FsTarget, opts: SignalOptions = {}): Promise<FsCreateDirectoryOutcome> {
+    const { signal } = opts ?? {}
+    assertTarget(target, 'create directory')
+    const path = target.displayPath
+    return this.#run('create directory', path, signal, false, async () => {
+      if (this.capabilities.createDirectory === undefined) throw FsError.unsupported('create directory', path, 'this store does not create directories')
+      return { created: await this.makeDirectory(target, signal) }
+    })
+  }
+
   /** Releases connections and handles. A no-op where there are none; idempotent. */
   async close(): Promise<void> {}
 
@@ -337,7 +484,7 @@ export abstract class FileSystem {
    * The bytes of a regular file: missing is `FsError.notFound`, a non-file `FsError.notRegularFile`;
    * a file larger than `maxBytes` is `FsError.tooLarge`, refused before its content is read.
    */
-  protected abstract readBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array>
+  protected abstract loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array>
 
   /**
    * The bytes of a regular file as chunks. The open-time checks (missing, non-file, unreadable)
@@ -355,7 +502,7 @@ export abstract class FileSystem {
    * for process-enforced guards); creates missing parents; a directory or special file is
    * `FsError.notRegularFile`.
    */
-  protected abstract writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult>
+  protected abstract publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult>
 
   /**
    * One critical section: find the file (missing → `FsError.stale(verb, path, 'gone')`, a non-file
@@ -365,6 +512,30 @@ export abstract class FileSystem {
    * (nothing must be published then) and may be called again if the backend retries.
    */
   protected abstract updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion>
+
+  /**
+   * `remove` (called only where `capabilities.remove`): find the target (missing → `notFound`, or
+   * `stale(…, 'gone')` under a guard); check `expected` inside the critical section; a directory
+   * with entries is `FsError.notEmpty` unless `recursive`; a recursive remove counts the tree first
+   * (above `maxEntries` → `FS_TOO_LARGE`, nothing removed) and never follows a link.
+   */
+  protected removeTarget(target: FsTarget, _request: RemoveRequest): Promise<FsRemoveOutcome> {
+    return Promise.reject(FsError.unsupported('remove', target.displayPath, 'this store does not remove files'))
+  }
+
+  /**
+   * `rename` (called only where `capabilities.rename`, with two different targets, `to` not inside
+   * `from`): every rule of `rename`, guards checked inside the critical section, never a moment
+   * where neither name holds the content.
+   */
+  protected renameTarget(from: FsTarget, _to: FsTarget, _request: RenameRequest): Promise<FsRenameOutcome> {
+    return Promise.reject(FsError.unsupported('rename', from.displayPath, 'this store does not rename files'))
+  }
+
+  /** `createDirectory` (called only where `capabilities.createDirectory`): true when it created the directory. */
+  protected makeDirectory(target: FsTarget, _signal: AbortSignal | undefined): Promise<boolean> {
+    return Promise.reject(FsError.unsupported('create directory', target.displayPath, 'this store does not create directories'))
+  }
 
   /** `processPath` where `capabilities.processPath` is true. */
   protected processPathOf(target: FsTarget): string {
@@ -386,11 +557,14 @@ export abstract class FileSystem {
       resolvePath: (path, cwd, signal) => fs.resolvePath(path, cwd, signal),
       statTarget: (target, signal) => fs.statTarget(target, signal),
       lstatPath: (path, cwd, signal) => fs.lstatPath(path, cwd, signal),
-      readBytes: (target, request) => fs.readBytes(target, request),
+      loadBytes: (target, request) => fs.loadBytes(target, request),
       openBytes: (target, signal) => fs.openBytes(target, signal),
       listEntries: (target, signal) => fs.listEntries(target, signal),
-      writeBytes: (target, bytes, request) => fs.writeBytes(target, bytes, request),
+      publishBytes: (target, bytes, request) => fs.publishBytes(target, bytes, request),
       updateBytes: (target, request, transform) => fs.updateBytes(target, request, transform),
+      removeTarget: (target, request) => fs.removeTarget(target, request),
+      renameTarget: (from, to, request) => fs.renameTarget(from, to, request),
+      makeDirectory: (target, signal) => fs.makeDirectory(target, signal),
       errorRow: (err) => fs.errorRow(err),
     }
   }
@@ -406,6 +580,15 @@ export abstract class FileSystem {
     }
     if (readOnly) throwIfAborted(signal, verb)
     return result
+  }
+
+  /** `rename(a, a)`: nothing moves; the source must exist (at the expected version). */
+  async #renameOntoItself(target: FsTarget, expected: { readonly version: FsVersion } | undefined, signal: AbortSignal | undefined): Promise<FsRenameOutcome> {
+    const info = await absentAsUndefined(this.statTarget(target, signal))
+    if (info === undefined) throw expected === undefined ? FsError.notFound('rename', target.displayPath) : FsError.stale('rename', target.displayPath, 'gone')
+    if (info.type === 'other') throw FsError.notRegularFile('rename', target.displayPath)
+    if (expected !== undefined && info.version !== expected.version) throw FsError.stale('rename', target.displayPath, 'changed')
+    return { type: info.type, replaced: false, version: info.version }
   }
 
   #translate(err: unknown, verb: FsVerb, path: string): FsError {
@@ -426,11 +609,14 @@ export interface FileSystemHooks {
   resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget>
   statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined>
   lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined>
-  readBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array>
+  loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array>
   openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks>
   listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]>
-  writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult>
+  publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult>
   updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion>
+  removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome>
+  renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome>
+  makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean>
   errorRow(err: unknown): ErrorRow | undefined
 }
 

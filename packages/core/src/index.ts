@@ -4,21 +4,28 @@
  * `@seamfs/core/backend`, which adds the building blocks of a backend.
  */
 export { FsError, FS_ERROR_CODES, isFsError, type FsErrorCode, type FsErrorDetails, type FsVerb } from './errors.js'
-export { FileSystem, type FsLimits } from './file-system.js'
+export { FileSystem, MAX_REMOVE_ENTRIES, type FsLimits } from './file-system.js'
 export type {
   EditOptions,
+  FsBytesWriteOutcome,
   FsCapabilities,
+  FsCreateDirectoryOutcome,
   FsDirEntry,
   FsEditOutcome,
   FsEditRequest,
   FsInfo,
   FsPathInfo,
+  FsRemoveOutcome,
+  FsRenameOutcome,
   FsTarget,
   FsTargetKey,
   FsVersion,
   FsWriteIntent,
   FsWriteOutcome,
   GuardStrength,
+  ReadBytesOptions,
+  RemoveOptions,
+  RenameOptions,
   ResolveOptions,
   SignalOptions,
   WriteOptions,

@@ -1,6 +1,16 @@
-import { FileSystem, type ByteChunks, type FileSystemHooks, type ReadRequest, type UpdateRequest, type WriteRequest, type WriteResult } from './file-system.js'
+import {
+  FileSystem,
+  type ByteChunks,
+  type FileSystemHooks,
+  type ReadRequest,
+  type RemoveRequest,
+  type RenameRequest,
+  type UpdateRequest,
+  type WriteRequest,
+  type WriteResult,
+} from './file-system.js'
 import type { ErrorRow } from './translate.js'
-import type { FsCapabilities, FsDirEntry, FsInfo, FsPathInfo, FsTarget, FsVersion } from './types.js'
+import type { FsCapabilities, FsDirEntry, FsInfo, FsPathInfo, FsRemoveOutcome, FsRenameOutcome, FsTarget, FsVersion } from './types.js'
 
 /**
  * A filesystem that wraps another one (a sandbox, later mounts or read-only views):
@@ -14,7 +24,7 @@ export abstract class FileSystemLayer extends FileSystem {
   readonly #hooks: FileSystemHooks
 
   constructor(inner: FileSystem) {
-    super({ maxTextBytes: inner.maxTextBytes, diffBasisMaxBytes: inner.diffBasisMaxBytes })
+    super({ maxTextBytes: inner.maxTextBytes, diffBasisMaxBytes: inner.diffBasisMaxBytes, maxRemoveEntries: inner.maxRemoveEntries })
     this.inner = inner
     this.#hooks = FileSystem.hooksOf(inner)
   }
@@ -51,8 +61,8 @@ export abstract class FileSystemLayer extends FileSystem {
     return this.#hooks.lstatPath(path, cwd, signal)
   }
 
-  protected override readBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
-    return this.#hooks.readBytes(target, request)
+  protected override loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
+    return this.#hooks.loadBytes(target, request)
   }
 
   protected override openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks> {
@@ -63,12 +73,24 @@ export abstract class FileSystemLayer extends FileSystem {
     return this.#hooks.listEntries(target, signal)
   }
 
-  protected override writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
-    return this.#hooks.writeBytes(target, bytes, request)
+  protected override publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    return this.#hooks.publishBytes(target, bytes, request)
   }
 
   protected override updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
     return this.#hooks.updateBytes(target, request, transform)
+  }
+
+  protected override removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
+    return this.#hooks.removeTarget(target, request)
+  }
+
+  protected override renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
+    return this.#hooks.renameTarget(from, to, request)
+  }
+
+  protected override makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
+    return this.#hooks.makeDirectory(target, signal)
   }
 
   protected override errorRow(err: unknown): ErrorRow | undefined {

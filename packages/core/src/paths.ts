@@ -47,11 +47,20 @@ export function assertTarget(target: unknown, verb: FsVerb): asserts target is F
   }
 }
 
-/** Rejects an edit guard that is not `{ version: string }` with `FS_UNSUPPORTED`: never dropped. */
-export function assertEditGuard(expected: unknown, path: string): asserts expected is { readonly version: FsVersion } | undefined {
-  if (expected === undefined) return
-  if (typeof expected === 'object' && expected !== null && typeof (expected as { version?: unknown }).version === 'string') return
-  throw FsError.unsupported('edit', path, 'a guard must be { version }')
+/** Rejects a version guard that is not `{ version: string }` with `FS_UNSUPPORTED`: never dropped. */
+export function assertEditGuard(expected: unknown, path: string, verb: FsVerb = 'edit'): asserts expected is { readonly version: FsVersion } | undefined {
+  if (expected === undefined || isVersionGuard(expected)) return
+  throw FsError.unsupported(verb, path, 'a guard must be { version }')
+}
+
+/** Rejects a rename's `overwrite` that is not a boolean or `{ version: string }` with `FS_UNSUPPORTED`. */
+export function assertOverwrite(overwrite: unknown, path: string): asserts overwrite is boolean | { readonly version: FsVersion } | undefined {
+  if (overwrite === undefined || typeof overwrite === 'boolean' || isVersionGuard(overwrite)) return
+  throw FsError.unsupported('rename', path, 'overwrite must be true, false or { version }')
+}
+
+function isVersionGuard(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && typeof (value as { version?: unknown }).version === 'string'
 }
 
 /**
@@ -61,16 +70,18 @@ export function assertEditGuard(expected: unknown, path: string): asserts expect
  * `FS_STALE_VERSION` even without a guard.
  * - `createIfAbsent` and a file → `FS_NOT_OBSERVED`;
  * - `replaceIfVersion` (or an edit's `{ version }`) and no file → `FS_STALE_VERSION` (gone);
- * - another version → `FS_STALE_VERSION` (changed).
+ * - another version → `FS_STALE_VERSION` (changed);
+ * - no guard: an edit of no file is `FS_STALE_VERSION` (gone), a remove or rename of no file `FS_NOT_FOUND`.
  */
 export function checkGuard(
-  verb: 'write' | 'edit',
+  verb: 'write' | 'edit' | 'remove' | 'rename',
   path: string,
   expected: FsWriteIntent | { readonly version: FsVersion } | undefined,
   current: FsVersion | undefined,
 ): void {
   if (expected === undefined) {
     if (verb === 'edit' && current === undefined) throw FsError.stale(verb, path, 'gone')
+    if ((verb === 'remove' || verb === 'rename') && current === undefined) throw FsError.notFound(verb, path)
     return
   }
   if ('kind' in expected && expected.kind === 'createIfAbsent') {

@@ -29,8 +29,12 @@ const SNAPSHOT_FORMAT = 'seamfs.observations/1'
  * - write → `replaceIfVersion` when present, else `createIfAbsent` (a blind
  *   overwrite of an existing file then fails `FS_NOT_OBSERVED`; a new file needs no read);
  * - edit → `FS_NOT_OBSERVED` when unseen, `FS_NOT_FOUND` when absent, the recorded version when present;
+ * - remove of a file → the same as edit: a blind remove is refused like a blind overwrite, a stale one fails in the store;
+ * - rename → the source as for edit; the destination as for write (`overwrite: { version }` when present,
+ *   else no overwrite, so an existing unseen destination fails `FS_NOT_OBSERVED`);
  * - a successful read, write or edit records the version it saw or produced;
  *   a read that finds nothing records absent; listings and failed reads record nothing;
+ * - a successful remove records the target absent; a rename records the source absent and the destination present;
  * - owners are isolated; `forget` drops one owner; `snapshot`/`restore` carry one owner's record across a restart.
  */
 export class ObservationPolicy {
@@ -45,10 +49,36 @@ export class ObservationPolicy {
 
   /** The guard for an edit of `target` by `owner`; throws when the owner may not edit it. */
   editIntent(owner: PolicyOwner | undefined, target: FsTarget): { readonly version: FsVersion } {
+    return this.#seenPresent(owner, target, 'edit')
+  }
+
+  #seenPresent(owner: PolicyOwner | undefined, target: FsTarget, verb: 'edit' | 'remove' | 'move'): { readonly version: FsVersion } {
     const seen = this.observation(owner, target)
-    if (seen === undefined) throw new FsError('FS_NOT_OBSERVED', `edit requires reading "${target.displayPath}" first`)
-    if (seen.kind === 'absent') throw new FsError('FS_NOT_FOUND', `cannot edit "${target.displayPath}": not found`)
+    if (seen === undefined) throw new FsError('FS_NOT_OBSERVED', `${verb} requires reading "${target.displayPath}" first`)
+    if (seen.kind === 'absent') throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${target.displayPath}": not found`)
     return { version: seen.version }
+  }
+
+  /** The guard for a remove of the file `target` by `owner`; throws when the owner may not remove it. */
+  removeIntent(owner: PolicyOwner | undefined, target: FsTarget): { readonly version: FsVersion } {
+    return this.#seenPresent(owner, target, 'remove')
+  }
+
+  /** The guards of a move of the file `from` to `to` by `owner`; throws when the owner may not move it. */
+  renameIntent(
+    owner: PolicyOwner | undefined,
+    from: FsTarget,
+    to: FsTarget,
+  ): { readonly expected: { readonly version: FsVersion }; readonly overwrite: false | { readonly version: FsVersion } } {
+    const expected = this.#seenPresent(owner, from, 'move')
+    const seen = this.observation(owner, to)
+    return { expected, overwrite: seen?.kind === 'present' ? { version: seen.version } : false }
+  }
+
+  /** Records what a successful move did: `from` is gone, `to` holds `version`. */
+  recordRenamed(owner: PolicyOwner | undefined, from: FsTarget, to: FsTarget, version: FsVersion): void {
+    this.recordAbsent(owner, from)
+    this.recordPresent(owner, to, version)
   }
 
   /** Records that `owner` saw `target` at `version` (after a read, write or edit that succeeded). */

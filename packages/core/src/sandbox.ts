@@ -1,8 +1,16 @@
-import { FsError, isFsError, type FsErrorCode, type FsVerb } from './errors.js'
-import type { ByteChunks, ReadRequest, UpdateRequest, WriteRequest, WriteResult } from './file-system.js'
+import { FsError, isFsError, throwIfAborted, type FsErrorCode, type FsVerb } from './errors.js'
+import {
+  type ByteChunks,
+  type ReadRequest,
+  type RemoveRequest,
+  type RenameRequest,
+  type UpdateRequest,
+  type WriteRequest,
+  type WriteResult,
+} from './file-system.js'
 import { FileSystemLayer } from './layer.js'
 import type { FileSystem } from './file-system.js'
-import type { FsDirEntry, FsInfo, FsPathInfo, FsTarget, FsVersion } from './types.js'
+import type { FsDirEntry, FsInfo, FsPathInfo, FsRemoveOutcome, FsRenameOutcome, FsTarget, FsVersion, RenameOptions } from './types.js'
 
 /** `read-only`: no mutation; `workspace-write`: mutations inside the writable roots; `full-access`: no fence. */
 export type SandboxMode = 'read-only' | 'workspace-write' | 'full-access'
@@ -126,8 +134,8 @@ export class SandboxedFileSystem extends FileSystemLayer {
     return super.lstatPath(path, base, signal)
   }
 
-  protected override async readBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
-    return super.readBytes(await this.#readable(target, 'read', request.signal), request)
+  protected override async loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
+    return super.loadBytes(await this.#readable(target, 'read', request.signal), request)
   }
 
   protected override async openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks> {
@@ -138,12 +146,96 @@ export class SandboxedFileSystem extends FileSystemLayer {
     return super.listEntries(await this.#readable(target, 'list', signal), signal)
   }
 
-  protected override async writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
-    return super.writeBytes(await this.#writable(target, 'write', request.signal), bytes, request)
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    return super.publishBytes(await this.#writable(target, 'write', request.signal), bytes, request)
   }
 
   protected override async updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
     return super.updateBytes(await this.#writable(target, 'edit', request.signal), request, transform)
+  }
+
+  /**
+   * A remove needs its target writable; a remove that can take a directory's content (a directory,
+   * `recursive`) also needs nothing protected below it: no protected path (nor the directory holding
+   * one, for a protected path that is a link) and, for a recursive remove, no protected name.
+   */
+  protected override async removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
+    const fresh = await this.#writable(target, 'remove', request.signal)
+    await this.#nothingProtectedBelow(target, fresh, 'remove', request.recursive, request.signal)
+    return super.removeTarget(fresh, request)
+  }
+
+  /**
+   * The fence runs before core's own checks of a rename: `rename(a, b)` with one key is a no-op that
+   * never reaches a hook, so a `to` that named an inside file when it was resolved and a file outside
+   * now (a swapped link, a forged target) must be refused here, on the fresh targets.
+   */
+  override async rename(from: FsTarget, to: FsTarget, opts: RenameOptions = {}): Promise<FsRenameOutcome> {
+    if (!isTarget(from) || !isTarget(to)) return super.rename(from, to, opts)
+    const signal = opts?.signal
+    throwIfAborted(signal, 'rename')
+    const source = await this.#writable(from, 'rename', signal)
+    const destination = await this.#writable(to, 'rename', signal)
+    return super.rename(source, destination, opts)
+  }
+
+  /**
+   * Both ends of a rename must be writable; a directory moved takes nothing protected with it (paths
+   * and names, walked as for a recursive remove), and lands on no protected path, existing or not.
+   */
+  protected override async renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
+    const source = await this.#writable(from, 'rename', request.signal)
+    const destination = await this.#writable(to, 'rename', request.signal)
+    await this.#nothingProtectedBelow(from, source, 'rename', true, request.signal)
+    await this.#nothingProtectedBelow(to, destination, 'rename', false, request.signal)
+    return super.renameTarget(source, destination, request)
+  }
+
+  protected override async makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
+    return super.makeDirectory(await this.#writable(target, 'create directory', signal), signal)
+  }
+
+  /**
+   * Refuses a mutation that would take away (or, at a destination, put something on) a protected
+   * path lying at or below `fresh`: by identity, and by the directory holding it (a protected path
+   * that is a link goes with its directory, wherever it points). With `walk`, the tree below is
+   * walked for protected names, links never followed; a tree too large to walk, or a directory that
+   * cannot be listed, is refused rather than passed unchecked.
+   */
+  async #nothingProtectedBelow(target: FsTarget, fresh: FsTarget, verb: FsVerb, walk: boolean, signal: AbortSignal | undefined): Promise<void> {
+    const refuse = (what: string): FsError =>
+      FsError.at('FS_SANDBOX_DENIED', verb, target.displayPath, `${what} below it is read-only to the model in every sandbox mode`)
+    for (const path of this.#protectedPaths) {
+      const guarded = await this.#resolveOrNone(path, this.#workspaceRoot, signal)
+      const holder = await this.#resolveOrNone(`${path.replace(/\/+$/, '')}/..`, this.#workspaceRoot, signal)
+      if ([guarded, holder].some((t) => t !== undefined && this.inner.contains(fresh, t))) throw refuse('a protected path of the harness')
+    }
+    if (walk && this.#protectedNames.size > 0) await this.#walkForProtectedNames(fresh, refuse, signal)
+  }
+
+  /** Breadth-first over the real directories below `root` (links not followed), bounded like a recursive remove. */
+  async #walkForProtectedNames(root: FsTarget, refuse: (what: string) => FsError, signal: AbortSignal | undefined): Promise<void> {
+    const queue = [root]
+    let seen = 0
+    for (let dir = queue.shift(); dir !== undefined; dir = queue.shift()) {
+      let entries: FsDirEntry[]
+      try {
+        entries = await super.listEntries(dir, signal)
+      } catch (err) {
+        const code = isFsError(err) ? err.code : this.errorRow(err)?.code
+        // A file has no entries, and a directory gone meanwhile holds none: the mutation reports what it finds.
+        if (code === 'FS_NOT_DIRECTORY' || code === 'FS_NOT_FOUND' || code === 'FS_NOT_REGULAR_FILE') continue
+        throw FsError.at('FS_SANDBOX_DENIED', 'list', dir.displayPath, 'cannot check it for protected names', { cause: err })
+      }
+      for (const entry of entries) {
+        if (++seen > this.maxRemoveEntries) throw FsError.tooManyEntries('remove', root.displayPath, seen, this.maxRemoveEntries)
+        if (this.#protectedNames.has(entry.name.toLowerCase())) throw refuse(`"${entry.name}"`)
+        if (entry.type !== 'directory') continue
+        // Only a real child is entered: a link (to a sibling, or to the tree itself) would count a directory twice.
+        const child = `${dir.displayPath.replace(/\/+$/, '')}/${entry.name}`
+        if ((await super.lstatPath(child, undefined, signal))?.type === 'directory') queue.push(entry.target)
+      }
+    }
   }
 
   /** The fresh target a mutation may touch, or `FS_SANDBOX_DENIED`. */
@@ -236,4 +328,9 @@ export class SandboxedFileSystem extends FileSystemLayer {
       return undefined
     }
   }
+}
+
+function isTarget(value: unknown): value is FsTarget {
+  const t = value as Partial<Record<keyof FsTarget, unknown>> | null
+  return typeof t === 'object' && t !== null && typeof t.targetKey === 'string' && typeof t.displayPath === 'string'
 }

@@ -39,6 +39,8 @@ export interface FsInfo {
   readonly type: 'file' | 'directory' | 'other'
   /** Byte size of a regular file, when the backend can report it. */
   readonly size?: number
+  /** Last modification, in milliseconds since the epoch, where `capabilities.mtime` (the store's clock, not this process's). */
+  readonly mtime?: number
 }
 
 /** What {@link FileSystem.lstat} returns: like {@link FsInfo}, but the final symlink is not followed. */
@@ -46,6 +48,7 @@ export interface FsPathInfo {
   readonly version: FsVersion
   readonly type: 'file' | 'directory' | 'symlink' | 'other'
   readonly size?: number
+  readonly mtime?: number
 }
 
 /** One direct child from {@link FileSystem.listDir}: metadata only, never content. */
@@ -60,6 +63,8 @@ export interface FsDirEntry {
   readonly version?: FsVersion
   /** Byte size of a regular file, when cheaply known. */
   readonly size?: number
+  /** Last modification (ms since the epoch), when cheaply known. */
+  readonly mtime?: number
 }
 
 /**
@@ -102,6 +107,37 @@ export interface FsEditOutcome {
   readonly after: string
 }
 
+/** Outcome of {@link FileSystem.writeBytes}. */
+export interface FsBytesWriteOutcome {
+  readonly operation: 'create' | 'update'
+  /** Version of the file as this write left it (equals the next `stat` when nobody else wrote). */
+  readonly version: FsVersion
+}
+
+/** Outcome of {@link FileSystem.remove}. */
+export interface FsRemoveOutcome {
+  /** What was removed. */
+  readonly type: 'file' | 'directory'
+  /** How many entries went: 1 for a file or an empty directory, the whole tree for a recursive remove. */
+  readonly entries: number
+}
+
+/** Outcome of {@link FileSystem.rename}. */
+export interface FsRenameOutcome {
+  /** What was moved. */
+  readonly type: 'file' | 'directory'
+  /** True when a file at the destination was replaced (`overwrite`). */
+  readonly replaced: boolean
+  /** The version at the destination after the move (equals the next `stat` when nobody else wrote). */
+  readonly version: FsVersion
+}
+
+/** Outcome of {@link FileSystem.createDirectory}. */
+export interface FsCreateDirectoryOutcome {
+  /** False when the directory was already there (nothing changed). */
+  readonly created: boolean
+}
+
 /** Options of operations that only take a signal. */
 export interface SignalOptions {
   readonly signal?: AbortSignal | undefined
@@ -121,6 +157,31 @@ export interface WriteOptions extends SignalOptions {
 /** Options of {@link FileSystem.editText}. */
 export interface EditOptions extends SignalOptions {
   readonly expected?: { readonly version: FsVersion } | undefined
+}
+
+/** Options of {@link FileSystem.readBytes}. */
+export interface ReadBytesOptions extends SignalOptions {
+  /** Refuse a larger file with `FS_TOO_LARGE` before reading it (default and ceiling: the backend's `maxTextBytes`). */
+  readonly maxBytes?: number | undefined
+}
+
+/** Options of {@link FileSystem.remove}. */
+export interface RemoveOptions extends SignalOptions {
+  /** Remove only this version of the file (else `FS_STALE_VERSION`); a file guard, never a directory's. */
+  readonly expected?: { readonly version: FsVersion } | undefined
+  /** Remove a directory with everything below it (bounded: see `FileSystem.remove`). */
+  readonly recursive?: boolean | undefined
+}
+
+/** Options of {@link FileSystem.rename}. */
+export interface RenameOptions extends SignalOptions {
+  /** Move only this version of the source file (else `FS_STALE_VERSION`). */
+  readonly expected?: { readonly version: FsVersion } | undefined
+  /**
+   * What may be replaced at the destination: nothing (omitted or `false`: an existing destination is
+   * `FS_NOT_OBSERVED`), any file (`true`), or only this version of a file (else `FS_STALE_VERSION`).
+   */
+  readonly overwrite?: boolean | { readonly version: FsVersion } | undefined
 }
 
 /** How a guard is enforced: by the store itself (`atomic`), or only inside this process (`process`). */
@@ -149,4 +210,34 @@ export interface FsCapabilities {
   readonly newlineInNames: boolean
   /** Empty directories exist on their own (S3 prefixes do not). */
   readonly emptyDirectories: boolean
+  /**
+   * The optional operations below: absent or `false` means the operation is `FS_UNSUPPORTED`
+   * (a backend written before they existed keeps compiling and says so), and the kit skips
+   * their clauses with that reason.
+   *
+   * `remove` works: files, empty directories, and `recursive` trees.
+   */
+  readonly remove?: boolean
+  /**
+   * How `rename` moves a file: `atomic` (the store moves it, content and identity, without copying
+   * bytes; a no-overwrite move may be a link then an unlink, so for a moment both names hold it) or
+   * `copy` (a guarded copy, then a guarded delete of the source: for a moment both names hold it).
+   * Never neither. Guards use the `replaceIfVersion` strength.
+   */
+  readonly rename?: 'atomic' | 'copy'
+  /**
+   * How the version guards of `remove` and `rename` (`expected`, `overwrite: { version }`) are
+   * enforced, where that differs from `replaceIfVersion` (absent: the same). S3 servers that honour
+   * conditional writes but not conditional deletes or copies check these under the process lock.
+   */
+  readonly removeIfVersion?: GuardStrength
+  /** `rename` moves a directory with its content (else a directory source is `FS_UNSUPPORTED`). */
+  readonly renameDirectories?: boolean
+  /**
+   * What `createDirectory` leaves: a `native` directory, or a `marker` (an empty object named
+   * `dir/` on stores without directories, which keeps it listed while it is empty).
+   */
+  readonly createDirectory?: 'native' | 'marker'
+  /** `stat` reports `mtime`, the store's last-modification time (`lstat` and `listDir` where it is cheaply known). */
+  readonly mtime?: boolean
 }

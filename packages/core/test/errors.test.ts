@@ -6,9 +6,9 @@ import { expectFsError } from './helpers.js'
 const code = fc.constantFrom(...FS_ERROR_CODES)
 
 describe('FS_ERROR_CODES', () => {
-  it('lists the 14 FsErrorCodes, once each', () => {
-    expect(FS_ERROR_CODES).toHaveLength(14)
-    expect(new Set(FS_ERROR_CODES).size).toBe(14)
+  it('lists the 15 FsErrorCodes, once each', () => {
+    expect(FS_ERROR_CODES).toHaveLength(15)
+    expect(new Set(FS_ERROR_CODES).size).toBe(15)
     expect(FS_ERROR_CODES).toEqual(
       expect.arrayContaining([
         'FS_NOT_FOUND',

@@ -58,6 +58,51 @@ describe('ObservationPolicy decisions', () => {
   })
 })
 
+describe('ObservationPolicy: remove and rename', () => {
+  const outcome = (run: () => unknown): unknown => {
+    try {
+      return run()
+    } catch (err) {
+      if (!isFsError(err)) throw err
+      return err.code
+    }
+  }
+
+  for (const [state, expected] of [
+    ['unseen', 'FS_NOT_OBSERVED'],
+    ['absent', 'FS_NOT_FOUND'],
+    ['present', { version: V1 }],
+  ] as const) {
+    it(`${state}: remove and the source of a rename → ${JSON.stringify(expected)}`, () => {
+      const policy = new ObservationPolicy()
+      arrange[state](policy, 'o')
+      expect(outcome(() => policy.removeIntent('o', A))).toEqual(expected)
+      expect(outcome(() => policy.renameIntent('o', A, B).expected)).toEqual(expected)
+    })
+  }
+
+  it('the destination of a rename: overwrite only the version seen, never an unseen or absent file', () => {
+    const policy = new ObservationPolicy()
+    policy.recordPresent('o', A, V1)
+    expect(policy.renameIntent('o', A, B)).toEqual({ expected: { version: V1 }, overwrite: false })
+    policy.recordAbsent('o', B)
+    expect(policy.renameIntent('o', A, B).overwrite).toBe(false)
+    policy.recordPresent('o', B, V2)
+    expect(policy.renameIntent('o', A, B).overwrite).toEqual({ version: V2 })
+  })
+
+  it('messages name the verb; recordRenamed makes the source absent and the destination present', () => {
+    const policy = new ObservationPolicy()
+    expect(() => policy.removeIntent('o', A)).toThrow('remove requires reading "/w/a.txt" first')
+    expect(() => policy.renameIntent('o', A, B)).toThrow('move requires reading "/w/a.txt" first')
+    policy.recordPresent('o', A, V1)
+    policy.recordRenamed('o', A, B, V2)
+    expect(policy.observation('o', A)).toEqual({ kind: 'absent' })
+    expect(policy.observation('o', B)).toEqual({ kind: 'present', version: V2 })
+    expect(() => policy.removeIntent(undefined, B)).toThrow('remove requires reading')
+  })
+})
+
 describe('ObservationPolicy transitions', () => {
   const transitions: ReadonlyArray<readonly [string, Step[], ReturnType<ObservationPolicy['observation']>]> = [
     ['unseen → read finds nothing → absent', [(p, o) => p.recordAbsent(o, A)], { kind: 'absent' }],

@@ -32,11 +32,11 @@ const CAPS: FsCapabilities = {
 }
 
 type Hooks = Partial<{
-  readBytes: (target: FsTarget, request: ReadRequest) => Promise<Uint8Array>
+  loadBytes: (target: FsTarget, request: ReadRequest) => Promise<Uint8Array>
   openBytes: (target: FsTarget, signal: AbortSignal | undefined) => Promise<ByteChunks>
   listEntries: () => Promise<FsDirEntry[]>
   statTarget: () => Promise<FsInfo | undefined>
-  writeBytes: (target: FsTarget, bytes: Uint8Array, request: WriteRequest) => Promise<WriteResult>
+  publishBytes: (target: FsTarget, bytes: Uint8Array, request: WriteRequest) => Promise<WriteResult>
   updateBytes: (target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array) => Promise<FsVersion>
 }>
 
@@ -71,8 +71,8 @@ class ScriptedFileSystem extends FileSystem {
     throw Object.assign(new Error('raw'), { errno: 'ENOTDIR' })
   }
 
-  protected override readBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
-    return this.#hook('readBytes')(target, request)
+  protected override loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
+    return this.#hook('loadBytes')(target, request)
   }
 
   protected override openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks> {
@@ -83,8 +83,8 @@ class ScriptedFileSystem extends FileSystem {
     return this.#hook('listEntries')()
   }
 
-  protected override writeBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
-    return this.#hook('writeBytes')(target, bytes, request)
+  protected override publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    return this.#hook('publishBytes')(target, bytes, request)
   }
 
   protected override updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
@@ -139,7 +139,7 @@ function trackedChunks(chunks: Uint8Array[], fail?: Error): { source: AsyncItera
 
 describe('FileSystem (template methods over hooks)', () => {
   it('translates a raw hook error through the backend table, with the verb and the path', async () => {
-    const fs = new ScriptedFileSystem({ readBytes: () => Promise.reject(Object.assign(new Error('raw'), { errno: 'EIO' })) })
+    const fs = new ScriptedFileSystem({ loadBytes: () => Promise.reject(Object.assign(new Error('raw'), { errno: 'EIO' })) })
     const err = await fs.readText(target).catch((e: unknown) => e)
     expect(isFsError(err, 'FS_IO_ERROR')).toBe(true)
     expect((err as FsError).message).toBe('cannot read "/f.txt": i/o error')
@@ -179,7 +179,7 @@ describe('FileSystem (template methods over hooks)', () => {
   })
 
   it('readText: bytes above maxTextBytes from a careless hook are still FS_TOO_LARGE', async () => {
-    const fs = new ScriptedFileSystem({ readBytes: async () => utf8('x'.repeat(11)) }, { maxTextBytes: 10 })
+    const fs = new ScriptedFileSystem({ loadBytes: async () => utf8('x'.repeat(11)) }, { maxTextBytes: 10 })
     const err = await fs.readText(target).catch((e: unknown) => e)
     expect(isFsError(err, 'FS_TOO_LARGE')).toBe(true)
     expect((err as FsError).details).toEqual({ size: 11, limit: 10 })
@@ -216,7 +216,7 @@ describe('FileSystem (template methods over hooks)', () => {
   it('writeText: before is decoded only up to diffBasisMaxBytes, without BOM, LF-normalized', async () => {
     const before = Uint8Array.of(0xef, 0xbb, 0xbf, ...utf8('a\r\nb'))
     const fs = (limit: number): ScriptedFileSystem =>
-      new ScriptedFileSystem({ writeBytes: async () => ({ created: false, version: FsVersion('v'), before }) }, { diffBasisMaxBytes: limit })
+      new ScriptedFileSystem({ publishBytes: async () => ({ created: false, version: FsVersion('v'), before }) }, { diffBasisMaxBytes: limit })
     expect((await fs(100).writeText(target, 'x\r\n')).before).toBe('a\nb')
     expect((await fs(100).writeText(target, 'x\r\n')).after).toBe('x\n')
     expect((await fs(3).writeText(target, 'x')).before).toBeNull()

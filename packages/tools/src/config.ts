@@ -7,6 +7,7 @@ export const DEFAULT_CONFIG: ToolsConfig = Object.freeze({
   readMaxLineLength: 2000,
   readMaxBytes: 51200,
   readStreamMinSize: 10 * 1024 * 1024,
+  readImageMaxBytes: 5 * 1024 * 1024,
   globMaxResults: 100,
   grepMaxMatches: 250,
   grepMaxLineBytes: 2000,

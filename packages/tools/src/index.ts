@@ -5,11 +5,14 @@
  */
 import { ObservationPolicy, type FileSystem } from '@seamfs/core'
 import { resolveConfig } from './config.js'
+import { deleteTool } from './delete-tool.js'
+import { createDirectoryTool } from './directory-tool.js'
 import { editTool } from './edit-tool.js'
 import { readTool } from './file-tools.js'
 import { globTool } from './glob-tool.js'
 import { grepTool } from './grep-tool.js'
 import { listTool } from './list-tool.js'
+import { moveTool } from './move-tool.js'
 import { writeTool } from './write-tool.js'
 import type { FileTool, ToolsConfig } from './types.js'
 
@@ -18,10 +21,14 @@ export type { ReadLine } from './read-window.js'
 export type { ReadValue } from './file-tools.js'
 export type { EditValue } from './edit-tool.js'
 export type { WriteValue } from './write-tool.js'
+export type { DeleteValue } from './delete-tool.js'
+export type { MoveValue } from './move-tool.js'
+export type { CreateDirectoryValue } from './directory-tool.js'
+export { sniffImage, type ImageMimeType } from './image.js'
 export type { ListValue } from './list-tool.js'
 export type { GlobValue } from './glob-tool.js'
 export type { GrepMatch, GrepValue } from './grep-tool.js'
-export type { FileTool, JsonSchema, ToolAnnotations, ToolContext, ToolResult, ToolsConfig } from './types.js'
+export type { FileTool, JsonSchema, ToolAnnotations, ToolContext, ToolImage, ToolResult, ToolsConfig } from './types.js'
 
 /** Options of {@link createFileTools}. */
 export interface FileToolsOptions {
@@ -45,6 +52,11 @@ export interface FileToolsOptions {
  * names). Optional keys are declared `[type, 'null']`: `null` means absent,
  * as hosts in strict mode send it.
  *
+ * The tools are `list`, `read`, `write`, `edit`, `glob`, `grep`, then the ones the backend's
+ * capabilities allow: `create_directory` (`capabilities.createDirectory`), `move`
+ * (`capabilities.rename`) and `delete` (`capabilities.remove`). A tool the backend cannot
+ * serve is left out, so the model is never offered what would only answer `FS_UNSUPPORTED`.
+ *
  * Each call returns a new set of tools with its own default session: a call
  * whose context names no `session` records and reads its observations there,
  * so `execute(args)` read → edit works with a policy and no session at all.
@@ -54,7 +66,13 @@ export interface FileToolsOptions {
 export function createFileTools(options: FileToolsOptions): FileTool[] {
   const session = Object.freeze({ tools: 'default session' })
   const deps = { fs: options.fs, policy: options.policy, session, cwd: options.cwd, config: resolveConfig(options.config) }
-  return [listTool(deps), readTool(deps), writeTool(deps), editTool(deps), globTool(deps), grepTool(deps)] as FileTool[]
+  const tools: FileTool[] = [listTool(deps), readTool(deps), writeTool(deps), editTool(deps), globTool(deps), grepTool(deps)] as FileTool[]
+  // A tool the backend cannot serve is not offered, rather than answering FS_UNSUPPORTED on every call.
+  const { capabilities } = options.fs
+  if (capabilities.createDirectory !== undefined) tools.push(createDirectoryTool(deps))
+  if (capabilities.rename !== undefined) tools.push(moveTool(deps))
+  if (capabilities.remove === true) tools.push(deleteTool(deps))
+  return tools
 }
 
 export { ObservationPolicy }

@@ -118,11 +118,15 @@ export function truncateResultText(text: string, maxBytes: number = DEFAULT_MAX_
 
 /**
  * One tool result as an MCP `CallToolResult`: the text (cut at `maxResultBytes`
- * by {@link truncateResultText}), and a failure's code in `_meta`.
+ * by {@link truncateResultText}), then the result's image as MCP image content
+ * (`{ type: 'image', data, mimeType }`, not counted in the text cap: the tool
+ * caps it), and a failure's code in `_meta`.
  */
 export function toMcpResult(result: ToolResult, maxResultBytes: number = DEFAULT_MAX_RESULT_BYTES): CallToolResult {
   const text = truncateResultText(result.text, checkResultCap(maxResultBytes))
-  const out: CallToolResult = { content: [{ type: 'text', text }], isError: result.isError }
+  const content: CallToolResult['content'] = [{ type: 'text', text }]
+  if (result.image !== undefined) content.push({ type: 'image', data: result.image.data, mimeType: result.image.mimeType })
+  const out: CallToolResult = { content, isError: result.isError }
   if (result.isError && result.code !== undefined) out._meta = { [MCP_CODE_META_KEY]: result.code }
   return out
 }
@@ -136,7 +140,8 @@ function errorResult(message: string, maxResultBytes: number): CallToolResult {
  * each tool's name, title, description, JSON Schema and annotations;
  * `tools/call` runs `execute(arguments, { session, signal })` with the
  * request's abort signal (cancellation, or the connection closing) and returns
- * `{ content: [{ type: 'text', text }], isError }`, plus
+ * `{ content: [{ type: 'text', text }], isError }` (and an `image` block after
+ * the text when the result has an image: `read` of a picture), plus
  * `_meta: { 'seamfs/code': code }` on a failure with a code. An unknown tool is
  * an `isError` result, not a protocol error. A text over `maxResultBytes` is
  * cut, with a footer saying so and how to ask for less.

@@ -53,13 +53,14 @@ export function escapeUnsafe(text: string): string {
 /**
  * The messages core, the policy and the backends build around a path, as `head` + `"<path>"`
  * + the text that closes the path: `cannot <verb> "<path>": …`, `cannot overwrite existing
- * "<path>" without reading it first`, `edit requires reading "<path>" first`. The path is put
+ * "<path>" without reading it first`, `edit requires reading "<path>" first` (and `remove`, `move`). The path is put
  * in raw; the first closing text after the head ends it.
  */
 const PATH_MESSAGES: readonly (readonly [head: RegExp, end: RegExp])[] = [
-  [/^cannot (?:resolve|stat|lstat|read|list|write|edit) "/, /": /],
+  [/^cannot (?:resolve|stat|lstat|read|list|write|edit|remove|rename|create directory|move) "/, /": /],
   [/^cannot overwrite existing "/, /" without reading it first/],
-  [/^edit requires reading "/, /" first/],
+  [/^cannot (?:rename|move) onto existing "/, /" without overwrite/],
+  [/^(?:edit|remove|move) requires reading "/, /" first/],
 ]
 
 /**

@@ -62,3 +62,27 @@ export function withEditWording(err: unknown, path: string, count?: number): unk
   }
   return withRemedy(err)
 }
+
+/**
+ * A refused `delete`: a directory with entries says what to do instead (the tool removes one
+ * file or one empty directory, never a tree). Other refusals get {@link withRemedy}.
+ */
+export function withDeleteRemedy(err: unknown): unknown {
+  if (isFsError(err, 'FS_NOT_EMPTY')) return restated(err, `${err.message} — delete its entries first; delete removes only files and empty directories`)
+  return withRemedy(err)
+}
+
+/**
+ * A refused `move` in the store. An existing destination (`FS_NOT_OBSERVED`) is restated from the
+ * code and the destination path, with the way on: a file is replaced only after the session read
+ * it; a directory (`into` is then the path inside it the model may have meant; also for
+ * `FS_NOT_REGULAR_FILE`) is never replaced. Other refusals get
+ * {@link withRemedy}.
+ */
+export function withMoveRemedy(err: unknown, to: string, into: string | undefined): unknown {
+  const exists = `cannot move onto existing ${messagePath(to)}`
+  if (into !== undefined && isFsError(err))
+    return restated(err, `${exists}: it is a directory — to move into it, give the full new path (${messagePath(into)})`)
+  if (isFsError(err, 'FS_NOT_OBSERVED')) return restated(err, `${exists} — read it first to replace it, or choose another destination_path`)
+  return withRemedy(err)
+}

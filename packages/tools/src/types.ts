@@ -26,6 +26,14 @@ export interface ToolContext {
   readonly cwd?: string | undefined
 }
 
+/** An image a tool returns alongside its text, for multimodal hosts (MCP image content). */
+export interface ToolImage {
+  /** The image bytes, base64-encoded (standard alphabet, padded). */
+  readonly data: string
+  /** Detected from the bytes (magic numbers), never from the name. */
+  readonly mimeType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp'
+}
+
 /** What a tool call returns: the model-facing text, and the canonical value on success. */
 export interface ToolResult<V = unknown> {
   readonly text: string
@@ -34,6 +42,8 @@ export interface ToolResult<V = unknown> {
   readonly code?: FsErrorCode | undefined
   /** The canonical value of a success (see each tool). */
   readonly value?: V | undefined
+  /** An image to show the model with `text` (`read` of a PNG, JPEG, GIF or WebP file); a host that cannot show images has the text. */
+  readonly image?: ToolImage | undefined
 }
 
 /** A plain tool object any agent framework can host. `execute` never throws. */
@@ -54,6 +64,8 @@ export interface ToolsConfig {
   readonly readMaxLineLength: number
   readonly readMaxBytes: number
   readonly readStreamMinSize: number
+  /** The largest image file `read` returns as image content, in bytes. */
+  readonly readImageMaxBytes: number
   readonly globMaxResults: number
   readonly grepMaxMatches: number
   readonly grepMaxLineBytes: number

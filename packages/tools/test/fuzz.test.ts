@@ -1,6 +1,6 @@
 /**
- * Fuzz of every tool createFileTools returns (list, read, write, edit, and
- * glob/grep when present): arbitrary JSON-ish values, wrong types, odd
+ * Fuzz of every tool createFileTools returns (list, read, write, edit, glob,
+ * grep, and create_directory/move/delete where the backend offers them): arbitrary JSON-ish values, wrong types, odd
  * numbers and strings. `execute` must always resolve — a success, or
  * `isError` with an `Error: ` text and a known code (or none, for an input
  * error), never an internal error — and nothing outside the workspace may
@@ -156,6 +156,9 @@ const SURE_SUCCESS: Record<string, Record<string, unknown>> = {
   edit: { file_path: 'a.txt', old_string: 'world', new_string: 'WORLD' },
   glob: { pattern: '*.txt' },
   grep: { pattern: 'hello' },
+  create_directory: { path: 'dir/new' },
+  move: { source_path: 'a.txt', destination_path: 'dir/moved.txt' },
+  delete: { path: 'a.txt' },
 }
 
 const KNOWN_CODES = new Set<string>(FS_ERROR_CODES)
@@ -186,6 +189,9 @@ async function callChecked(tool: FileTool, args: unknown, context?: ToolContext)
     expect(result.value).toBeDefined()
     if (tool.name === 'list' || tool.name === 'read' || tool.name === 'write') expect(result.text.startsWith('<path>')).toBe(true)
     if (tool.name === 'edit') expect(result.text.startsWith('The file ')).toBe(true)
+    if (tool.name === 'delete') expect(result.text).toMatch(/^Deleted (file|empty directory) /)
+    if (tool.name === 'move') expect(result.text).toMatch(/^Moved (file|directory) |; nothing was moved\.$/)
+    if (tool.name === 'create_directory') expect(result.text).toMatch(/^(Created directory |Directory .* already exists; nothing changed\.$)/s)
   }
   return result
 }

@@ -56,9 +56,9 @@ class Faulty extends FileSystemLayer {
     return super.lstatPath(path, cwd, signal)
   }
 
-  protected override readBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
+  protected override loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
     if (this.#hits(target.displayPath) && this.fault === 'read') throw FsError.io('read', target.displayPath, 'input/output error')
-    return super.readBytes(target, request)
+    return super.loadBytes(target, request)
   }
 }
 

@@ -364,10 +364,10 @@ describe('search deadline on the walk', () => {
 })
 
 describe('registration', () => {
-  it('createFileTools appends glob and grep: read-only, closed schemas, prompts', () => {
+  it('createFileTools puts glob and grep after the file tools: read-only, closed schemas, prompts', () => {
     const tools = createFileTools({ fs: new MemoryFileSystem() })
-    expect(tools.map((t) => t.name).slice(-2)).toEqual(['glob', 'grep'])
-    for (const tool of tools.slice(-2)) {
+    expect(tools.map((t) => t.name).slice(0, 6)).toEqual(['list', 'read', 'write', 'edit', 'glob', 'grep'])
+    for (const tool of tools.slice(4, 6)) {
       expect(tool.inputSchema).toMatchObject({ type: 'object', required: ['pattern'], additionalProperties: false })
       expect(tool.annotations.readOnlyHint).toBe(true)
       expect(tool.prompt.length).toBeGreaterThan(0)

@@ -301,6 +301,43 @@ export function runSandboxControls(get: () => Ctx): void {
       for (const verb of VERBS) expect(await outcomeOf(mutate(fs, verb, await fs.resolve('link-in/x.txt')))).toBe('FS_SANDBOX_DENIED')
       expect(await snapshot(get().env, get().l.base)).toEqual(before)
     })
+    for (const mode of modes) {
+      it(`${mode}: remove, rename (either end) and createDirectory cannot touch .git or a protected path, nor take one away inside a directory`, async () => {
+        const { env, l } = get()
+        await env.mkdir(`${l.root}/repo/.git`)
+        await env.writeFile(`${l.root}/repo/.git/HEAD`, 'ref secret\n')
+        await env.writeFile(`${l.root}/repo/src.txt`, 'src secret\n')
+        const fs = sandbox({ mode, protectedPaths: ['sub', 'repo/src.txt'] })
+        const before = await snapshot(env, l.base)
+        const at = (path: string): Promise<import('@seamfs/core').FsTarget> => fs.resolve(path)
+        const attempts: Record<string, () => Promise<unknown>> = {
+          'remove repo/.git/HEAD': async () => fs.remove(await at('repo/.git/HEAD')),
+          'remove repo recursively (holds .git)': async () => fs.remove(await at('repo'), { recursive: true }),
+          'remove sub/x.txt (under a protected path)': async () => fs.remove(await at('sub/x.txt')),
+          'rename repo/.git away': async () => fs.rename(await at('repo/.git'), await at('git-moved')),
+          'rename a file into .git': async () => fs.rename(await at('inside.txt'), await at('repo/.git/hooks/pre-commit')),
+          'rename the protected sub away': async () => fs.rename(await at('sub'), await at('sub2')),
+          'rename repo away (it holds a protected path)': async () => fs.rename(await at('repo'), await at('elsewhere')),
+          'createDirectory .git/hooks': async () => fs.createDirectory(await at('.git/hooks')),
+        }
+        for (const [label, attempt] of Object.entries(attempts)) expect(await outcomeOf(attempt()), label).toBe('FS_SANDBOX_DENIED')
+        expect(await snapshot(env, l.base)).toEqual(before)
+      })
+    }
+    it('remove, rename and createDirectory inside the root work, and a rename out of or into the outside is denied', async () => {
+      const { env, l } = get()
+      const fs = sandbox()
+      await fs.rename(await fs.resolve('inside.txt'), await fs.resolve('sub/renamed.txt'))
+      expect(await env.readFile(`${l.root}/sub/renamed.txt`)).toBe('inside secret\n')
+      expect(await env.readFile(`${l.root}/inside.txt`)).toBeUndefined()
+      await fs.remove(await fs.resolve('sub/renamed.txt'))
+      expect(await env.readFile(`${l.root}/sub/renamed.txt`)).toBeUndefined()
+      expect(await fs.createDirectory(await fs.resolve('made/deep'))).toEqual({ created: true })
+      const before = await snapshot(env, l.base)
+      expect(await outcomeOf(fs.rename(await fs.resolve('sub/x.txt'), await fs.resolve('link-out/stolen.txt')))).toBe('FS_SANDBOX_DENIED')
+      expect(await outcomeOf(fs.rename(await fs.resolve('link-out/x.txt'), await fs.resolve('taken.txt')))).toBe('FS_SANDBOX_DENIED')
+      expect(await snapshot(env, l.base)).toEqual(before)
+    })
     it('protectedNames: [] turns the name check off; a name only matches a whole segment', async () => {
       await allowed('writeText', '.git/new.txt', `${get().l.root}/.git/new.txt`, { protectedNames: [] })
       await allowed('writeText', 'my.git/new.txt', `${get().l.root}/my.git/new.txt`)

@@ -37,6 +37,14 @@ export interface Layout {
 
 export type Verb = 'writeText' | 'editText'
 export const VERBS: readonly Verb[] = ['writeText', 'editText']
+/**
+ * The mutations the escape corpus tries: the text verbs, a remove, and a rename from the
+ * attempt's path (to an inside name) and to it (from an inside file): both ends are fenced.
+ */
+export type FenceVerb = Verb | 'remove' | 'rename from' | 'rename to'
+export const FENCE_VERBS: readonly FenceVerb[] = [...VERBS, 'remove', 'rename from', 'rename to']
+/** The verbs that act on an existing file: they take an attempt's `editPath` when it has one. */
+const ON_EXISTING: ReadonlySet<FenceVerb> = new Set(['editText', 'remove', 'rename from'])
 export const PAYLOAD = 'PWNED\n'
 export const EDIT = { oldString: 'secret', newString: 'PWNED', replaceAll: true } as const
 
@@ -367,6 +375,14 @@ export function mutate(fs: FileSystem, verb: Verb, target: FsTarget): Promise<un
   return verb === 'writeText' ? fs.writeText(target, PAYLOAD) : fs.editText(target, EDIT)
 }
 
+/** One fence verb on `target`; a rename's other end is a name inside the root. */
+async function fenceMutate(fs: FileSystem, verb: FenceVerb, target: FsTarget): Promise<unknown> {
+  if (verb === 'remove') return fs.remove(target)
+  if (verb === 'rename from') return fs.rename(target, await fs.resolve('moved-in.txt'), { overwrite: true })
+  if (verb === 'rename to') return fs.rename(await fs.resolve('inside.txt'), target, { overwrite: true })
+  return mutate(fs, verb, target)
+}
+
 function codeOf(err: unknown): FsErrorCode | undefined {
   return isFsError(err) ? err.code : undefined
 }
@@ -381,7 +397,7 @@ interface AttemptResult {
 }
 
 /** Runs one attempt: resolve (or forge) the target, swap a link if asked, snapshot, mutate, snapshot. */
-async function runAttempt(ctx: Ctx, a: EscapeAttempt, verb: Verb): Promise<AttemptResult> {
+async function runAttempt(ctx: Ctx, a: EscapeAttempt, verb: FenceVerb): Promise<AttemptResult> {
   const { env, l } = ctx
   const sandbox = new SandboxedFileSystem(env.inner, { mode: 'workspace-write', workspaceRoot: l.root, ...a.options?.(l) })
   let before = await snapshot(env, l.base)
@@ -390,7 +406,7 @@ async function runAttempt(ctx: Ctx, a: EscapeAttempt, verb: Verb): Promise<Attem
   try {
     if (a.forged !== undefined) target = await a.forged(ctx)
     else {
-      const path = (verb === 'editText' ? a.editPath : undefined) ?? a.path
+      const path = (ON_EXISTING.has(verb) ? a.editPath : undefined) ?? a.path
       if (path === undefined) throw new TypeError(`attempt "${a.label}" has neither path nor forged`)
       target = await sandbox.resolve(path(l), a.cwd === undefined ? {} : { cwd: a.cwd(l) })
     }
@@ -403,7 +419,7 @@ async function runAttempt(ctx: Ctx, a: EscapeAttempt, verb: Verb): Promise<Attem
     before = await snapshot(env, l.base)
   }
   try {
-    await mutate(sandbox, verb, target)
+    await fenceMutate(sandbox, verb, target)
     return await done('succeeded', undefined)
   } catch (err) {
     return done(codeOf(err) === 'FS_SANDBOX_DENIED' ? 'denied' : `mutate:${codeOf(err) ?? String(err)}`, err)
@@ -427,7 +443,7 @@ export function runSandboxCorpus(fixture: SandboxFixture): void {
       describe(category, () => {
         for (const a of ESCAPES.filter((e) => e.category === category)) {
           const outcomes = a.outcomes ?? ['denied']
-          for (const verb of VERBS) {
+          for (const verb of FENCE_VERBS) {
             const name =
               outcomes.length === 1 && outcomes[0] === 'denied' ? `denies ${verb} to ${a.label}` : `rejects ${verb} to ${a.label} with ${outcomes.join(' | ')}`
             it(name, async () => {

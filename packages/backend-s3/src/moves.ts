@@ -1,0 +1,377 @@
+/** `remove`, `rename` and `createDirectory` over S3: deletes, server-side copies and `dir/` markers. */
+import {
+  checkGuard,
+  FsError,
+  FsVersion,
+  throwIfAborted,
+  type FsRemoveOutcome,
+  type FsRenameOutcome,
+  type FsTarget,
+  type FsVerb,
+  type RemoveRequest,
+  type RenameRequest,
+} from '@seamfs/core/backend'
+import { withKeysHeld } from './locks.js'
+import type { S3MoveProbeResult, S3ProbeResult } from './options.js'
+import type { Paths } from './paths.js'
+import { keyFits, MAX_KEY_BYTES, versionOf, type CopyConditions, type PutConflict, type Revision, type Store } from './store.js'
+
+/** The version of every directory (`stat` reports it): directories are key prefixes, nothing about them changes but their listing. */
+export const DIRECTORY_VERSION = FsVersion('directory')
+/** The Content-Type of a directory marker (what S3 consoles and s3fs use). */
+export const MARKER_CONTENT_TYPE = 'application/x-directory'
+/** The most bytes one CopyObject copies (S3's limit); a larger object needs a multipart copy, which this backend does not do. */
+export const MAX_COPY_BYTES = 5 * 1024 ** 3
+
+/** What the moves need from the filesystem: its namespace, its store, its probes and its path check. */
+export interface MoveContext {
+  readonly paths: Paths
+  readonly store: Store
+  probe(): Promise<S3ProbeResult>
+  probeMoves(): Promise<S3MoveProbeResult>
+  /** Whether a file lies on the path to `rel` (see `S3FileSystem`'s resolve). */
+  underFile(rel: string, signal: AbortSignal | undefined): Promise<boolean>
+  /** The key of the process-wide locks of `rel`. */
+  lockKey(rel: string): string
+  /** An ETag in the `If-Match` form the server accepts. */
+  ifMatch(etag: string): string
+  /** `requireAtomicGuards`: a guard the server would not enforce is `FS_UNSUPPORTED`, not a lock. */
+  readonly requireAtomic: boolean
+}
+
+/** How a directory is removed (see `Moves.remove`). */
+interface DirectoryRemove {
+  readonly recursive: boolean
+  readonly signal: AbortSignal | undefined
+  readonly maxEntries: number
+  readonly guarded: boolean
+}
+
+/** The version guard a conditional DELETE can enforce: only the ETag, so only where the ETag is the whole version (unversioned). */
+const deletesAreGuarded = (probe: S3ProbeResult, moves: S3MoveProbeResult): boolean => moves.deleteIfMatch && !probe.versioned
+
+/**
+ * The three optional operations. Guards the server enforces are sent as request conditions;
+ * the others are checked while holding the key's process-wide lock, which every write and
+ * edit of this process also takes (writes with server-enforced guards take it shared), so
+ * in-process they hold like `'process'` guards of writes.
+ */
+export class Moves {
+  readonly #ctx: MoveContext
+
+  constructor(ctx: MoveContext) {
+    this.#ctx = ctx
+  }
+
+  /**
+   * A file: one DELETE (a delete marker in a versioned bucket), after a HEAD. Guarded: with
+   * `If-Match` where the server enforces it (unversioned buckets only: the ETag is the whole
+   * version there), else HEAD, check and DELETE under the key's lock. A directory: the marker
+   * (empty), `FS_NOT_EMPTY`, or with `recursive` every key below the prefix, counted first.
+   * Guarded, a directory has the one directory version: the guard passes while the path is
+   * still a directory (no file took its place, which HEAD finds first), checked like a file's
+   * guard (under the key's lock where DELETE conditions are not enforced). Deleting the keys
+   * below the prefix never deletes a file written at the path meanwhile.
+   */
+  async remove(target: FsTarget, { expected, recursive, signal, maxEntries }: RemoveRequest): Promise<FsRemoveOutcome> {
+    const { paths, store } = this.#ctx
+    const path = target.displayPath
+    const rel = paths.relOf(target, 'remove')
+    if (rel === '') throw FsError.unsupported('remove', path, 'the root of the filesystem cannot be removed')
+    const key = paths.objectKey(rel)
+    if (expected === undefined) {
+      if ((await store.head(key, signal)) === undefined) return this.#removeDirectory(rel, path, { recursive, signal, maxEntries, guarded: false })
+      throwIfAborted(signal, 'remove')
+      await store.remove(key)
+      return { type: 'file', entries: 1 }
+    }
+    const [probe, moves] = await Promise.all([this.#ctx.probe(), this.#ctx.probeMoves()])
+    const removeChecked = async (): Promise<FsRemoveOutcome> => {
+      const revision = await store.head(key, signal)
+      if (revision === undefined) {
+        if (!(await this.#isDirectory(rel, signal))) throw FsError.stale('remove', path, 'gone')
+        checkGuard('remove', path, expected, DIRECTORY_VERSION)
+        return this.#removeDirectory(rel, path, { recursive, signal, maxEntries, guarded: true })
+      }
+      checkGuard('remove', path, expected, versionOf(revision))
+      throwIfAborted(signal, 'remove')
+      const ifMatch = deletesAreGuarded(probe, moves) ? this.#ctx.ifMatch(revision.etag) : undefined
+      const removed = await store.remove(key, ifMatch)
+      if (!removed.ok) throw await this.#lostDelete(removed, key, 'remove', path)
+      return { type: 'file', entries: 1 }
+    }
+    if (deletesAreGuarded(probe, moves)) return removeChecked()
+    if (this.#ctx.requireAtomic) throw FsError.unsupported('remove', path, 'the server does not enforce If-Match on DELETE and requireAtomicGuards is set')
+    return withKeysHeld([this.#ctx.lockKey(rel)], removeChecked)
+  }
+
+  /**
+   * `mkdir -p` as one zero-byte marker object `<dir>/` (its ancestors exist through it):
+   * 1 HEAD (a file at the path?), 1 LIST (a directory already, with a marker?) and the path
+   * check of resolve, together, then 1 PUT when there is no marker yet. A directory that
+   * existed only through its files gets a marker too (still `created: false`), so it stays
+   * when they go.
+   */
+  async makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
+    const { paths, store } = this.#ctx
+    const path = target.displayPath
+    const rel = paths.relOf(target, 'create directory')
+    if (rel === '') return false
+    const marker = paths.childPrefix(rel)
+    if (!keyFits(marker)) throw FsError.io('create directory', path, `the marker key would be longer than ${MAX_KEY_BYTES} bytes, the S3 limit`)
+    const [file, first, underFile] = await Promise.all([
+      store.head(paths.objectKey(rel), signal),
+      store.firstKeys(marker, 1, signal),
+      this.#ctx.underFile(rel, signal),
+    ])
+    if (file !== undefined || underFile) throw FsError.notDirectory('create directory', path)
+    // `dir/` sorts before every other key that starts with it.
+    if (first[0] === marker) return false
+    throwIfAborted(signal, 'create directory')
+    const put = await store.put(marker, new Uint8Array(0), undefined, MARKER_CONTENT_TYPE)
+    if (!put.ok) throw put.error
+    return first.length === 0
+  }
+
+  /**
+   * S3 has no rename (`rename: 'copy'`). A file only: `renameDirectories` is false, a directory
+   * source is `FS_UNSUPPORTED`. In order:
+   * 1. HEAD the source: its revision `V` (missing → `FS_NOT_FOUND`, guarded `FS_STALE_VERSION`);
+   *    `expected` is checked against `V`; above 5 GiB (one CopyObject's limit) → `FS_TOO_LARGE`,
+   *    `details: { size, limit }`, nothing changes;
+   * 2. HEAD and LIST the destination (and the path check of resolve): a directory there, an
+   *    existing file without `overwrite`, or another version than `overwrite.version` fail here;
+   * 3. CopyObject of exactly `V`: by VersionId in a versioned bucket, else with the source's
+   *    ETag as copy condition (`x-amz-copy-source-if-match`, or radosgw's `x-amz-copy-if-match`,
+   *    as the second probe found). Destination conditions (`If-None-Match: *`, `If-Match`) are
+   *    sent where the probe saw CopyObject enforce them. A refused copy changes nothing: the
+   *    source changed (`FS_STALE_VERSION` on `from`) or the destination did (`FS_NOT_OBSERVED`,
+   *    or `FS_STALE_VERSION` on `to`). An aborted signal is honoured up to here, not after;
+   * 4. DELETE the source guarded by `V`: `If-Match` where enforced (unversioned buckets), else
+   *    HEAD + compare + DELETE. Both names hold the content from 3 to 4: never neither.
+   *
+   * Where a condition is not enforced (on radosgw 16: the destination and the DELETE), steps
+   * 1–4 run holding the process-wide locks of both keys (taken in key order), which this
+   * process's writes, edits and removes of those keys also take: inside one process renames,
+   * writes and removes of a key never interleave, and of N racing renamers exactly one wins.
+   *
+   * If the source changed or went between 3 and 4 (only a writer outside this process's locks
+   * can do that), it is kept, and the rename fails with `FS_STALE_VERSION`. A destination the
+   * copy created is deleted again, guarded by the copy's revision: both names are as they
+   * were, and of renamers racing from several processes only the one whose DELETE took the
+   * source wins. A file the copy replaced (`overwrite`) cannot be brought back: `to` keeps the
+   * copied version, the source its new content, and the message says so. The copy is never
+   * deleted unguarded.
+   */
+  async rename(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
+    const { paths } = this.#ctx
+    const path = from.displayPath
+    const fromRel = paths.relOf(from, 'rename')
+    const toRel = paths.relOf(to, 'rename')
+    if (fromRel === '') throw FsError.unsupported('rename', path, 'directories cannot be renamed on S3 (renameDirectories is false)')
+    if (toRel === '') throw request.overwrite === false ? FsError.destinationExists('rename', to.displayPath) : FsError.notRegularFile('rename', to.displayPath)
+    if (!keyFits(paths.objectKey(toRel))) throw FsError.io('rename', to.displayPath, `the object key would be longer than ${MAX_KEY_BYTES} bytes, the S3 limit`)
+    const [probe, moves] = await Promise.all([this.#ctx.probe(), this.#ctx.probeMoves()])
+    const move = (): Promise<FsRenameOutcome> => this.#move(fromRel, toRel, from, to, request, probe, moves)
+    if (this.#atomicMove(probe, moves, request)) return move()
+    if (this.#ctx.requireAtomic)
+      throw FsError.unsupported('rename', path, 'the server does not enforce the copy and delete conditions a rename needs, and requireAtomicGuards is set')
+    return withKeysHeld([this.#ctx.lockKey(fromRel), this.#ctx.lockKey(toRel)], move)
+  }
+
+  /** Every condition a rename needs is enforced by the server: no lock. */
+  #atomicMove(probe: S3ProbeResult, moves: S3MoveProbeResult, { overwrite }: RenameRequest): boolean {
+    const source = probe.versioned || moves.copySourceIfMatch !== null
+    const destination = overwrite === true || (moves.copyIfNoneMatch && (overwrite === false || (moves.copyIfMatch && !probe.versioned)))
+    return source && destination && deletesAreGuarded(probe, moves)
+  }
+
+  async #move(
+    fromRel: string,
+    toRel: string,
+    from: FsTarget,
+    to: FsTarget,
+    { expected, overwrite, signal }: RenameRequest,
+    probe: S3ProbeResult,
+    moves: S3MoveProbeResult,
+  ): Promise<FsRenameOutcome> {
+    const { paths, store } = this.#ctx
+    const path = from.displayPath
+    const [fromKey, toKey] = [paths.objectKey(fromRel), paths.objectKey(toRel)]
+    const source = await store.head(fromKey, signal)
+    if (source === undefined) {
+      if (await this.#isDirectory(fromRel, signal))
+        throw FsError.unsupported('rename', path, 'directories cannot be renamed on S3 (renameDirectories is false)')
+      throw expected === undefined ? FsError.notFound('rename', path) : FsError.stale('rename', path, 'gone')
+    }
+    checkGuard('rename', path, expected, versionOf(source))
+    if (source.size > MAX_COPY_BYTES) {
+      // eslint-disable-next-line no-restricted-syntax -- FsError.tooLarge speaks of whole-file text; this limit is one CopyObject's
+      throw FsError.at('FS_TOO_LARGE', 'rename', path, `objects above 5 GiB need a multipart copy, which this backend does not do`, {
+        details: { size: source.size, limit: MAX_COPY_BYTES },
+      })
+    }
+    const [dest, destIsDirectory, throughFile] = await Promise.all([
+      store.head(toKey, signal),
+      this.#isDirectory(toRel, signal),
+      this.#ctx.underFile(toRel, signal),
+    ])
+    if (throughFile) throw FsError.throughFile('rename', to.displayPath)
+    if (dest === undefined && destIsDirectory) {
+      throw overwrite === false ? FsError.destinationExists('rename', to.displayPath) : FsError.notRegularFile('rename', to.displayPath)
+    }
+    if (dest !== undefined) {
+      if (overwrite === false) throw FsError.destinationExists('rename', to.displayPath)
+      if (overwrite !== true && versionOf(dest) !== overwrite.version) throw FsError.stale('rename', to.displayPath, 'changed')
+    }
+    throwIfAborted(signal, 'rename')
+    // From here on the rename completes (or fails) without looking at the signal: the copy is published.
+    const copied = await store.copy(
+      { key: fromKey, versionId: source.versionId, size: source.size },
+      toKey,
+      this.#copyConditions(source, dest, overwrite, probe, moves),
+    )
+    if (!copied.ok) throw await this.#lostCopy(copied, source, fromKey, from, to, overwrite)
+    const copy = await this.#copyRevision(toKey, to, copied.revision, probe)
+    const ifMatch = deletesAreGuarded(probe, moves) ? this.#ctx.ifMatch(source.etag) : undefined
+    const now = ifMatch === undefined ? await store.head(fromKey) : source
+    const removed = now !== undefined && versionOf(now) === versionOf(source) ? await store.remove(fromKey, ifMatch) : undefined
+    if (removed !== undefined && !removed.ok && removed.status !== 412 && removed.status !== 404) {
+      throw FsError.io('rename', path, `the copy at "${to.displayPath}" was made, but the server failed to delete the source (status ${removed.status})`, {
+        cause: removed.error,
+        retryable: true,
+      })
+    }
+    if (removed?.ok !== true) await this.#sourceChanged(toKey, copy, dest !== undefined, ifMatch !== undefined, from, to)
+    return { type: 'file', replaced: dest !== undefined, version: versionOf(copy) }
+  }
+
+  /**
+   * The copy's revision. radosgw 16 answers a copy into a versioned bucket without the new
+   * VersionId: then one HEAD of the destination finds it (the copy's ETag must match; a write
+   * that landed in between, only possible from outside this process's locks, fails the rename).
+   */
+  async #copyRevision(toKey: string, to: FsTarget, copied: Revision, probe: S3ProbeResult): Promise<Revision> {
+    if (!probe.versioned || copied.versionId !== undefined) return copied
+    const now = await this.#ctx.store.head(toKey)
+    if (now?.etag !== copied.etag) throw FsError.io('rename', to.displayPath, 'the copy was overwritten before its version could be read; the source was kept')
+    return now
+  }
+
+  /** The source's exact revision (its VersionId, or its ETag where the server checks it), and the destination's state as seen. */
+  #copyConditions(
+    source: Revision,
+    dest: Revision | undefined,
+    overwrite: RenameRequest['overwrite'],
+    probe: S3ProbeResult,
+    moves: S3MoveProbeResult,
+  ): CopyConditions {
+    const header = moves.copySourceIfMatch
+    const sourceIfMatch = source.versionId === undefined && header !== null ? { header, etag: source.etag } : undefined
+    if (overwrite === true) return { sourceIfMatch }
+    if (dest === undefined) return { sourceIfMatch, ifNoneMatch: moves.copyIfNoneMatch ? '*' : undefined }
+    return { sourceIfMatch, ifMatch: moves.copyIfMatch && !probe.versioned ? this.#ctx.ifMatch(dest.etag) : undefined }
+  }
+
+  /** A refused copy: the source changed or went (its condition), else the destination did (its condition); anything else is the server's failure. */
+  async #lostCopy(
+    conflict: PutConflict,
+    source: Revision,
+    fromKey: string,
+    from: FsTarget,
+    to: FsTarget,
+    overwrite: RenameRequest['overwrite'],
+  ): Promise<FsError> {
+    const now = conflict.status === 412 ? await this.#ctx.store.head(fromKey) : source
+    if (now === undefined) return FsError.stale('rename', from.displayPath, 'gone', conflict.error)
+    if (versionOf(now) !== versionOf(source)) return FsError.stale('rename', from.displayPath, 'changed', conflict.error)
+    if (conflict.status !== 412) {
+      return FsError.io('rename', from.displayPath, `the server failed the copy (status ${conflict.status}); the source was kept`, {
+        cause: conflict.error,
+        retryable: true,
+      })
+    }
+    return overwrite === false
+      ? FsError.destinationExists('rename', to.displayPath, conflict.error)
+      : FsError.stale('rename', to.displayPath, 'changed', conflict.error)
+  }
+
+  /**
+   * The source changed or went between the copy and its guarded delete (another process, or a
+   * client that does not take this process's locks): it is kept. A destination this rename
+   * created is deleted again, guarded by the copy's revision, so both names are as they were;
+   * a file it replaced cannot be brought back, so `to` keeps the copied version. Either way
+   * the rename fails with `FS_STALE_VERSION`, and its message says which.
+   */
+  async #sourceChanged(toKey: string, copy: Revision, replaced: boolean, conditional: boolean, from: FsTarget, to: FsTarget): Promise<never> {
+    const { store } = this.#ctx
+    let undone = false
+    if (!replaced) {
+      const now = conditional ? copy : await store.head(toKey)
+      undone = now !== undefined && versionOf(now) === versionOf(copy) && (await store.remove(toKey, conditional ? this.#ctx.ifMatch(copy.etag) : undefined)).ok
+    }
+    const outcome = undone ? 'the copy was deleted again' : `"${to.displayPath}" keeps the copy of the version that was moved`
+    // eslint-disable-next-line no-restricted-syntax -- FsError.stale cannot say what the rename kept and undid
+    throw FsError.at('FS_STALE_VERSION', 'rename', from.displayPath, `the source changed during the rename; it was kept, and ${outcome}`)
+  }
+
+  /** A guarded DELETE that was refused, or the source check before it that failed: gone or changed. */
+  async #lostDelete(conflict: PutConflict, key: string, verb: FsVerb, path: string): Promise<FsError> {
+    if (conflict.status !== 412 && conflict.status !== 404) {
+      return FsError.io(verb, path, `the server failed a conditional delete (status ${conflict.status})`, { cause: conflict.error, retryable: true })
+    }
+    const now = await this.#ctx.store.head(key)
+    return FsError.stale(verb, path, now === undefined ? 'gone' : 'changed', conflict.error)
+  }
+
+  /** A directory's remove; `guarded`: its guard passed, and a directory gone meanwhile is stale `gone`, not `FS_NOT_FOUND`. */
+  async #removeDirectory(rel: string, path: string, how: DirectoryRemove): Promise<FsRemoveOutcome> {
+    const { paths, store } = this.#ctx
+    const { recursive, signal, maxEntries } = how
+    const prefix = paths.childPrefix(rel)
+    const gone = (): FsError => (how.guarded ? FsError.stale('remove', path, 'gone') : FsError.notFound('remove', path))
+    if (!recursive) {
+      const keys = await store.firstKeys(prefix, 2, signal)
+      if (keys.length === 0) throw gone()
+      if (keys.length > 1 || keys[0] !== prefix) throw FsError.notEmpty('remove', path)
+      throwIfAborted(signal, 'remove')
+      await store.remove(prefix)
+      return { type: 'directory', entries: 1 }
+    }
+    const tree = await this.#tree(prefix, path, signal, maxEntries)
+    if (tree.keys.length === 0) throw gone()
+    throwIfAborted(signal, 'remove')
+    // Files first, then markers deepest first: a remove that fails part way leaves directories listed.
+    const ordered = [...tree.keys.filter((k) => !k.endsWith('/')), ...tree.keys.filter((k) => k.endsWith('/')).sort((a, b) => b.length - a.length)]
+    await store.removeAll(ordered)
+    return { type: 'directory', entries: tree.entries }
+  }
+
+  /**
+   * Every key below `prefix`, and how many entries they make: the directory itself, each file
+   * and each directory below it (a marker adds none of its own). Listing stops as soon as there
+   * are more than `maxEntries`: `FS_TOO_LARGE`, `details.entries` the count reached then.
+   */
+  async #tree(prefix: string, path: string, signal: AbortSignal | undefined, maxEntries: number): Promise<{ keys: string[]; entries: number }> {
+    const keys: string[] = []
+    const dirs = new Set<string>()
+    let files = 0
+    for await (const page of this.#ctx.store.keysUnder(prefix, signal)) {
+      for (const key of page) {
+        keys.push(key)
+        const rest = key.slice(prefix.length)
+        for (let at = rest.indexOf('/'); at >= 0; at = rest.indexOf('/', at + 1)) dirs.add(rest.slice(0, at))
+        if (!rest.endsWith('/') && rest !== '') files++
+      }
+      const entries = 1 + files + dirs.size
+      if (entries > maxEntries) {
+        throw FsError.tooManyEntries('remove', path, entries, maxEntries)
+      }
+    }
+    return { keys, entries: 1 + files + dirs.size }
+  }
+
+  #isDirectory(rel: string, signal: AbortSignal | undefined): Promise<boolean> {
+    return this.#ctx.store.hasKeysUnder(this.#ctx.paths.childPrefix(rel), signal)
+  }
+}

@@ -1,0 +1,50 @@
+/** What an `S3FileSystem` declares and the client it builds: pure functions of its options and probe. */
+import type { S3ClientConfig } from '@aws-sdk/client-s3'
+import type { FsCapabilities } from '@seamfs/core/backend'
+import type { S3Credentials, S3FileSystemOptions, S3ProbeResult } from './options.js'
+
+/** The capabilities for what the probe found (conservative before it has run). */
+export function capabilitiesOf(probe: S3ProbeResult | undefined): FsCapabilities {
+  return Object.freeze({
+    symlinks: false,
+    permissions: false,
+    processPath: false,
+    // Until the probe has run, only the in-process lock is promised.
+    createIfAbsent: probe?.createIfAbsent === true ? 'atomic' : 'process',
+    replaceIfVersion: probe?.replaceIfVersion === true ? 'atomic' : 'process',
+    // An unversioned bucket's ETag of a single PUT is the MD5 of the content: equal content,
+    // equal token (a re-created file with the same bytes cannot be told apart). Only a
+    // versioned bucket's VersionId names a revision.
+    versionSource: probe?.versioned === true ? 'revision' : 'content-hash',
+    newlineInNames: true,
+    emptyDirectories: false,
+    remove: true,
+    // A copy has no server-side guard on radosgw, nor a delete on most servers: the guards of
+    // remove and rename are checked under the per-key lock, whatever the write guards are.
+    removeIfVersion: 'process',
+    // S3 has no rename: a guarded server-side copy, then a guarded delete of the source.
+    rename: 'copy',
+    renameDirectories: false,
+    createDirectory: 'marker',
+    mtime: true,
+  })
+}
+
+function credentialsOf(c: S3Credentials): { accessKeyId: string; secretAccessKey: string; sessionToken?: string } {
+  const base = { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey }
+  return c.sessionToken === undefined ? base : { ...base, sessionToken: c.sessionToken }
+}
+
+/** The config of a client built from the options, with the settings S3-compatible servers need. */
+export function clientConfig(o: Readonly<S3FileSystemOptions>): S3ClientConfig {
+  return {
+    region: o.region ?? 'us-east-1',
+    ...(o.endpoint === undefined ? {} : { endpoint: o.endpoint }),
+    ...(o.forcePathStyle === undefined ? {} : { forcePathStyle: o.forcePathStyle }),
+    ...(o.credentials === undefined ? {} : { credentials: credentialsOf(o.credentials) }),
+    // The SDK's default (aws-chunked bodies with checksum trailers) is not understood by many
+    // S3-compatible servers (RGW 16 answers 411); plain Content-Length bodies work everywhere.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  }
+}

@@ -1,0 +1,249 @@
+import { posix } from 'node:path'
+import {
+  checkGuard,
+  FsError,
+  throwIfAborted,
+  type FsRemoveOutcome,
+  type FsRenameOutcome,
+  type FsVerb,
+  type FsVersion,
+  type KeyedMutex,
+  type RemoveRequest,
+  type RenameRequest,
+} from '@seamfs/core/backend'
+import type { Attrs, Session } from './connection.js'
+import { ensureDirectory, removeMade } from './directories.js'
+import { STATUS, statusOf } from './errors.js'
+import { kindOf, type Kind } from './paths.js'
+import { dropStage, makeStage, stageOf, stageOrError, type Stage } from './stages.js'
+import { hasEntries, moveEntry, removeEntry, removeTree, surveyTree, type TreeSite } from './tree.js'
+import { metadataVersion, type VersionCache } from './versions.js'
+
+/** What the removals and moves need of the filesystem: its session, root, versions and locks. */
+export interface MutationContext {
+  readonly s: Session
+  readonly root: string
+  readonly versions: VersionCache
+  /** The lstat of `key`, undefined when absent, with `realpath(key)` fenced to the root in the same round trip. */
+  current(key: string, verb: FsVerb, path: string): Promise<Attrs | undefined>
+  /** The content-hash version of the file `key` (cached or read), undefined when it vanished. */
+  version(key: string, attrs: Attrs, verb: FsVerb, path: string, signal: AbortSignal | undefined): Promise<FsVersion | undefined>
+  /** Takes over a stage that could not be removed (the next operation's sweep removes it). */
+  orphan(stage: string): void
+  /** Runs `fn` holding the per-target locks of `keys` (the ones writes and edits take). */
+  locked<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T>
+}
+
+/** Runs `fn` holding the locks of `keys`, taken in sorted order (two renames of one pair in opposite directions cannot deadlock). */
+export function holdAll<T>(mutex: KeyedMutex, keys: readonly string[], fn: () => Promise<T>): Promise<T> {
+  const sorted = [...new Set(keys)].sort()
+  const hold = (i: number): Promise<T> => (i === sorted.length ? fn() : mutex.run(sorted[i] as string, () => hold(i + 1)))
+  return hold(0)
+}
+
+/** One end of a rename: its canonical key and the path its errors name. */
+export interface End {
+  readonly key: string
+  readonly path: string
+}
+
+function rootRefused(verb: FsVerb, path: string, root: string, what: string): FsError {
+  return FsError.at('FS_SANDBOX_DENIED', verb, path, `the root "${root}" itself cannot be ${what}`)
+}
+
+/** The target turned into a symbolic link since `resolve` made it canonical. */
+function nowALink(verb: FsVerb, path: string): FsError {
+  return FsError.io(verb, path, 'the path is a symbolic link now (it changed since it was resolved); resolve it again', { retryable: true })
+}
+
+/** The kind of an existing entry, refusing a link (see `nowALink`). */
+function kindAt(attrs: Attrs, verb: FsVerb, path: string): Exclude<Kind, 'symlink'> {
+  const kind = kindOf(attrs.mode)
+  if (kind === 'symlink') throw nowALink(verb, path)
+  return kind
+}
+
+/** The error of a source (or removal target) that is missing: `FS_NOT_FOUND`, or stale `gone` when guarded. */
+function missing(verb: 'remove' | 'rename', path: string, expected: { readonly version: FsVersion } | undefined, cause?: unknown): FsError {
+  return expected === undefined ? FsError.notFound(verb, path, cause) : FsError.stale(verb, path, 'gone', cause)
+}
+
+/**
+ * `remove`: under the target's lock (the one writes and edits take), the
+ * target is looked at (lstat, with its realpath fenced), the guard checked on
+ * its content hash (a directory's: its metadata version, as `stat` reports it,
+ * so a file that took a directory's place never matches), and then unlinked or
+ * rmdir-ed through a stage made in its
+ * directory (stages.ts; tree.ts: `removeEntry`). A recursive remove counts the
+ * tree first, then takes it down depth-first (`surveyTree`, `removeTree`).
+ */
+export async function removeAt(c: MutationContext, { key, path }: End, req: RemoveRequest): Promise<FsRemoveOutcome> {
+  if (key === c.root) throw rootRefused('remove', path, c.root, 'removed')
+  const site: TreeSite = { root: c.root, verb: 'remove', path, orphan: (stage) => c.orphan(stage) }
+  return c.locked([key], async () => {
+    throwIfAborted(req.signal, 'remove')
+    // The stage goes out with the look (same round trip); it is dropped again whatever happens.
+    const staging = stageOrError(c.s, site, posix.dirname(key))
+    try {
+      return await removeStaged(c, site, key, req, staging)
+    } finally {
+      const staged = await staging
+      if (!('error' in staged)) await dropStage(c.s, site, staged)
+    }
+  })
+}
+
+async function removeStaged(
+  c: MutationContext,
+  site: TreeSite,
+  key: string,
+  req: RemoveRequest,
+  staging: ReturnType<typeof stageOrError>,
+): Promise<FsRemoveOutcome> {
+  const path = site.path
+  const attrs = await c.current(key, 'remove', path)
+  if (attrs === undefined) throw missing('remove', path, req.expected)
+  const kind = kindAt(attrs, 'remove', path)
+  if (kind === 'other') throw FsError.notRegularFile('remove', path)
+  if (kind === 'file') {
+    if (req.expected !== undefined) checkGuard('remove', path, req.expected, await c.version(key, attrs, 'remove', path, req.signal))
+    throwIfAborted(req.signal, 'remove')
+    await removeEntry(c.s, site, key, 'file', stageOf(await staging)).catch((err: unknown) => {
+      throw statusOf(err) === STATUS.NO_SUCH_FILE ? missing('remove', path, req.expected, err) : err
+    })
+    c.versions.forget(key)
+    return { type: 'file', entries: 1 }
+  }
+  // A directory's version is its metadata, as `stat` reports it; a file's is never one.
+  if (req.expected !== undefined) checkGuard('remove', path, req.expected, metadataVersion('directory', attrs))
+  const stage = stageOf(await staging)
+  if (!req.recursive) {
+    await removeEntry(c.s, site, key, 'directory', stage).catch(async (err: unknown) => {
+      if (statusOf(err) === STATUS.NO_SUCH_FILE) throw missing('remove', path, req.expected, err)
+      // OpenSSH folds ENOTEMPTY into a generic FAILURE: a READDIR tells.
+      if (statusOf(err) === STATUS.FAILURE && (await hasEntries(c.s, key).catch(() => false))) throw FsError.notEmpty('remove', path, err)
+      throw err
+    })
+    return { type: 'directory', entries: 1 }
+  }
+  const { tree } = await surveyTree(c.s, site, key, req.maxEntries, req.signal)
+  throwIfAborted(req.signal, 'remove')
+  const entries = await removeTree(c.s, site, tree, stage)
+  c.versions.forgetBelow(key)
+  return { type: 'directory', entries }
+}
+
+/**
+ * `rename`: under the locks of both ends, both are looked at, the guards
+ * checked on content hashes (a directory source's on its metadata version), missing parents of `to` made, and the entry moved
+ * (tree.ts: `moveEntry`). Without a file to replace, OpenSSH's plain rename:
+ * link() + unlink() for a file, which fails when `to` exists, whoever made it
+ * (so no other client's file is ever replaced), a stat then rename() for a
+ * directory (a racing client's EMPTY directory made at `to` in between would be
+ * replaced). Replacing: `posix-rename@openssh.com`, atomic; the destination's
+ * version is checked under the lock only (the `replaceIfVersion: 'process'`
+ * strength: another client can change it between the check and the rename).
+ */
+export async function renameAt(c: MutationContext, from: End, to: End, req: RenameRequest): Promise<FsRenameOutcome> {
+  if (from.key === c.root) throw rootRefused('rename', from.path, c.root, 'moved')
+  if (to.key === c.root) throw rootRefused('rename', to.path, c.root, 'replaced')
+  return c.locked([from.key, to.key], async () => {
+    throwIfAborted(req.signal, 'rename')
+    const site: TreeSite = { root: c.root, verb: 'rename', path: from.path, orphan: (stage) => c.orphan(stage) }
+    const [fromDir, toDir] = [posix.dirname(from.key), posix.dirname(to.key)]
+    // The stages go out with the looks (same round trip); `to`'s directory may not exist yet.
+    const staging = [stageOrError(c.s, site, fromDir), toDir === fromDir ? Promise.resolve(undefined) : stageOrError(c.s, site, toDir)] as const
+    const stages: Stage[] = []
+    try {
+      return await renameStaged(c, site, from, to, req, staging, stages)
+    } finally {
+      for (const outcome of await Promise.all(staging)) if (outcome !== undefined && !('error' in outcome)) stages.push(outcome)
+      await Promise.all([...new Set(stages)].map((stage) => dropStage(c.s, site, stage)))
+    }
+  })
+}
+
+async function renameStaged(
+  c: MutationContext,
+  site: TreeSite,
+  from: End,
+  to: End,
+  req: RenameRequest,
+  staging: readonly [ReturnType<typeof stageOrError>, Promise<Awaited<ReturnType<typeof stageOrError>> | undefined>],
+  stages: Stage[],
+): Promise<FsRenameOutcome> {
+  const [src, dst] = await Promise.all([c.current(from.key, 'rename', from.path), c.current(to.key, 'rename', to.path)])
+  if (src === undefined) throw missing('rename', from.path, req.expected)
+  const kind = kindAt(src, 'rename', from.path)
+  if (kind === 'other') throw FsError.notRegularFile('rename', from.path)
+  if (dst !== undefined) refuseDestination(kind, kindAt(dst, 'rename', to.path), to.path, req.overwrite)
+  let version: FsVersion | undefined
+  if (kind === 'file') {
+    version = await c.version(from.key, src, 'rename', from.path, req.signal)
+    if (version === undefined) throw missing('rename', from.path, req.expected)
+    checkGuard('rename', from.path, req.expected, version)
+  } else if (req.expected !== undefined) {
+    checkGuard('rename', from.path, req.expected, metadataVersion('directory', src))
+  }
+  let replacing = dst !== undefined
+  if (dst !== undefined && typeof req.overwrite === 'object') {
+    const current = await c.version(to.key, dst, 'rename', to.path, req.signal)
+    // Gone meanwhile: a missing destination is created, and the plain rename makes sure no one else's file is replaced.
+    if (current !== undefined) checkGuard('rename', to.path, req.overwrite, current)
+    replacing = current !== undefined
+  }
+  // `overwrite: true` may replace any file, also one made after the look: posix-rename whenever a file moves.
+  const replace = kind === 'file' && (replacing || req.overwrite === true)
+  throwIfAborted(req.signal, 'rename')
+  const toDir = posix.dirname(to.key)
+  const made = await ensureDirectory(c.s, toDir, { root: c.root, verb: 'rename', path: to.path })
+  let after: Attrs | undefined
+  let late: Stage | undefined
+  try {
+    const fromStage = stageOf(await staging[0])
+    const early = (await staging[1]) ?? fromStage
+    // In a directory made just now, the stage is made now; one that failed for another reason fails the move.
+    const toStage = 'error' in early && made !== undefined ? (late = await makeStage(c.s, site, toDir)) : stageOf(early)
+    after = await moveEntry(c.s, site, from.key, to.key, replace, { from: fromStage, to: toStage })
+  } catch (err) {
+    if (late !== undefined) await dropStage(c.s, site, late)
+    if (made !== undefined) await removeMade(c.s, toDir, made).catch(() => undefined)
+    throw await explainFailedMove(c, from, to, req, kind, err)
+  }
+  if (late !== undefined) stages.push(late)
+  if (kind === 'directory') c.versions.forgetBelow(from.key)
+  else c.versions.move(from.key, to.key)
+  return { type: kind, replaced: replacing, version: version ?? (await directoryVersion(c, to, after)) }
+}
+
+/** Refuses an existing destination that this rename may not replace. */
+function refuseDestination(kind: Kind, there: Kind, path: string, overwrite: RenameRequest['overwrite']): void {
+  if (overwrite === false) throw FsError.destinationExists('rename', path)
+  if (there !== 'file') throw FsError.notRegularFile('rename', path)
+  // A directory never replaces a file (the server's rename() would refuse it too).
+  if (kind === 'directory') throw FsError.unsupported('rename', path, 'a directory never replaces a file')
+}
+
+/** A moved directory's version: from the attrs the move's probes saw, else a fresh stat. */
+async function directoryVersion(c: MutationContext, to: End, seen: Attrs | undefined): Promise<FsVersion> {
+  const attrs = seen !== undefined && kindOf(seen.mode) === 'directory' ? seen : await c.s.stat(to.key)
+  return metadataVersion('directory', attrs)
+}
+
+/**
+ * What a failed move means, from a fresh look at both ends: the source gone
+ * (another renamer or remover won), the destination taken meanwhile (the
+ * plain rename refused to replace it), or the server's own error.
+ */
+async function explainFailedMove(c: MutationContext, from: End, to: End, req: RenameRequest, kind: Kind, err: unknown): Promise<unknown> {
+  const status = statusOf(err)
+  if (status !== STATUS.NO_SUCH_FILE && status !== STATUS.FAILURE) return err
+  const [src, dst] = await Promise.all([c.s.lstat(from.key).catch(() => undefined), c.s.lstat(to.key).catch(() => undefined)])
+  if (src === undefined) return missing('rename', from.path, req.expected, err)
+  if (dst === undefined) return err
+  const there = kindOf(dst.mode)
+  if (req.overwrite === false) return FsError.destinationExists('rename', to.path, err)
+  if (there !== 'file') return FsError.notRegularFile('rename', to.path, err)
+  if (kind === 'directory') return FsError.unsupported('rename', to.path, 'a directory never replaces a file', err)
+  return typeof req.overwrite === 'object' ? FsError.stale('rename', to.path, 'changed', err) : err
+}
