@@ -11,10 +11,13 @@ import {
   type RemoveRequest,
   type RenameRequest,
 } from '@seamfs/core/backend'
+import { createHash } from 'node:crypto'
+import { httpStatusOf } from './errors.js'
 import { withKeysHeld } from './locks.js'
+import { MAX_PUT_RENAME_BYTES, putsDestination, removeSourceVersion, undoLostWrite, type Move, type Transfer } from './rename-steps.js'
 import type { S3MoveProbeResult, S3ProbeResult } from './options.js'
 import type { Paths } from './paths.js'
-import { keyFits, MAX_KEY_BYTES, versionOf, type CopyConditions, type PutConflict, type Revision, type Store } from './store.js'
+import { keyFits, MAX_KEY_BYTES, versionOf, type CopyConditions, type PutConflict, type PutResult, type Revision, type Store } from './store.js'
 
 /** The version of every directory (`stat` reports it): directories are key prefixes, nothing about them changes but their listing. */
 export const DIRECTORY_VERSION = FsVersion('directory')
@@ -141,27 +144,51 @@ export class Moves {
    *    `details: { size, limit }`, nothing changes;
    * 2. HEAD and LIST the destination (and the path check of resolve): a directory there, an
    *    existing file without `overwrite`, or another version than `overwrite.version` fail here;
-   * 3. CopyObject of exactly `V`: by VersionId in a versioned bucket, else with the source's
-   *    ETag as copy condition (`x-amz-copy-source-if-match`, or radosgw's `x-amz-copy-if-match`,
-   *    as the second probe found). Destination conditions (`If-None-Match: *`, `If-Match`) are
-   *    sent where the probe saw CopyObject enforce them. A refused copy changes nothing: the
-   *    source changed (`FS_STALE_VERSION` on `from`) or the destination did (`FS_NOT_OBSERVED`,
-   *    or `FS_STALE_VERSION` on `to`). An aborted signal is honoured up to here, not after;
-   * 4. DELETE the source guarded by `V`: `If-Match` where enforced (unversioned buckets), else
-   *    HEAD + compare + DELETE. Both names hold the content from 3 to 4: never neither.
+   * 3. the destination is written with exactly `V`:
+   *    - without `overwrite`, where the server enforces `If-None-Match: *` on PUT but not on
+   *      CopyObject (radosgw's unversioned buckets), and `V` has at most
+   *      {@link MAX_PUT_RENAME_BYTES} (64 MiB): GET of the source (its ETag must still be `V`'s),
+   *      then PUT with `If-None-Match: *`, Content-Type and user metadata kept. A destination
+   *      created by anyone meanwhile, in any process, refuses it: `FS_NOT_OBSERVED`;
+   *    - else CopyObject of `V`: by VersionId in a versioned bucket, else with the source's ETag
+   *      as copy condition (`x-amz-copy-source-if-match`, or radosgw's `x-amz-copy-if-match`, as
+   *      the second probe found). Destination conditions (`If-None-Match: *`, `If-Match`) are
+   *      sent where the probe saw CopyObject enforce them; where it did not, the destination
+   *      check of 2 holds only against this process (see below).
    *
-   * Where a condition is not enforced (on radosgw 16: the destination and the DELETE), steps
-   * 1–4 run holding the process-wide locks of both keys (taken in key order), which this
+   *    A refused write changes nothing: the source changed (`FS_STALE_VERSION` on `from`) or the
+   *    destination did (`FS_NOT_OBSERVED`, or `FS_STALE_VERSION` on `to`). A write whose every
+   *    answer was lost (the connection failed) is looked for: a `to` that was absent and now
+   *    holds `V`'s content is deleted again (guarded by that revision), so both names are as
+   *    they were, and the error is `FS_IO_ERROR`, retryable. An aborted signal is honoured up to
+   *    here, not after;
+   * 4. delete the source `V`: in a versioned bucket by its VersionId (that version only, for
+   *    good: a version written meanwhile stays the current object), then one HEAD (an older
+   *    version that surfaced is hidden by a delete marker); in an unversioned bucket `If-Match`
+   *    where DELETE enforces it, else HEAD + compare + DELETE. Both names hold the content from
+   *    3 to 4: never neither.
+   *
+   * Guard strength: the no-overwrite default holds against other processes with the
+   * `createIfAbsent` strength, and only where the PUT of 3 is used (radosgw: unversioned
+   * buckets, objects up to 64 MiB); above that bound, and in a versioned bucket on radosgw
+   * (which enforces no PUT condition), it holds only against this process. With
+   * `requireAtomicGuards`, a rename that would fall back to the lock is `FS_UNSUPPORTED`.
+   *
+   * Where a condition is not enforced (on radosgw 16: the destination of a copy and the DELETE),
+   * steps 1–4 run holding the process-wide locks of both keys (taken in key order), which this
    * process's writes, edits and removes of those keys also take: inside one process renames,
    * writes and removes of a key never interleave, and of N racing renamers exactly one wins.
    *
    * If the source changed or went between 3 and 4 (only a writer outside this process's locks
-   * can do that), it is kept, and the rename fails with `FS_STALE_VERSION`. A destination the
-   * copy created is deleted again, guarded by the copy's revision: both names are as they
-   * were, and of renamers racing from several processes only the one whose DELETE took the
-   * source wins. A file the copy replaced (`overwrite`) cannot be brought back: `to` keeps the
-   * copied version, the source its new content, and the message says so. The copy is never
-   * deleted unguarded.
+   * can do that), it is kept, and the rename fails with `FS_STALE_VERSION`: in a versioned
+   * bucket always (a version written even just before the DELETE stays current); in an
+   * unversioned bucket only when the change came before the HEAD of 4 (no server checks a
+   * DELETE condition there; a rewrite between that HEAD and the DELETE is deleted with it). A
+   * destination the copy created is deleted again, guarded by the copy's revision: both names
+   * are as they were, and of renamers racing from several processes only the one whose DELETE
+   * took the source wins. A file the copy replaced (`overwrite`) cannot be brought back: `to`
+   * keeps the copied version, the source its new content, and the message says so. The copy is
+   * never deleted unguarded.
    */
   async rename(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
     const { paths } = this.#ctx
@@ -172,29 +199,33 @@ export class Moves {
     if (toRel === '') throw request.overwrite === false ? FsError.destinationExists('rename', to.displayPath) : FsError.notRegularFile('rename', to.displayPath)
     if (!keyFits(paths.objectKey(toRel))) throw FsError.io('rename', to.displayPath, `the object key would be longer than ${MAX_KEY_BYTES} bytes, the S3 limit`)
     const [probe, moves] = await Promise.all([this.#ctx.probe(), this.#ctx.probeMoves()])
-    const move = (): Promise<FsRenameOutcome> => this.#move(fromRel, toRel, from, to, request, probe, moves)
-    if (this.#atomicMove(probe, moves, request)) return move()
+    const move = { fromRel, toRel, from, to, request, probe, moves, locked: false }
+    if (this.#atomicMove(probe, moves, request)) return this.#move(move)
     if (this.#ctx.requireAtomic)
       throw FsError.unsupported('rename', path, 'the server does not enforce the copy and delete conditions a rename needs, and requireAtomicGuards is set')
-    return withKeysHeld([this.#ctx.lockKey(fromRel), this.#ctx.lockKey(toRel)], move)
+    return this.#locked(move)
   }
 
-  /** Every condition a rename needs is enforced by the server: no lock. */
+  /** The move, holding the process-wide locks of both keys. */
+  #locked(move: Move): Promise<FsRenameOutcome> {
+    return withKeysHeld([this.#ctx.lockKey(move.fromRel), this.#ctx.lockKey(move.toRel)], () => this.#move({ ...move, locked: true }))
+  }
+
+  /**
+   * Every condition a rename needs is enforced by the server: no lock. (A no-overwrite rename
+   * counts on the PUT of step 3 where CopyObject ignores `If-None-Match`; an object too large
+   * for it is moved under the lock, see `#move`.)
+   */
   #atomicMove(probe: S3ProbeResult, moves: S3MoveProbeResult, { overwrite }: RenameRequest): boolean {
     const source = probe.versioned || moves.copySourceIfMatch !== null
-    const destination = overwrite === true || (moves.copyIfNoneMatch && (overwrite === false || (moves.copyIfMatch && !probe.versioned)))
+    const noOverwrite = moves.copyIfNoneMatch || probe.createIfAbsent
+    const destination = overwrite === true || (overwrite === false ? noOverwrite : moves.copyIfMatch && !probe.versioned)
     return source && destination && deletesAreGuarded(probe, moves)
   }
 
-  async #move(
-    fromRel: string,
-    toRel: string,
-    from: FsTarget,
-    to: FsTarget,
-    { expected, overwrite, signal }: RenameRequest,
-    probe: S3ProbeResult,
-    moves: S3MoveProbeResult,
-  ): Promise<FsRenameOutcome> {
+  async #move(move: Move): Promise<FsRenameOutcome> {
+    const { fromRel, toRel, from, to, request, probe, moves } = move
+    const { expected, overwrite, signal } = request
     const { paths, store } = this.#ctx
     const path = from.displayPath
     const [fromKey, toKey] = [paths.objectKey(fromRel), paths.objectKey(toRel)]
@@ -211,6 +242,17 @@ export class Moves {
         details: { size: source.size, limit: MAX_COPY_BYTES },
       })
     }
+    const viaPut = putsDestination(source, overwrite, probe, moves)
+    if (!move.locked && overwrite === false && !viaPut && !moves.copyIfNoneMatch) {
+      // Too large for the PUT, and the copy's destination condition is not enforced: only the lock is left.
+      if (this.#ctx.requireAtomic)
+        throw FsError.unsupported(
+          'rename',
+          path,
+          `above ${MAX_PUT_RENAME_BYTES} bytes only the process lock keeps "${to.displayPath}" absent, and requireAtomicGuards is set`,
+        )
+      return this.#locked(move)
+    }
     const [dest, destIsDirectory, throughFile] = await Promise.all([
       store.head(toKey, signal),
       this.#isDirectory(toRel, signal),
@@ -226,24 +268,72 @@ export class Moves {
     }
     throwIfAborted(signal, 'rename')
     // From here on the rename completes (or fails) without looking at the signal: the copy is published.
-    const copied = await store.copy(
-      { key: fromKey, versionId: source.versionId, size: source.size },
-      toKey,
-      this.#copyConditions(source, dest, overwrite, probe, moves),
-    )
-    if (!copied.ok) throw await this.#lostCopy(copied, source, fromKey, from, to, overwrite)
-    const copy = await this.#copyRevision(toKey, to, copied.revision, probe)
+    const copy = await this.#transfer({ fromKey, toKey, source, dest, viaPut }, move)
+    await this.#removeSource(fromKey, toKey, source, copy, dest !== undefined, move)
+    return { type: 'file', replaced: dest !== undefined, version: versionOf(copy) }
+  }
+
+  /**
+   * Step 3: the destination written with the source's revision `V` (PUT or CopyObject, see
+   * `rename`); the new revision. A write whose every answer was lost is undone where it landed
+   * on an absent `to`, and its error rethrown.
+   */
+  async #transfer(t: Transfer, move: Move): Promise<Revision> {
+    const { store } = this.#ctx
+    const { fromKey, toKey, source, dest, viaPut } = t
+    const { from, to, request, probe, moves } = move
+    let sent: () => Promise<PutResult>
+    let etag = source.etag
+    if (viaPut) {
+      const got = await store.getBytes(fromKey, MAX_PUT_RENAME_BYTES, from.displayPath)
+      if (got === undefined) throw FsError.stale('rename', from.displayPath, 'gone')
+      if (got === 'too large' || versionOf(got.revision) !== versionOf(source)) throw FsError.stale('rename', from.displayPath, 'changed')
+      etag = createHash('md5').update(got.bytes).digest('hex')
+      sent = () => store.put(toKey, got.bytes, { ifNoneMatch: '*' }, got.contentType ?? 'application/octet-stream', got.metadata)
+    } else {
+      sent = () =>
+        store.copy({ key: fromKey, versionId: source.versionId, size: source.size }, toKey, this.#copyConditions(source, dest, request.overwrite, probe, moves))
+    }
+    let written: PutResult
+    try {
+      written = await sent()
+    } catch (err) {
+      if (httpStatusOf(err) === undefined && dest === undefined)
+        await undoLostWrite(this.#ctx, toKey, etag, deletesAreGuarded(probe, moves)).catch(() => undefined)
+      throw err
+    }
+    if (!written.ok && written.unanswered && written.status === 412 && dest === undefined) {
+      // An earlier attempt landed but its answer was lost; the retry then met our own object.
+      const now = await store.head(toKey)
+      if (now?.etag === etag) return now
+    }
+    if (!written.ok) throw await this.#lostCopy(written, source, fromKey, from, to, request.overwrite)
+    return viaPut ? written.revision : this.#copyRevision(toKey, to, written.revision, probe)
+  }
+
+  /** Step 4: the source `V` deleted (see `rename`), or, if it changed meanwhile, kept and the rename failed. */
+  async #removeSource(fromKey: string, toKey: string, source: Revision, copy: Revision, replaced: boolean, move: Move): Promise<void> {
+    const { store } = this.#ctx
+    const { from, to, probe, moves } = move
+    if (source.versionId !== undefined) {
+      if (!(await removeSourceVersion(this.#ctx.store, fromKey, source.versionId))) await this.#sourceChanged(toKey, copy, replaced, false, from, to)
+      return
+    }
     const ifMatch = deletesAreGuarded(probe, moves) ? this.#ctx.ifMatch(source.etag) : undefined
     const now = ifMatch === undefined ? await store.head(fromKey) : source
     const removed = now !== undefined && versionOf(now) === versionOf(source) ? await store.remove(fromKey, ifMatch) : undefined
     if (removed !== undefined && !removed.ok && removed.status !== 412 && removed.status !== 404) {
-      throw FsError.io('rename', path, `the copy at "${to.displayPath}" was made, but the server failed to delete the source (status ${removed.status})`, {
-        cause: removed.error,
-        retryable: true,
-      })
+      throw FsError.io(
+        'rename',
+        from.displayPath,
+        `the copy at "${to.displayPath}" was made, but the server failed to delete the source (status ${removed.status})`,
+        {
+          cause: removed.error,
+          retryable: true,
+        },
+      )
     }
-    if (removed?.ok !== true) await this.#sourceChanged(toKey, copy, dest !== undefined, ifMatch !== undefined, from, to)
-    return { type: 'file', replaced: dest !== undefined, version: versionOf(copy) }
+    if (removed?.ok !== true) await this.#sourceChanged(toKey, copy, replaced, ifMatch !== undefined, from, to)
   }
 
   /**

@@ -41,7 +41,8 @@ export interface S3FileSystemOptions extends FsLimits {
    * removes and renames with `FS_UNSUPPORTED` when the probes find that the server does not
    * enforce the matching request condition, instead of falling back to an in-process lock.
    * (A rename always needs conditions: on the source's revision, on the destination, and on
-   * the DELETE of the source; radosgw 16 enforces neither of the last two.) Default false.
+   * the DELETE of the source; radosgw 16 enforces no DELETE condition, and the destination's only
+   * on a PUT in an unversioned bucket, which a no-overwrite rename up to 64 MiB uses.) Default false.
    */
   readonly requireAtomicGuards?: boolean | undefined
   /** Base of relative paths, inside the filesystem (default `/`, the prefix root). */

@@ -22,7 +22,9 @@ export function capabilitiesOf(probe: S3ProbeResult | undefined): FsCapabilities
     // A copy has no server-side guard on radosgw, nor a delete on most servers: the guards of
     // remove and rename are checked under the per-key lock, whatever the write guards are.
     removeIfVersion: 'process',
-    // S3 has no rename: a guarded server-side copy, then a guarded delete of the source.
+    // S3 has no rename: a guarded server-side copy (or GET + PUT If-None-Match: *), then a guarded
+    // delete of the source. The no-overwrite default has the createIfAbsent strength only where
+    // that PUT is used (see Moves.rename and the README), else the process lock's.
     rename: 'copy',
     renameDirectories: false,
     createDirectory: 'marker',

@@ -11,6 +11,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3'
 import { FsError, FsVersion } from '@seamfs/core/backend'
+import { readBody } from './body.js'
 import { httpStatusOf } from './errors.js'
 
 /** S3's limit on an object key, in UTF-8 bytes (AWS, radosgw and MinIO alike): no object has a longer key. */
@@ -35,6 +36,20 @@ export interface Revision {
 /** The version token of a revision: the ETag, plus the VersionId where the bucket has one. */
 export function versionOf(rev: Revision): FsVersion {
   return FsVersion(rev.versionId === undefined ? rev.etag : `${rev.etag}#${rev.versionId}`)
+}
+
+/** A whole object read by {@link Store.getBytes}. */
+export interface StoredObject {
+  readonly revision: Revision
+  readonly bytes: Uint8Array
+  readonly contentType: string | undefined
+  readonly metadata: Readonly<Record<string, string>> | undefined
+}
+
+/** An entry of a key's version history: a version or a delete marker. */
+export interface VersionEntry {
+  readonly versionId: string | undefined
+  readonly marker: boolean
 }
 
 /** One page of a delimited listing, names relative to the listed prefix. */
@@ -170,6 +185,39 @@ export class Store {
     }
   }
 
+  /**
+   * GET of a whole object of at most `maxBytes` (a larger one is released unread: `'too large'`),
+   * with its Content-Type and user metadata, or undefined when there is no object.
+   */
+  async getBytes(key: string, maxBytes: number, path: string): Promise<StoredObject | 'too large' | undefined> {
+    if (!keyFits(key)) return undefined
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }))
+      const revision = revisionOf(out, out.ContentLength ?? 0)
+      const bytes = await readBody(out.Body as Readable, revision.size, 'rename', path, undefined, () => revision.size <= maxBytes)
+      if (bytes === null) return 'too large'
+      return { revision, bytes, contentType: out.ContentType, metadata: out.Metadata }
+    } catch (err) {
+      if (isMissing(err)) return undefined
+      throw err
+    }
+  }
+
+  /**
+   * The newest two entries (versions or delete markers) of exactly `key`, from one LIST of
+   * versions: the current one (`latest`) and the one below it, if any.
+   */
+  async topVersions(key: string): Promise<{ readonly latest: VersionEntry | undefined; readonly below: VersionEntry | undefined }> {
+    const out = await this.client.send(new ListObjectVersionsCommand({ Bucket: this.bucket, Prefix: key, MaxKeys: 2 }))
+    const entries = [
+      ...(out.Versions ?? []).map((v) => ({ versionId: v.VersionId, marker: false, latest: v.IsLatest === true, key: v.Key })),
+      ...(out.DeleteMarkers ?? []).map((v) => ({ versionId: v.VersionId, marker: true, latest: v.IsLatest === true, key: v.Key })),
+    ].filter((v) => v.key === key)
+    const pick = (e: (typeof entries)[number] | undefined): VersionEntry | undefined =>
+      e === undefined ? undefined : { versionId: e.versionId === 'null' ? undefined : e.versionId, marker: e.marker }
+    return { latest: pick(entries.find((e) => e.latest)), below: pick(entries.find((e) => !e.latest)) }
+  }
+
   /** True when at least one key starts with `prefix` (one LIST of one key; none when no key that long can exist). */
   async hasKeysUnder(prefix: string, signal?: AbortSignal): Promise<boolean> {
     return (await this.firstUnder(prefix, signal)) !== undefined
@@ -223,13 +271,20 @@ export class Store {
    * or 5xx answer is returned as a {@link PutConflict} for the caller to re-check; anything
    * else that fails is thrown.
    */
-  async put(key: string, bytes: Uint8Array, conditions?: PutConditions, contentType = 'text/plain; charset=utf-8'): Promise<PutResult> {
+  async put(
+    key: string,
+    bytes: Uint8Array,
+    conditions?: PutConditions,
+    contentType = 'text/plain; charset=utf-8',
+    metadata?: Readonly<Record<string, string>>,
+  ): Promise<PutResult> {
     const command = new PutObjectCommand({
       Bucket: this.bucket,
       Key: key,
       Body: bytes,
       ContentLength: bytes.byteLength,
       ContentType: contentType,
+      ...(metadata === undefined ? {} : { Metadata: { ...metadata } }),
       ...(conditions?.ifMatch === undefined ? {} : { IfMatch: conditions.ifMatch }),
       ...(conditions?.ifNoneMatch === undefined ? {} : { IfNoneMatch: conditions.ifNoneMatch }),
     })
@@ -295,13 +350,21 @@ export class Store {
   }
 
   /**
-   * DELETE of `key` (in a versioned bucket: a delete marker on top). With `ifMatch`, a refusal
-   * (412; 404 where the key is gone) is a {@link PutConflict}; a server that ignores the
-   * condition deletes anyway, which only the probe can tell.
+   * DELETE of `key` (in a versioned bucket: a delete marker on top; with `versionId`: that one
+   * version, for good, and nothing else). With `ifMatch`, a refusal (412; 404 where the key is
+   * gone) is a {@link PutConflict}; a server that ignores the condition deletes anyway, which
+   * only the probe can tell.
    */
-  async remove(key: string, ifMatch?: string): Promise<{ readonly ok: true } | PutConflict> {
+  async remove(key: string, ifMatch?: string, versionId?: string): Promise<{ readonly ok: true } | PutConflict> {
     try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key, ...(ifMatch === undefined ? {} : { IfMatch: ifMatch }) }))
+      await this.client.send(
+        new DeleteObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          ...(ifMatch === undefined ? {} : { IfMatch: ifMatch }),
+          ...(versionId === undefined ? {} : { VersionId: versionId }),
+        }),
+      )
       return { ok: true }
     } catch (err) {
       if (ifMatch !== undefined && isMissing(err)) return { ok: false, status: 404, unanswered: false, error: err }

@@ -207,7 +207,8 @@ describe.skipIf(server === null)(`S3FileSystem remove / rename / createDirectory
       expect(await codeOf(fs.rename(a, b))).toBe('FS_STALE_VERSION')
       expect([await read(fs, 'a.txt'), await read(fs, 'b.txt')]).toEqual(['changed meanwhile', undefined])
       await fs.writeText(a, 'moved')
-      interfere = 'CopyObjectCommand'
+      // A no-overwrite rename writes `to` by PUT If-None-Match: * where only PUT enforces it (the unversioned bucket).
+      interfere = bucket === server?.bucket ? 'PutObjectCommand' : 'CopyObjectCommand'
       const error = await failure(fs.rename(a, b))
       expect(error === 'ok' ? 'ok' : [error.code, error.message]).toEqual(['FS_STALE_VERSION', expect.stringContaining('the copy was deleted again')])
       expect([await read(fs, 'a.txt'), await read(fs, 'b.txt')]).toEqual(['changed meanwhile', undefined])
@@ -219,6 +220,27 @@ describe.skipIf(server === null)(`S3FileSystem remove / rename / createDirectory
       expect([await read(fs, 'a.txt'), await read(fs, 'c.txt')]).toEqual(['changed meanwhile', 'moved'])
       fs.client.destroy()
     })
+
+    it('a source with older versions (versioned) or above 64 MiB is gone after its rename; nothing older surfaces', async () => {
+      const fs = await open(bucket)
+      const a = await fs.resolve('a.txt')
+      await fs.writeText(a, 'old')
+      await fs.writeText(a, 'new')
+      expect(await fs.rename(a, await fs.resolve('b.txt'))).toMatchObject({ type: 'file', replaced: false })
+      expect([await read(fs, 'a.txt'), await read(fs, 'b.txt')]).toEqual([undefined, 'new'])
+      // Above MAX_PUT_RENAME_BYTES a no-overwrite rename is a CopyObject (under the process lock) in both buckets.
+      const big = Buffer.alloc(64 * 1024 ** 2 + 1, 'x')
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: `${fs.prefix}big.bin`, Body: big, ContentLength: big.byteLength }))
+      const sent: string[] = []
+      const own = rawClient(server!)
+      own.middlewareStack.add((next, context) => async (args) => (sent.push(context.commandName ?? ''), next(args)), { step: 'initialize', name: 'sent' })
+      const watched = await open(bucket, { client: own }, fs.prefix)
+      expect(await watched.rename(await watched.resolve('big.bin'), await watched.resolve('moved.bin'))).toMatchObject({ replaced: false })
+      expect(sent).toContain('CopyObjectCommand')
+      expect(sent).not.toContain('GetObjectCommand')
+      expect(await keysOf(fs)).toEqual(['b.txt', 'moved.bin'])
+      own.destroy()
+    }, 60_000)
 
     it('requireAtomicGuards: a guarded remove and every rename are FS_UNSUPPORTED (radosgw enforces no DELETE condition)', async () => {
       const fs = await open(bucket, { requireAtomicGuards: true })

@@ -125,10 +125,24 @@ describe.skipIf(server === null)(`S3FileSystem request counts${server === null ?
     await row('remove a tree of 30 files, recursive', 'DELETE-OBJECTS 1, HEAD 1, LIST 1', () => fs.remove(tree, { recursive: true }))
     await fs.writeText(file, 'f')
     const moved = await fs.resolve('g.txt')
-    // HEAD source, HEAD + LIST of the destination, COPY, HEAD source again (the version check before the DELETE), DELETE.
-    await row('rename f.txt → g.txt', 'COPY 1, DELETE 1, HEAD 3, LIST 1', () => fs.rename(file, moved))
+    // HEAD source, HEAD + LIST of the destination, GET source + PUT If-None-Match: * (no overwrite: radosgw ignores it on CopyObject),
+    // HEAD source again (the version check before the DELETE), DELETE.
+    await row('rename f.txt → g.txt', 'DELETE 1, GET 1, HEAD 3, LIST 1, PUT 1', () => fs.rename(file, moved))
     const below = await fs.resolve('n/m/h.txt')
-    await row('rename g.txt → n/m/h.txt (+1 HEAD per ancestor of to)', 'COPY 1, DELETE 1, HEAD 5, LIST 1', () => fs.rename(moved, below))
+    await row('rename g.txt → n/m/h.txt (+1 HEAD per ancestor of to)', 'DELETE 1, GET 1, HEAD 5, LIST 1, PUT 1', () => fs.rename(moved, below))
+    await fs.writeText(file, 'f')
+    // overwrite: true needs no destination condition: one CopyObject.
+    await row('rename f.txt → n/m/h.txt, overwrite', 'COPY 1, DELETE 1, HEAD 5, LIST 1', () => fs.rename(file, below, { overwrite: true }))
+
+    // Versioned bucket: + HEAD of `to` (radosgw's copy answer has no VersionId); LIST-VERSIONS (is V current, what lies below?), DELETE of V by VersionId, HEAD.
+    const versioned = await S3FileSystem.open({ client, bucket: server!.versionedBucket, prefix: `${prefix}versioned/` })
+    await versioned.probeMoves()
+    const v = await versioned.resolve('v.txt')
+    await versioned.writeText(v, 'v')
+    await row('rename v.txt → w.txt, versioned bucket', 'COPY 1, DELETE 1, HEAD 4, LIST 1, LIST-VERSIONS 1', async () =>
+      versioned.rename(v, await versioned.resolve('w.txt')),
+    )
+    await purge(client, server!.versionedBucket, versioned.prefix)
   })
 
   it(`listing ${LISTED} keys takes ⌈n / page size⌉ LISTs`, async () => {

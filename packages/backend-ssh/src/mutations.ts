@@ -75,7 +75,9 @@ function missing(verb: 'remove' | 'rename', path: string, expected: { readonly v
  * so a file that took a directory's place never matches), and then unlinked or
  * rmdir-ed through a stage made in its
  * directory (stages.ts; tree.ts: `removeEntry`). A recursive remove counts the
- * tree first, then takes it down depth-first (`surveyTree`, `removeTree`).
+ * tree first, then takes it down depth-first (`surveyTree`, `removeTree`); of
+ * concurrent recursive removers of one tree, the one whose rmdir takes its top
+ * directory succeeds, the others find it missing (`FS_NOT_FOUND`).
  */
 export async function removeAt(c: MutationContext, { key, path }: End, req: RemoveRequest): Promise<FsRemoveOutcome> {
   if (key === c.root) throw rootRefused('remove', path, c.root, 'removed')
@@ -126,11 +128,17 @@ async function removeStaged(
     })
     return { type: 'directory', entries: 1 }
   }
-  const { tree } = await surveyTree(c.s, site, key, req.maxEntries, req.signal)
+  // The tree gone meanwhile (another remover finished it first): missing, as for any target that vanished.
+  const vanished = (err: unknown): never => {
+    throw statusOf(err) === STATUS.NO_SUCH_FILE ? missing('remove', path, req.expected, err) : err
+  }
+  const { tree } = await surveyTree(c.s, site, key, req.maxEntries, req.signal).catch(vanished)
   throwIfAborted(req.signal, 'remove')
-  const entries = await removeTree(c.s, site, tree, stage)
-  c.versions.forgetBelow(key)
-  return { type: 'directory', entries }
+  try {
+    return { type: 'directory', entries: await removeTree(c.s, site, tree, stage).catch(vanished) }
+  } finally {
+    c.versions.forgetBelow(key)
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import { posix } from 'node:path'
 import { FsError, type FsVerb } from '@seamfs/core/backend'
 import { after, hunt, look, probe, settlePlace } from './checks.js'
 import type { Attrs, Session } from './connection.js'
+import { statusOf } from './errors.js'
 import { kindOf } from './paths.js'
 import { tempName } from './publish.js'
 
@@ -25,6 +26,16 @@ export interface StageSite {
 export interface Stage {
   readonly dir: string
   readonly path: string
+  /** The stage's mtime as the server set it (seconds): the server's clock when the stage was made. */
+  readonly made?: number | undefined
+}
+
+/** Another client's stage older than this (by the server's clock) is abandoned: a crashed writer's or remover's, never a live one. */
+export const ABANDONED_AFTER_SECONDS = 60
+
+/** True when a stage with mtime `mtime` is abandoned, judged by a stage of this client made in the same directory. */
+export function abandoned(mtime: number, mine: Stage): boolean {
+  return mine.made !== undefined && mtime + ABANDONED_AFTER_SECONDS <= mine.made
 }
 
 const isDirectory = (a: Attrs | undefined): boolean => a !== undefined && kindOf(a.mode) === 'directory'
@@ -49,10 +60,14 @@ export async function makeStage(s: Session, site: StageSite, dir: string): Promi
   const sighting = probe(s, where, path, 'lstat')
   const burst = Promise.all([before, sighting])
   burst.catch(() => undefined)
-  await made
+  await made.catch((err: unknown) => {
+    // The connection dropped: the stage may exist all the same; the sweep removes it over the next one.
+    if (statusOf(err) === undefined) site.orphan(path)
+    throw err
+  })
   const [b, seen] = await burst
   const settled = await settlePlace(s, site.root, { where, expected: path, file: path }, after([b], seen), isDirectory)
-  if (settled.verdict === 'yes') return { dir, path }
+  if (settled.verdict === 'yes') return { dir, path, made: seen.attrs.findLast((a) => a !== undefined)?.mtime }
   const removed = await hunt([path, ...settled.outside], (p) => s.rmdir(p))
   if (!removed) site.orphan(path)
   const left = removed ? 'removed' : 'left (empty) where this client could not find it'

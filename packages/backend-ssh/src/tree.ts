@@ -5,21 +5,27 @@ import { readdirChecked } from './checked-reads.js'
 import type { Attrs, Session } from './connection.js'
 import { STATUS, statusOf } from './errors.js'
 import { childPath, kindOf, type Kind } from './paths.js'
-import { dropStage, makeStage, nameOf, through, type Stage, type StageSite } from './stages.js'
+import { isTempName } from './publish.js'
+import { abandoned, dropStage, makeStage, nameOf, through, type Stage, type StageSite } from './stages.js'
 
 /** Directories listed at once while a tree is counted, and removed at once while it is taken down. */
 const DIRECTORY_CONCURRENCY = 8
 /** Unlinks of one directory sent at once (one round trip each batch). */
 const UNLINK_BATCH = 64
+/** Attempts at a directory's rmdir while what keeps it is other clients' stages (live ones go within moments). */
+const RMDIR_ATTEMPTS = 5
+/** The wait before another attempt: this much, plus as much again at random (removers racing for one directory fall out of step). */
+const RMDIR_WAIT_MS = 25
 
 /** Who removes or moves what, for the checks and their errors. */
 export type TreeSite = StageSite
 
-/** A directory to remove, as counted: its subdirectories and its other entries (never followed). */
+/** A directory to remove, as counted: its subdirectories, its other entries (never followed), and other clients' stages in it (not counted). */
 export interface Tree {
   readonly key: string
   readonly directories: Tree[]
   readonly leaves: string[]
+  readonly stages: { readonly name: string; readonly mtime: number }[]
 }
 
 /** A sighting, or undefined when a probe could not be sent or answered (a dropped connection fails the request too). */
@@ -148,7 +154,9 @@ async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) 
 /**
  * Lists the tree below the directory `key` (attrs of `lstat`: links are
  * leaves, never followed), each directory with the checked listing of reads
- * (checked-reads.ts). Counts `key` itself and every entry below it; past
+ * (checked-reads.ts). Stages (temp names: other clients' writes and removals,
+ * live or abandoned) are noted, never counted nor entered; a subdirectory
+ * another client removed meanwhile is skipped. Counts `key` itself and every entry below it; past
  * `limit` it stops and throws `FS_TOO_LARGE` with `{ entries, limit }`
  * (`entries`: how many it had counted then, at least `limit + 1`).
  */
@@ -159,14 +167,19 @@ export async function surveyTree(
   limit: number,
   signal: AbortSignal | undefined,
 ): Promise<{ tree: Tree; entries: number }> {
-  const tree: Tree = { key, directories: [], leaves: [] }
+  const tree: Tree = { key, directories: [], leaves: [], stages: [] }
   let entries = 1
   let level: Tree[] = [tree]
   while (level.length > 0) {
     const next: Tree[] = []
     await eachLimited(level, DIRECTORY_CONCURRENCY, async (dir) => {
       throwIfAborted(signal, site.verb)
-      const listing = await readdirChecked(s, { root: site.root, key: dir.key, verb: site.verb, path: site.path })
+      const all = await readdirChecked(s, { root: site.root, key: dir.key, verb: site.verb, path: site.path }).catch((err: unknown) => {
+        if (dir !== tree && statusOf(err) === STATUS.NO_SUCH_FILE) return []
+        throw err
+      })
+      for (const e of all) if (isTempName(e.filename)) dir.stages.push({ name: e.filename, mtime: e.attrs.mtime })
+      const listing = all.filter((e) => !isTempName(e.filename))
       entries += listing.length
       if (entries > limit) {
         const reason = `the tree holds more than ${limit} entries (counted ${entries} so far); nothing was removed`
@@ -177,7 +190,7 @@ export async function surveyTree(
       for (const e of listing) {
         const child = childPath(dir.key, e.filename)
         if (kindOf(e.attrs.mode) === 'directory') {
-          const sub: Tree = { key: child, directories: [], leaves: [] }
+          const sub: Tree = { key: child, directories: [], leaves: [], stages: [] }
           dir.directories.push(sub)
           next.push(sub)
         } else dir.leaves.push(child)
@@ -192,35 +205,95 @@ export async function surveyTree(
  * Removes a counted tree depth-first: a stage in the directory (stages.ts),
  * its subtrees, then its other entries through the stage (in batches, with
  * the stage probed around each: a directory moved out of the root stops the
- * removal with `FS_SANDBOX_DENIED`), the stage, and then the directory itself
- * through `parent`, its parent's stage (`removeEntry`). Entries someone else
- * removed meanwhile are skipped; one added meanwhile (or one a swap kept from
- * its unlink) makes the directory's rmdir fail: a retryable `FS_IO_ERROR`.
- * Returns how many entries it removed.
+ * removal with `FS_SANDBOX_DENIED`), the abandoned stages the count found
+ * (`abandoned`: never a live one of another client), its own stage, and then
+ * the directory itself through `parent`, its parent's stage (`removeEntry`).
+ * Entries and subdirectories someone else removed meanwhile are skipped. An
+ * rmdir kept by other clients' stages alone is tried again (RMDIR_ATTEMPTS);
+ * one kept by entries added meanwhile (or by a swap), or by stages that stay,
+ * is a retryable `FS_NOT_EMPTY`. The tree's own directory gone meanwhile
+ * (another remover finished it) throws the server's NO_SUCH_FILE, for the
+ * caller to report. Returns how many entries it removed.
  */
-export async function removeTree(s: Session, site: TreeSite, tree: Tree, parent: Stage): Promise<number> {
-  const stage = await makeStage(s, site, tree.key)
+export function removeTree(s: Session, site: TreeSite, tree: Tree, parent: Stage): Promise<number> {
+  return takeDown(s, site, tree, parent, true)
+}
+
+async function takeDown(s: Session, site: TreeSite, tree: Tree, parent: Stage, top: boolean): Promise<number> {
+  const stage = await makeStage(s, site, tree.key).catch((err: unknown) => {
+    if (!top && statusOf(err) === STATUS.NO_SUCH_FILE) return undefined
+    throw err
+  })
+  // Another remover took this subdirectory down already.
+  if (stage === undefined) return 0
   let removed = 0
   try {
     await eachLimited(tree.directories, DIRECTORY_CONCURRENCY, async (sub) => {
-      removed += await removeTree(s, site, sub, stage)
+      removed += await takeDown(s, site, sub, stage, false)
     })
     for (let i = 0; i < tree.leaves.length; i += UNLINK_BATCH) removed += await unlinkBatch(s, site, stage, tree.leaves.slice(i, i + UNLINK_BATCH))
+    await removeAbandoned(s, stage, tree.stages)
   } finally {
     await dropStage(s, site, stage)
   }
-  try {
-    await removeEntry(s, site, tree.key, 'directory', parent)
-  } catch (err) {
-    if (statusOf(err) === STATUS.NO_SUCH_FILE) return removed
-    if (statusOf(err) === STATUS.FAILURE && (await hasEntries(s, tree.key).catch(() => false))) {
-      const reason = `"${tree.key}" still has entries (added meanwhile, or kept by a swap): ${removed} entries were removed; try again`
-      throw FsError.io(site.verb, site.path, reason, { retryable: true, cause: err })
-    }
-    throw err
-  }
-  return removed + 1
+  return removed + (await removeDirectory(s, site, tree.key, parent, top, removed))
 }
+
+/** Removes the stages `abandoned` judges so (a crashed client's: its temp file, then the directory), through `stage`; what fails stays. */
+async function removeAbandoned(s: Session, stage: Stage, stages: Tree['stages']): Promise<void> {
+  const old = stages.filter((st) => abandoned(st.mtime, stage))
+  await Promise.all(
+    old.map(async ({ name }) => {
+      const at = through(stage, name)
+      await s.unlink(`${at}/${name}`).catch(() => undefined)
+      await s.rmdir(at).catch(() => undefined)
+    }),
+  )
+}
+
+/**
+ * The rmdir of a directory whose entries were removed (see `removeTree`):
+ * 1 when it removed it, 0 when another client did (a subtree; the top's
+ * NO_SUCH_FILE is thrown).
+ */
+async function removeDirectory(s: Session, site: TreeSite, key: string, parent: Stage, top: boolean, removed: number): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await removeEntry(s, site, key, 'directory', parent)
+      return 1
+    } catch (err) {
+      if (statusOf(err) === STATUS.NO_SUCH_FILE && !top) return 0
+      // OpenSSH folds ENOTEMPTY into a generic FAILURE: a READDIR tells.
+      if (statusOf(err) !== STATUS.FAILURE) throw err
+      const left = await namesIn(s, key).catch((e: unknown) => (statusOf(e) === STATUS.NO_SUCH_FILE ? [] : undefined))
+      if (left === undefined) throw err
+      const entries = left.filter((name) => !isTempName(name))
+      if (entries.length === 0 && attempt < RMDIR_ATTEMPTS) {
+        await delay(RMDIR_WAIT_MS * (1 + Math.random()))
+        continue
+      }
+      if (entries.length === 0 && left.length === 0) throw err
+      const why =
+        entries.length > 0 ? 'still has entries (another client wrote there)' : "still holds another client's staging directory (a write or remove there)"
+      const reason = `"${key}" ${why}: ${removed} entries were removed; try again`
+      throw FsError.at('FS_NOT_EMPTY', site.verb, site.path, reason, { retryable: true, cause: err })
+    }
+  }
+}
+
+/** The names in a directory (to tell empty, stages only, or entries: nothing is removed by them). */
+async function namesIn(s: Session, key: string): Promise<string[]> {
+  const handle = await s.opendir(key)
+  try {
+    const names: string[] = []
+    for (let chunk = await s.readdirChunk(handle); chunk !== undefined; chunk = await s.readdirChunk(handle)) names.push(...chunk.map((e) => e.filename))
+    return names.filter((name) => name !== '.' && name !== '..')
+  } finally {
+    s.close(handle).catch(() => undefined)
+  }
+}
+
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Unlinks entries of the stage's directory through it, in one round trip; how many it removed. */
 async function unlinkBatch(s: Session, site: TreeSite, stage: Stage, leaves: readonly string[]): Promise<number> {

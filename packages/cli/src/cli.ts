@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
 import { Found } from '@seamfs/core/backend'
-import { ConfigError, isConfigError, MODULE_FILE, parseFsUrl, validateConfig, type HarnessConfig } from './config.js'
+import { ConfigError, isConfigError, MODULE_FILE, mountKey, parseFsUrl, validateConfig, type BackendConfig, type HarnessConfig } from './config.js'
 import { isMissingPackage } from './backends.js'
 import { CONFIG_FILE, loadHarness, type Harness } from './harness.js'
 
@@ -52,7 +52,7 @@ interface GlobalOptions {
 /** A config as read by the CLI, with where it came from. */
 export interface LoadedConfig {
   readonly config: HarnessConfig
-  /** Where the backend's relative paths of this machine start: the config file's directory, or the cwd for `--fs` and the default. */
+  /** Where the backends' relative paths of this machine start: the config file's directory, or the cwd for `--fs` and the default. */
   readonly baseDir: string
   /** The config file in use (absolute), if any. */
   readonly file?: string | undefined
@@ -81,7 +81,7 @@ interface ConformanceCommandOptions {
 
 /**
  * The config: `--config FILE`, else ./seamfs.config.json, else the local disk at the cwd; `--fs`
- * replaces the backend. Paths written in a config file start at that file's directory; paths on the
+ * replaces the backend (or the mounts) with one backend. Paths written in a config file start at that file's directory; paths on the
  * command line (`--config`, `--fs`, `--session`) at the cwd. A JSON config cannot load code by
  * itself: a `module` backend in one needs `--allow-module` (a flag the model cannot write into a file).
  */
@@ -111,10 +111,17 @@ export async function readConfig(options: GlobalOptions, io: Io): Promise<Loaded
     }
   }
   const config = await validateConfig(raw)
-  if (options.fs !== undefined) return { config: { ...config, backend: await parseFsUrl(options.fs) }, baseDir: io.cwd, file }
-  if (config.backend.type === 'module' && !isModule && options.allowModule !== true) {
+  if (options.fs !== undefined) {
+    // --fs mounts one backend, in place of the config's backend or mounts.
+    const { backend: _backend, mounts: _mounts, ...settings } = config
+    return { config: { ...settings, backend: await parseFsUrl(options.fs) }, baseDir: io.cwd, file }
+  }
+  const stores: Array<[key: string, backend: BackendConfig]> =
+    config.mounts === undefined ? [['backend', config.backend]] : Object.entries(config.mounts).map(([point, b]) => [mountKey(point), b])
+  const module = stores.find(([, b]) => b.type === 'module')
+  if (module !== undefined && !isModule && options.allowModule !== true) {
     throw new ConfigError(
-      'backend.module',
+      `${module[0]}.module`,
       'a module named on the command line (--fs ./backend.js), or --allow-module: a JSON config does not load code by itself',
       new Found(`a module in ${named ?? CONFIG_FILE}`),
     )

@@ -1,11 +1,13 @@
 /**
- * The harness config: which backend to mount and with what options, plus the
- * sandbox, the policy and the tools' caps. Swapping local for S3 or SFTP is a
- * change of `backend` and nothing else. Each backend's keys and `--fs` form
- * are checked by its own package (see backends.ts); secrets never live here.
+ * The harness config: which backend to mount (or which backends, under which
+ * mount points) and with what options, plus the sandbox, the policy and the
+ * tools' caps. Swapping local for S3 or SFTP is a change of `backend` and
+ * nothing else. Each backend's keys and `--fs` form are checked by its own
+ * package (see backends.ts); secrets never live here.
  */
 import type { SandboxMode } from '@seamfs/core'
-import { ConfigError, configField, configObject, definedOnly, onlyKeys, redactUrl } from '@seamfs/core/backend'
+import { posix } from 'node:path'
+import { ConfigError, Found, compareNames, configField, configObject, definedOnly, onlyKeys, redactUrl } from '@seamfs/core/backend'
 import type { ToolsConfig } from '@seamfs/tools'
 import { BACKENDS, backendDefinition, typeOfUrl, type BackendConfig } from './backends.js'
 
@@ -27,9 +29,23 @@ export interface SandboxConfig {
   readonly confineReads?: boolean | undefined
 }
 
-export interface HarnessConfig {
-  /** A backend's config (`type` is a key of BACKENDS), or `{ type: 'module', module }`: a module exporting a factory. */
-  readonly backend: BackendConfig
+/** A mount's backend config, as for `backend`, plus `readOnly`: every mutation below the mount point is refused. */
+export type MountConfig = BackendConfig & { readonly readOnly?: boolean | undefined }
+
+/** Mount point (absolute, normalized; `/` required) → what is mounted there. */
+export type MountsConfig = Readonly<Record<string, MountConfig>>
+
+/**
+ * Exactly one of `backend` and `mounts`. `backend`: a backend's config (`type` is a key of BACKENDS),
+ * or `{ type: 'module', module }`, a module exporting a factory. `mounts`: several backends under
+ * one tree, by mount point; the sandbox, `cwd` and the tools' paths are then paths of that tree.
+ */
+export type HarnessStores = { readonly backend: BackendConfig; readonly mounts?: undefined } | { readonly mounts: MountsConfig; readonly backend?: undefined }
+
+export type HarnessConfig = HarnessStores & HarnessSettings
+
+/** Everything of a harness config but its stores. */
+export interface HarnessSettings {
   /** Base of the tools' relative paths, a path of the store (default: the backend's root). */
   readonly cwd?: string | undefined
   /** The fence; omitted, the safe defaults of {@link SandboxConfig}. */
@@ -52,16 +68,74 @@ const BACKEND_TYPES = `one of ${quoted([...Object.keys(BACKENDS), 'module'])}`
 const SCHEMES = Object.values(BACKENDS).map((b) => b.scheme)
 const URL_FORMS = `${SCHEMES.slice(0, -1).join(', ')} or ${SCHEMES.at(-1)}`
 
-async function backendConfig(raw: unknown): Promise<BackendConfig> {
-  if (typeof raw === 'string') return parseFsUrl(raw, 'backend')
-  const b = configObject(raw, 'backend')
+/**
+ * A backend's config at `where` (`backend`, `mounts["/docs"]`): an object with a `type`, or a URL
+ * string. `extraKeys` are the caller's own keys (a mount's `readOnly`), allowed and left out.
+ */
+async function backendConfig(raw: unknown, where: string, extraKeys: readonly string[] = []): Promise<BackendConfig> {
+  if (typeof raw === 'string') return parseFsUrl(raw, where)
+  const b = configObject(raw, where)
   const type = b['type']
+  const own = Object.fromEntries(Object.entries(b).filter(([k]) => !extraKeys.includes(k)))
   if (type === 'module') {
-    onlyKeys(b, 'backend', ['type', 'module'])
-    return { type, module: str(b, 'backend', 'module', true) }
+    onlyKeys(b, where, ['type', 'module', ...extraKeys])
+    return { type, module: str(b, where, 'module', true) }
   }
-  if (typeof type !== 'string' || !Object.hasOwn(BACKENDS, type)) throw new ConfigError('backend.type', BACKEND_TYPES, type)
-  return (await backendDefinition(type, 'backend.type')).parseConfig(b, 'backend')
+  if (typeof type !== 'string' || !Object.hasOwn(BACKENDS, type)) throw new ConfigError(`${where}.type`, BACKEND_TYPES, type)
+  const definition = await backendDefinition(type, `${where}.type`)
+  try {
+    return definition.parseConfig(own, where)
+  } catch (err) {
+    // The package's unknown-key message lists its own keys: list the caller's too.
+    const keys = ['type', ...definition.fields.map((f) => f.name)]
+    if (extraKeys.length > 0 && err instanceof Error && err.message.endsWith(`: expected one of the keys ${keys.join(', ')}, found an unknown key`)) {
+      onlyKeys(b, where, [...keys, ...extraKeys])
+    }
+    throw err
+  }
+}
+
+/** How a mount point is named in a key: `mounts["/docs"]`. */
+export const mountKey = (point: string): string => `mounts[${JSON.stringify(point)}]`
+
+/** Mount points are absolute, normalized POSIX paths without NUL; `/` is required. */
+function checkMountPoint(point: string): void {
+  if (!point.startsWith('/')) throw new ConfigError('mounts', 'absolute mount points (like "/docs")', point)
+  if (point.includes('\0') || !point.isWellFormed()) throw new ConfigError('mounts', 'mount points without NUL characters or lone surrogates', point)
+  const normalized = posix.normalize(point).replace(/(.)\/+$/, '$1')
+  if (normalized !== point) throw new ConfigError('mounts', `a normalized mount point (${JSON.stringify(normalized)})`, point)
+}
+
+/** The `mounts` table: each value a backend config (or URL) plus an optional `readOnly`. */
+async function mountsConfig(raw: unknown): Promise<MountsConfig> {
+  const table = configObject(raw, 'mounts')
+  const points = Object.keys(table)
+  for (const point of points) checkMountPoint(point)
+  if (!points.includes('/')) {
+    const found = points.length === 0 ? new Found('no mount point') : new Found(`only ${quoted([...points].sort(compareNames))}`)
+    throw new ConfigError('mounts', 'a mount at "/" (the root of the tree)', found)
+  }
+  const mounts: Record<string, MountConfig> = {}
+  for (const point of points) {
+    const where = mountKey(point)
+    const value = table[point]
+    const backend = await backendConfig(value, where, ['readOnly'])
+    const readOnly = typeof value === 'string' ? undefined : bool(value as Obj, where, 'readOnly')
+    mounts[point] = readOnly === undefined ? backend : { ...backend, readOnly }
+  }
+  return mounts
+}
+
+const STORES = 'a backend (an object with a "type", or a URL string), or "mounts" (mount point → backend)'
+
+/** Exactly one of `backend` and `mounts`. */
+async function stores(c: Obj): Promise<HarnessStores> {
+  if (c['backend'] !== undefined && c['mounts'] !== undefined) {
+    throw new ConfigError(ROOT, '"backend" or "mounts", not both', new Found('both'))
+  }
+  if (c['mounts'] !== undefined) return { mounts: await mountsConfig(c['mounts']) }
+  if (c['backend'] === undefined) throw new ConfigError('backend', STORES, undefined)
+  return { backend: await backendConfig(c['backend'], 'backend') }
 }
 
 const SANDBOX_MODES: readonly string[] = ['read-only', 'workspace-write', 'full-access']
@@ -85,9 +159,8 @@ const TOOL_KEYS: readonly string[] = [
  */
 export async function validateConfig(raw: unknown): Promise<HarnessConfig> {
   const c = configObject(raw, ROOT)
-  onlyKeys(c, '', ['$schema', 'backend', 'cwd', 'sandbox', 'policy', 'tools'])
-  if (c['backend'] === undefined) throw new ConfigError('backend', 'a backend (an object with a "type", or a URL string)', undefined)
-  const backend = await backendConfig(c['backend'])
+  onlyKeys(c, '', ['$schema', 'backend', 'mounts', 'cwd', 'sandbox', 'policy', 'tools'])
+  const backends = await stores(c)
   let sandbox: SandboxConfig | undefined
   if (c['sandbox'] !== undefined) {
     const s = configObject(c['sandbox'], 'sandbox')
@@ -116,7 +189,7 @@ export async function validateConfig(raw: unknown): Promise<HarnessConfig> {
     }
     tools = t
   }
-  return definedOnly({ backend, cwd: str(c, '', 'cwd'), sandbox, policy, tools })
+  return { ...backends, ...definedOnly({ cwd: str(c, '', 'cwd'), sandbox, policy, tools }) }
 }
 
 /** A config or backend written as code (`.js`, `.mjs`, `.cjs`, `.ts`, `.mts`, `.cts`): imported, not parsed. */

@@ -3,10 +3,11 @@ import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { DEFAULT_PROTECTED_NAMES, FileSystem, ObservationPolicy, SandboxedFileSystem, type SandboxOptions } from '@seamfs/core'
-import type { ConfigEnv } from '@seamfs/core/backend'
+import { isConfigError, type ConfigEnv } from '@seamfs/core/backend'
 import { createFileTools, type FileTool } from '@seamfs/tools'
 import { backendDefinition } from './backends.js'
 import { ConfigError, validateConfig, type BackendConfig, type HarnessConfig } from './config.js'
+import { describeMounts, openMounts } from './mounts.js'
 
 /** The name of the harness config the CLI looks for; read-only to the model wherever it appears. */
 export const CONFIG_FILE = 'seamfs.config.json'
@@ -48,13 +49,14 @@ export function harnessCodePaths(backendPackage?: string): string[] {
 /** The fence a harness puts around its backend: the config's `sandbox` block over the safe defaults. */
 export type HarnessSandbox = Required<Pick<SandboxOptions, 'mode' | 'workspaceRoot' | 'confineReads'>> & Pick<SandboxOptions, 'writableRoots'>
 
-/** A mounted harness: the composed filesystem (backend → sandbox), the policy and the tools. */
+/** A mounted harness: the composed filesystem (backend, or the mounts → sandbox), the policy and the tools. */
 export interface Harness {
   readonly config: HarnessConfig
   /** What was mounted and how it is fenced, for people, in one line (never a secret). */
   readonly description: string
   /** The fence in force (the defaults filled in). */
   readonly sandbox: HarnessSandbox
+  /** The store under the sandbox: the backend, or the `MountFileSystem` of the config's `mounts`. */
   readonly backend: FileSystem
   readonly fs: FileSystem
   readonly policy: ObservationPolicy | undefined
@@ -85,14 +87,17 @@ function isFileSystem(value: unknown): value is FileSystem {
   return typeof v === 'object' && v !== null && typeof v.resolve === 'function' && typeof v.readText === 'function'
 }
 
-/** Whatever a backend module exports: a FileSystem, conformance options with `create()`, or a function giving either. */
-async function fromModule(specifier: string, baseDir: string): Promise<FileSystem> {
+/**
+ * Whatever a backend module exports: a FileSystem, conformance options with `create()`, or a function giving either.
+ * `key` names the module in errors (`backend.module`).
+ */
+async function fromModule(specifier: string, baseDir: string, key: string): Promise<FileSystem> {
   const path = resolve(baseDir, specifier)
   let mod: Record<string, unknown>
   try {
     mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>
   } catch (err) {
-    throw new ConfigError('backend.module', 'a module that can be imported', `${specifier} (${(err as Error).message})`)
+    throw new ConfigError(key, 'a module that can be imported', `${specifier} (${(err as Error).message})`)
   }
   let value: unknown = mod['default'] ?? mod['conformance'] ?? mod['createFileSystem']
   if (typeof value === 'function' && !isFileSystem(value)) value = await (value as () => unknown)()
@@ -101,15 +106,31 @@ async function fromModule(specifier: string, baseDir: string): Promise<FileSyste
     value = (value as { fs?: unknown }).fs ?? value
   }
   if (!isFileSystem(value)) {
-    throw new ConfigError('backend.module', 'a module exporting a FileSystem, a factory, or conformance options', specifier)
+    throw new ConfigError(key, 'a module exporting a FileSystem, a factory, or conformance options', specifier)
   }
   return value
 }
 
-/** A `{ type: 'module' }` backend is the CLI's own; every other type is opened by its package. */
-async function mountBackend(b: BackendConfig, baseDir: string, env: ConfigEnv): Promise<FileSystem> {
-  if (b.type === 'module') return fromModule(b['module'] as string, baseDir)
-  return (await backendDefinition(b.type, 'backend.type')).open(b, env, baseDir)
+/** `err` with its key moved from under `backend` (where a package's `open` names it) to under `where`. */
+function rekeyed(err: unknown, where: string): unknown {
+  if (!isConfigError(err) || where === 'backend' || !(err.key === 'backend' || err.key.startsWith('backend.'))) return err
+  const key = where + err.key.slice('backend'.length)
+  const moved = new ConfigError(key, '', undefined)
+  moved.message = `config: ${key}:${err.message.slice(`config: ${err.key}:`.length)}`
+  return moved
+}
+
+/**
+ * Opens one backend; `where` names its config in errors (`backend`, `mounts["/docs"]`). A
+ * `{ type: 'module' }` backend is the CLI's own; every other type is opened by its package.
+ */
+export async function mountBackend(b: BackendConfig, baseDir: string, env: ConfigEnv, where = 'backend'): Promise<FileSystem> {
+  if (b.type === 'module') return fromModule(b['module'] as string, baseDir, `${where}.module`)
+  try {
+    return await (await backendDefinition(b.type, `${where}.type`)).open(b, env, baseDir)
+  } catch (err) {
+    throw rekeyed(err, where)
+  }
 }
 
 /** What was mounted, without secrets; relative paths of this machine shown from `baseDir` when given. */
@@ -149,24 +170,54 @@ function describeSandbox(s: HarnessSandbox): string {
  * read-only to the model. A JavaScript config's own imports are not known here: keep such a config
  * (and what it imports) outside the served root, or use JSON. The sandbox's paths (`workspaceRoot`, `writableRoots`) and `cwd` are
  * paths of the store, relative to the backend's root.
+ *
+ * With `mounts`, each backend is opened as `backend` would be (a failure closes those already
+ * open), they are composed in a `MountFileSystem`, and everything above is about that tree: the
+ * workspace is its `/`, the paths are paths of the tree, and the protected files of this machine
+ * are protected under every local (or module) mount whose root holds them.
  */
 export async function loadHarness(rawConfig: unknown, options: LoadOptions = {}): Promise<Harness> {
   const config = await validateConfig(rawConfig)
   const baseDir = resolve(options.baseDir ?? process.cwd())
-  const backend = await mountBackend(config.backend, baseDir, options.env ?? process.env)
-  const sandbox = harnessSandbox(config)
-  // Host paths mean something only where the backend is this machine's disk (local, or a module's).
-  const onHost = config.backend.type === 'local' || config.backend.type === 'module'
+  const env = options.env ?? process.env
+  const configs = config.mounts === undefined ? [config.backend] : Object.values(config.mounts)
   const hostFiles = [
     ...(options.protect ?? []),
-    ...(config.backend.type === 'module' ? [config.backend['module'] as string] : []),
-    ...harnessCodePaths(config.backend.type === 'local' ? '@seamfs/backend-local' : undefined),
-  ]
-  const fs = new SandboxedFileSystem(backend, {
-    ...sandbox,
-    protectedPaths: onHost ? hostFiles.map((file) => resolve(baseDir, file)) : [],
-    protectedNames: PROTECTED_NAMES,
-  })
+    ...configs.flatMap((b) => (b.type === 'module' ? [b['module'] as string] : [])),
+    ...harnessCodePaths(configs.some((b) => b.type === 'local') ? '@seamfs/backend-local' : undefined),
+  ].map((file) => resolve(baseDir, file))
+  const sandbox = harnessSandbox(config)
+  let backend: FileSystem
+  let protectedPaths: string[]
+  if (config.mounts === undefined) {
+    backend = await mountBackend(config.backend, baseDir, env)
+    // Host paths mean something only where the backend is this machine's disk (local, or a module's).
+    protectedPaths = config.backend.type === 'local' || config.backend.type === 'module' ? hostFiles : []
+  } else {
+    ;({ fs: backend, protectedPaths } = await openMounts(config.mounts, { baseDir, env, hostFiles, open: mountBackend }))
+  }
+  try {
+    return await harnessOver(config, backend, sandbox, protectedPaths, await describeStores(config, baseDir))
+  } catch (err) {
+    await backend.close().catch(() => undefined)
+    throw err
+  }
+}
+
+/** What is served, without secrets: the backend, or each mount. */
+async function describeStores(config: HarnessConfig, baseDir: string): Promise<string> {
+  return config.mounts === undefined ? describeBackend(config.backend, baseDir) : describeMounts(config.mounts, (b) => describeBackend(b, baseDir))
+}
+
+/** The sandbox, the policy and the tools over an open store. */
+async function harnessOver(
+  config: HarnessConfig,
+  backend: FileSystem,
+  sandbox: HarnessSandbox,
+  protectedPaths: readonly string[],
+  served: string,
+): Promise<Harness> {
+  const fs = new SandboxedFileSystem(backend, { ...sandbox, protectedPaths, protectedNames: PROTECTED_NAMES })
   const policy = config.policy === false ? undefined : new ObservationPolicy()
   let tools: FileTool[]
   try {
@@ -176,7 +227,7 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
   }
   return {
     config,
-    description: `${await describeBackend(config.backend, baseDir)}; ${describeSandbox(sandbox)}; read-before-write ${policy === undefined ? 'off' : 'on'}`,
+    description: `${served}; ${describeSandbox(sandbox)}; read-before-write ${policy === undefined ? 'off' : 'on'}`,
     sandbox,
     backend,
     fs,

@@ -32,3 +32,5 @@ export type {
 } from './types.js'
 export { ObservationPolicy, type Observation, type ObservationSnapshot, type PolicyOwner } from './policy.js'
 export { DEFAULT_PROTECTED_NAMES, SANDBOX_MODES, SandboxedFileSystem, type SandboxMode, type SandboxOptions } from './sandbox.js'
+export { MountFileSystem, type MountOptions } from './mounts.js'
+export type { MountEntry, MountSpec } from './mount-table.js'

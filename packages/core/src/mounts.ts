@@ -1,0 +1,361 @@
+import { posix } from 'node:path'
+import { FsError, throwIfAborted, type FsVerb } from './errors.js'
+import {
+  FileSystem,
+  type ByteChunks,
+  type FileSystemHooks,
+  type FsLimits,
+  type ReadRequest,
+  type RemoveRequest,
+  type RenameRequest,
+  type UpdateRequest,
+  type WriteRequest,
+  type WriteResult,
+} from './file-system.js'
+import {
+  childOf,
+  lexicallyWithin,
+  mountCwd,
+  mountUrl,
+  parseMounts,
+  restOf,
+  routeIndex,
+  weakestCapabilities,
+  type MountEntry,
+  type MountSpec,
+} from './mount-table.js'
+import { translateError } from './translate.js'
+import {
+  FsTargetKey,
+  type FsCapabilities,
+  type FsDirEntry,
+  type FsInfo,
+  type FsPathInfo,
+  type FsRemoveOutcome,
+  type FsRenameOutcome,
+  type FsTarget,
+  type FsVersion,
+  type RenameOptions,
+} from './types.js'
+
+/** Options of {@link MountFileSystem}: its own size limits (core enforces them on its public methods) and its cwd. */
+export interface MountOptions extends FsLimits {
+  /** The cwd in mount space, the base of relative paths (default `/`). */
+  readonly cwd?: string | undefined
+}
+
+/** A mount with its index (the prefix of its target keys) and the hooks of its filesystem. */
+interface Mount extends MountEntry {
+  readonly index: number
+  readonly hooks: FileSystemHooks
+  /** Whether `fileUrl` may use the filesystem's own URL (no other mount has a filesystem of its class). */
+  readonly ownUrls: boolean
+}
+
+/** Where a target lives: its mount, and the target its filesystem minted. */
+interface Located {
+  readonly mount: Mount
+  readonly inner: FsTarget
+}
+
+/**
+ * A filesystem that routes to several filesystems by mount point: a workspace on local disk at `/`,
+ * memories in S3 at `/memories`, read-only docs at `/docs`. Policy, sandbox and tools work above it
+ * unchanged. The rules of this layer:
+ * - mount points are absolute, normalized POSIX paths (`/`, `/memories`); `/` is required; a point that is
+ *   not normalized, is given twice, or holds a NUL is a `TypeError` at construction;
+ * - a path is normalized lexically in mount space first (`.`, `..`, against `cwd`), so `..` crosses mount
+ *   points lexically (`/memories/../x` is `/x` in the `/` store); it is then routed to the longest mount point
+ *   that is a whole-segment prefix (`/mem` never routes `/memories/x`);
+ * - inside a mount, the rest of the path is resolved by that filesystem relative to its own cwd (the
+ *   mount's root); symlinks are that filesystem's business;
+ * - a target's `displayPath` is its normalized mount-space path, its `targetKey` `<mount index>:<inner key>`
+ *   (aliases inside one store share it); a target this layer did not mint (a copy) is resolved again by its
+ *   `displayPath`;
+ * - every hook forwards to the mounted filesystem's hook with its own target, so validation and decoding run
+ *   once; foreign errors are translated by that filesystem's error table;
+ * - a listing merges the store's entries with the mount points directly below the directory (as directories
+ *   whose target is the mount's root; a mount point shadows a store entry of the same name); `stat` of a mount
+ *   point is its store's root. A mount point whose parent directory exists in no store is reachable by path only;
+ * - a mount point cannot be removed or renamed, nor a directory with a mount point below it
+ *   (`FS_PERMISSION_DENIED`, nothing changed); a rename between two mounts is `FS_UNSUPPORTED`;
+ * - below a read-only mount every mutation (write, edit, remove, rename at either end, createDirectory) is
+ *   `FS_PERMISSION_DENIED` ("read-only mount") before any I/O: a property of the store as mounted, like
+ *   `EROFS`, not the model's policy (that is the sandbox's `FS_SANDBOX_DENIED`);
+ * - `contains` within one mount is that filesystem's; across mounts it is lexical (the parent's `displayPath`
+ *   holds the child's mount point) and holds only for a child inside its mount's root: a link in a mounted
+ *   store that leads out of that store's root is outside every directory of the mount space;
+ * - `capabilities` are the weakest over all mounts (see `weakestCapabilities`); `capabilitiesAt(target)` gives the
+ *   store's own. Core checks the former, so an operation one mount lacks is `FS_UNSUPPORTED` on every mount
+ *   (a directory rename too, where one mount cannot move directories), and `processPath` works only where
+ *   every mount has process paths;
+ * - `fileUrl` is the filesystem's own URL where no other mount has a filesystem of its class, else
+ *   `seamfs-mount:<percent-encoded displayPath>`;
+ * - `close()` closes every mounted filesystem once (one mounted twice closes once).
+ */
+export class MountFileSystem extends FileSystem {
+  readonly capabilities: FsCapabilities
+  /** The mount table, sorted by point. */
+  readonly mounts: readonly MountEntry[]
+  /** The cwd in mount space. */
+  readonly cwd: string
+  readonly #mounts: readonly Mount[]
+  readonly #minted = new WeakMap<FsTarget, Located>()
+  /** Each mount's root as its filesystem resolved it, cached on first use (for `contains` across mounts). */
+  readonly #roots = new Map<Mount, FsTarget>()
+
+  constructor(mounts: Readonly<Record<string, FileSystem | MountSpec>>, options: Readonly<MountOptions> = {}) {
+    const { cwd, ...limits } = options ?? {}
+    super(limits)
+    const rows = parseMounts(mounts)
+    const classes = rows.map((row) => row.fs.constructor)
+    this.#mounts = rows.map((row, index) => ({
+      ...row,
+      index,
+      hooks: FileSystem.hooksOf(row.fs),
+      ownUrls: classes.filter((c) => c === row.fs.constructor).length === 1,
+    }))
+    this.mounts = Object.freeze(rows.map((row) => Object.freeze(row)))
+    this.cwd = mountCwd(cwd)
+    this.capabilities = weakestCapabilities(rows.map((row) => row.fs.capabilities))
+  }
+
+  /** The capabilities of the store holding `target` (a read-only mount still reports its store's own). */
+  capabilitiesAt(target: FsTarget): FsCapabilities {
+    return this.#locate(target).mount.fs.capabilities
+  }
+
+  override fileUrl(target: FsTarget): string {
+    const { mount, inner } = this.#locate(target)
+    return mount.ownUrls ? mount.fs.fileUrl(inner) : mountUrl(this.#pathOf(target))
+  }
+
+  override contains(parent: FsTarget, child: FsTarget): boolean {
+    const [p, c] = [this.#locate(parent), this.#locate(child)]
+    if (p.mount === c.mount) return p.mount.fs.contains(p.inner, c.inner)
+    // Across mounts, lexically, and only for a child inside its own mount's root: a link in a mounted
+    // store that leads out of that store's root is outside every directory of the mount space.
+    const root = this.#roots.get(c.mount)
+    return lexicallyWithin(this.#pathOf(parent), c.mount.point) && root !== undefined && c.mount.fs.contains(root, c.inner)
+  }
+
+  override async close(): Promise<void> {
+    const errors: unknown[] = []
+    for (const fs of new Set(this.#mounts.map((m) => m.fs))) await fs.close().catch((err: unknown) => errors.push(err))
+    if (errors.length > 0) throw errors[0]
+  }
+
+  /** Refuses a rename in a read-only mount before anything else, also the no-op rename of a file onto itself. */
+  override async rename(from: FsTarget, to: FsTarget, opts: RenameOptions = {}): Promise<FsRenameOutcome> {
+    throwIfAborted(opts?.signal, 'rename')
+    for (const end of [from, to]) if (isTarget(end)) this.#writableMount(end, 'rename')
+    return super.rename(from, to, opts)
+  }
+
+  protected override processPathOf(target: FsTarget): string {
+    const { mount, inner } = this.#locate(target)
+    return mount.fs.processPath(inner)
+  }
+
+  protected override async resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
+    const base = cwd === undefined ? this.cwd : posix.resolve(this.cwd, cwd)
+    return this.#resolveAbsolute(posix.resolve(base, path), signal)
+  }
+
+  protected override async statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
+    const { mount, inner } = await this.#route(target, signal)
+    return this.#call(mount, 'stat', target, () => mount.hooks.statTarget(inner, signal), inner)
+  }
+
+  protected override async lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
+    const abs = posix.resolve(cwd === undefined ? this.cwd : posix.resolve(this.cwd, cwd), path)
+    const mount = this.#mountAt(abs)
+    return this.#call(mount, 'lstat', abs, () => mount.hooks.lstatPath(innerPath(mount, abs), undefined, signal))
+  }
+
+  protected override async loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
+    const { mount, inner } = await this.#route(target, request.signal)
+    return this.#call(mount, 'read', target, () => mount.hooks.loadBytes(inner, request), inner)
+  }
+
+  protected override async openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks> {
+    const { mount, inner } = await this.#route(target, signal)
+    const chunks = await this.#call(mount, 'read', target, () => mount.hooks.openBytes(inner, signal), inner)
+    return translatedChunks(chunks, (err) => translateError(err, 'read', target.displayPath, (e) => mount.hooks.errorRow(e)))
+  }
+
+  protected override async listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
+    const { mount, inner } = await this.#route(target, signal)
+    const dir = this.#pathOf(target)
+    const below = this.#mounts.filter((m) => m.point !== '/' && posix.dirname(m.point) === dir)
+    const shadowed = new Set(below.map((m) => posix.basename(m.point)))
+    const entries = await this.#call(mount, 'list', target, () => mount.hooks.listEntries(inner, signal), inner)
+    const merged = entries
+      .filter((entry) => !shadowed.has(entry.name))
+      .map((entry) => ({ ...entry, target: this.#mint(mount, entry.target, childOf(dir, entry.name)) }))
+    for (const m of below) {
+      merged.push({ name: posix.basename(m.point), type: 'directory', target: await this.#resolveAbsolute(m.point, signal) })
+    }
+    return merged
+  }
+
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    this.#writableMount(target, 'write')
+    const { mount, inner } = await this.#route(target, request.signal)
+    return this.#call(mount, 'write', target, () => mount.hooks.publishBytes(inner, bytes, request), inner)
+  }
+
+  protected override async updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
+    this.#writableMount(target, 'edit')
+    const { mount, inner } = await this.#route(target, request.signal)
+    return this.#call(mount, 'edit', target, () => mount.hooks.updateBytes(inner, request, transform), inner)
+  }
+
+  protected override async removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
+    this.#writableMount(target, 'remove')
+    this.#noMountPointAtOrBelow(target, 'remove')
+    const { mount, inner } = await this.#route(target, request.signal)
+    return this.#call(mount, 'remove', target, () => mount.hooks.removeTarget(inner, request), inner)
+  }
+
+  protected override async renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
+    for (const end of [from, to]) {
+      this.#writableMount(end, 'rename')
+      this.#noMountPointAtOrBelow(end, 'rename')
+    }
+    if (this.#mountOf(from) !== this.#mountOf(to)) throw FsError.unsupported('rename', from.displayPath, `cannot rename across mounts (to "${to.displayPath}")`)
+    const [source, destination] = [await this.#route(from, request.signal), await this.#route(to, request.signal)]
+    const { mount } = source
+    if (this.capabilities.renameDirectories !== true && mount.fs.capabilities.renameDirectories === true) {
+      // The table declares the weakest: where one mount cannot move directories, none does through it.
+      const info = await this.#call(mount, 'rename', from, () => mount.hooks.statTarget(source.inner, request.signal), source.inner)
+      if (info?.type === 'directory') throw FsError.unsupported('rename', from.displayPath, 'this mount table does not move directories (a mount cannot)')
+    }
+    const rename = (): Promise<FsRenameOutcome> => mount.hooks.renameTarget(source.inner, destination.inner, request)
+    return this.#call(mount, 'rename', from, rename, source.inner, [destination.inner.displayPath, to.displayPath])
+  }
+
+  protected override async makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
+    this.#writableMount(target, 'create directory')
+    const { mount, inner } = await this.#route(target, signal)
+    return this.#call(mount, 'create directory', target, () => mount.hooks.makeDirectory(inner, signal), inner)
+  }
+
+  async #resolveAbsolute(abs: string, signal: AbortSignal | undefined): Promise<FsTarget> {
+    const mount = this.#mountAt(abs)
+    if (!this.#roots.has(mount)) {
+      const root = await this.#call(mount, 'resolve', mount.point, () => mount.hooks.resolvePath('.', undefined, signal))
+      this.#roots.set(mount, root)
+    }
+    const inner = await this.#call(mount, 'resolve', abs, () => mount.hooks.resolvePath(innerPath(mount, abs), undefined, signal))
+    return this.#mint(mount, inner, abs)
+  }
+
+  #mint(mount: Mount, inner: FsTarget, displayPath: string): FsTarget {
+    const target: FsTarget = { targetKey: FsTargetKey(`${mount.index}:${inner.targetKey}`), displayPath }
+    this.#minted.set(target, { mount, inner })
+    return target
+  }
+
+  /** The mount and inner target of `target` for the hooks: a target minted here, or its `displayPath` resolved afresh. */
+  async #route(target: FsTarget, signal: AbortSignal | undefined): Promise<Located> {
+    const known = this.#minted.get(target)
+    if (known !== undefined) return known
+    const fresh = await this.#resolveAbsolute(this.#pathOf(target), signal)
+    return this.#minted.get(fresh) as Located
+  }
+
+  /**
+   * The mount and inner target of `target` without I/O (for `contains`, `fileUrl`, `capabilitiesAt`): a target
+   * minted here, else the mount its `displayPath` routes to and the inner key its `targetKey` carries.
+   */
+  #locate(target: FsTarget): Located {
+    const known = this.#minted.get(target)
+    if (known !== undefined) return known
+    const mount = this.#mountOf(target)
+    const prefix = `${mount.index}:`
+    const key = target.targetKey.startsWith(prefix) ? target.targetKey.slice(prefix.length) : target.targetKey
+    return { mount, inner: { targetKey: FsTargetKey(key), displayPath: innerPath(mount, this.#pathOf(target)) } }
+  }
+
+  /** The normalized mount-space path of a target (a minted one's `displayPath` already is). */
+  #pathOf(target: FsTarget): string {
+    return this.#minted.has(target) ? target.displayPath : posix.resolve(this.cwd, target.displayPath)
+  }
+
+  #mountOf(target: FsTarget): Mount {
+    return this.#minted.get(target)?.mount ?? this.#mountAt(this.#pathOf(target))
+  }
+
+  #mountAt(abs: string): Mount {
+    return this.#mounts[routeIndex(this.#mounts, abs)] as Mount
+  }
+
+  /** `FS_PERMISSION_DENIED` below a read-only mount, before any I/O. */
+  #writableMount(target: FsTarget, verb: FsVerb): void {
+    if (this.#mountOf(target).readOnly) throw FsError.at('FS_PERMISSION_DENIED', verb, target.displayPath, 'read-only mount')
+  }
+
+  /** `FS_PERMISSION_DENIED` for a mount point, or a directory holding one. */
+  #noMountPointAtOrBelow(target: FsTarget, verb: FsVerb): void {
+    const path = this.#pathOf(target)
+    const point = this.#mounts.find((m) => lexicallyWithin(path, m.point))?.point
+    if (point === undefined) return
+    const reason = point === path ? 'a mount point cannot be removed or renamed' : `it holds the mount point "${point}"`
+    throw FsError.at('FS_PERMISSION_DENIED', verb, target.displayPath, reason)
+  }
+
+  /**
+   * Runs a hook of `mount`, translating its foreign errors by that filesystem's own table; a message that names
+   * the inner target's path (or `also[0]`) names the mount-space path instead.
+   */
+  async #call<T>(mount: Mount, verb: FsVerb, at: FsTarget | string, hook: () => Promise<T>, inner?: FsTarget, also?: readonly [string, string]): Promise<T> {
+    try {
+      return await hook()
+    } catch (err) {
+      const shown = typeof at === 'string' ? at : at.displayPath
+      const error = translateError(err, verb, shown, (e) => mount.hooks.errorRow(e))
+      const renames: Array<readonly [string, string]> = inner === undefined ? [] : [[inner.displayPath, shown]]
+      return Promise.reject(inMountSpace(error, also === undefined ? renames : [...renames, also]))
+    }
+  }
+}
+
+/** `error`, its message naming mount-space paths where it named a mounted filesystem's own (the cause keeps the original). */
+function inMountSpace(error: FsError, renames: ReadonlyArray<readonly [string, string]>): FsError {
+  let message = error.message
+  for (const [inner, outer] of renames) if (inner !== outer) message = message.replace(`"${inner}"`, `"${outer}"`)
+  if (message === error.message) return error
+  return new FsError(error.code, message, { cause: error, retryable: error.retryable, ...(error.details && { details: error.details }) })
+}
+
+/** The path handed to the mounted filesystem: relative to its cwd (its root), `.` for the mount point. */
+function innerPath(mount: Mount, abs: string): string {
+  const rest = restOf(mount.point, abs)
+  return rest === '' ? '.' : rest
+}
+
+/** The chunks of `source`, their failures translated (also from `return()`, which releases the file). */
+function translatedChunks(source: ByteChunks, translate: (err: unknown) => FsError): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator]: () => {
+      const chunks = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]()
+      const guarded = async <R>(step: () => R | Promise<R>): Promise<R> => {
+        try {
+          return await step()
+        } catch (err) {
+          throw translate(err)
+        }
+      }
+      return {
+        next: () => guarded(() => chunks.next()),
+        return: (value?: unknown) => guarded(async () => (await chunks.return?.()) ?? { done: true as const, value }),
+      }
+    },
+  }
+}
+
+function isTarget(value: unknown): value is FsTarget {
+  const t = value as Partial<Record<keyof FsTarget, unknown>> | null
+  return typeof t === 'object' && t !== null && typeof t.targetKey === 'string' && typeof t.displayPath === 'string'
+}
