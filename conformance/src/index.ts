@@ -8,3 +8,4 @@ export {
   type ConformanceTuning,
   type ExternalHooks,
 } from './types.js'
+export { externalByMount } from './mounts.js'

@@ -1,59 +1,21 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, posix } from 'node:path'
+import { join } from 'node:path'
 import { localConformance } from '@seamfs/backend-local/conformance'
 import { LocalFileSystem } from '@seamfs/backend-local'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { memoryConformance } from '@seamfs/backend-memory/conformance'
 import { MountFileSystem, type FileSystem } from '@seamfs/core'
-import { describeConformance, type ConformanceSubject, type ExternalHooks } from '@seamfs/conformance'
+import { describe, expect, it } from 'vitest'
+import { describeConformance, externalByMount, type ExternalHooks } from '@seamfs/conformance'
 
 // The whole kit on a mount table: memory at `/`, a local directory at `/local`, another memory at
 // `/mem`. The subject's cwd lies inside one mount (a fresh `work` directory), so the kit exercises that
 // store through the mount; the external hooks go to the store the path routes to.
 
-type AnyHooks = ExternalHooks<FileSystem>
-const LOCAL_HOOKS = localConformance().external as AnyHooks
-const MEMORY_HOOKS = memoryConformance().external as AnyHooks
-
-/** The store `path` (relative to the mount table's cwd) lands in, as a subject of that store's hooks, and the path inside it. */
-function routed(fs: MountFileSystem, path: string): { subject: ConformanceSubject<FileSystem>; rest: string; hooks: AnyHooks } {
-  const abs = posix.resolve(fs.cwd, path)
-  const mount = [...fs.mounts].reverse().find((m) => m.point === '/' || abs === m.point || abs.startsWith(`${m.point}/`))
-  if (mount === undefined) throw new Error(`no mount for ${abs}`)
-  const rest = mount.point === '/' ? abs.slice(1) : abs.slice(mount.point.length + 1)
-  return { subject: { fs: mount.fs }, rest, hooks: mount.fs instanceof LocalFileSystem ? LOCAL_HOOKS : MEMORY_HOOKS }
-}
-
-/** Each external hook, composed by mount. */
-const external: ExternalHooks<MountFileSystem> = {
-  writeBytes: ({ fs }, path, bytes) => {
-    const { subject, rest, hooks } = routed(fs, path)
-    return hooks.writeBytes?.(subject, rest, bytes)
-  },
-  readBytes: ({ fs }, path) => {
-    const { subject, rest, hooks } = routed(fs, path)
-    if (hooks.readBytes === undefined) throw new Error('no readBytes hook')
-    return hooks.readBytes(subject, rest)
-  },
-  remove: ({ fs }, path) => {
-    const { subject, rest, hooks } = routed(fs, path)
-    return hooks.remove?.(subject, rest)
-  },
-  symlink: ({ fs }, path, target) => {
-    const { subject, rest, hooks } = routed(fs, path)
-    return hooks.symlink?.(subject, rest, target)
-  },
-  chmod: ({ fs }, path, mode) => {
-    const { subject, rest, hooks } = routed(fs, path)
-    return hooks.chmod?.(subject, rest, mode)
-  },
-  mode: ({ fs }, path) => {
-    const { subject, rest, hooks } = routed(fs, path)
-    if (hooks.mode === undefined) throw new Error('no mode hook')
-    return hooks.mode(subject, rest)
-  },
-}
+const LOCAL_HOOKS = localConformance().external as ExternalHooks<FileSystem>
+const MEMORY_HOOKS = memoryConformance().external as ExternalHooks<FileSystem>
+const external = externalByMount((fs) => (fs instanceof LocalFileSystem ? LOCAL_HOOKS : MEMORY_HOOKS))
 
 for (const cwd of ['/local/work', '/mem/work']) {
   await describeConformance<MountFileSystem>({
@@ -75,3 +37,17 @@ for (const cwd of ['/local/work', '/mem/work']) {
     options: { modelRuns: 40 },
   })
 }
+
+describe('externalByMount', () => {
+  it('routes a path to the store it lands in, relative to that store, and refuses a hook the store lacks', async () => {
+    const seen: string[] = []
+    const local = new MemoryFileSystem()
+    const table = new MountFileSystem({ '/': new MemoryFileSystem(), '/mem': local, '/memories': new MemoryFileSystem() }, { cwd: '/mem' })
+    const hooks = externalByMount((fs) => (fs === local ? { remove: (_, path) => void seen.push(path) } : {}))
+    await hooks.remove?.({ fs: table }, 'a/b.txt')
+    await hooks.remove?.({ fs: table }, '../mem/c.txt')
+    expect(seen).toEqual(['a/b.txt', 'c.txt'])
+    expect(() => hooks.remove?.({ fs: table }, '../memories/x.txt')).toThrow('the store mounted at /memories has no external.remove hook')
+    expect(() => hooks.readBytes?.({ fs: table }, 'a/b.txt')).toThrow('the store mounted at /mem has no external.readBytes hook')
+  })
+})

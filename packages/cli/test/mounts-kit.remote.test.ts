@@ -5,14 +5,13 @@
  * The external hooks are each backend's own, composed by mount: a path goes to the hooks of the store
  * it routes to, with the path inside that store.
  */
-import { posix } from 'node:path'
 import { afterAll, describe, inject, it } from 'vitest'
 import { S3FileSystem } from '@seamfs/backend-s3'
 import { SftpFileSystem } from '@seamfs/backend-ssh'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { memoryConformance } from '@seamfs/backend-memory/conformance'
 import { MountFileSystem, type FileSystem } from '@seamfs/core'
-import { describeConformance, type ConformanceSubject, type ConformanceTuning, type ExternalHooks } from '@seamfs/conformance'
+import { describeConformance, externalByMount, type ConformanceTuning, type ExternalHooks } from '@seamfs/conformance'
 import { conformanceOptions } from '../../backend-s3/test/support.js'
 import { RawSftp } from '../../backend-ssh/test/raw.js'
 import type { SftpServerInfo } from '../../../test-servers/sftp.js'
@@ -46,45 +45,6 @@ function sftpStore(server: SftpServerInfo, raw: RawSftp): { open(): Promise<Sftp
   }
 }
 
-/** Each external hook, composed by mount (as in conformance/test/mounts.test.ts). */
-function composed(hooksOf: (fs: FileSystem) => AnyHooks): ExternalHooks<MountFileSystem> {
-  const routed = (fs: MountFileSystem, path: string): { subject: ConformanceSubject<FileSystem>; rest: string; hooks: AnyHooks } => {
-    const abs = posix.resolve(fs.cwd, path)
-    const mount = [...fs.mounts].reverse().find((m) => m.point === '/' || abs === m.point || abs.startsWith(`${m.point}/`))
-    if (mount === undefined) throw new Error(`no mount for ${abs}`)
-    const rest = mount.point === '/' ? abs.slice(1) : abs.slice(mount.point.length + 1)
-    return { subject: { fs: mount.fs }, rest, hooks: hooksOf(mount.fs) }
-  }
-  return {
-    writeBytes: ({ fs }, path, bytes) => {
-      const { subject, rest, hooks } = routed(fs, path)
-      return hooks.writeBytes?.(subject, rest, bytes)
-    },
-    readBytes: ({ fs }, path) => {
-      const { subject, rest, hooks } = routed(fs, path)
-      if (hooks.readBytes === undefined) throw new Error('no readBytes hook')
-      return hooks.readBytes(subject, rest)
-    },
-    remove: ({ fs }, path) => {
-      const { subject, rest, hooks } = routed(fs, path)
-      return hooks.remove?.(subject, rest)
-    },
-    symlink: ({ fs }, path, target) => {
-      const { subject, rest, hooks } = routed(fs, path)
-      return hooks.symlink?.(subject, rest, target)
-    },
-    chmod: ({ fs }, path, mode) => {
-      const { subject, rest, hooks } = routed(fs, path)
-      return hooks.chmod?.(subject, rest, mode)
-    },
-    mode: ({ fs }, path) => {
-      const { subject, rest, hooks } = routed(fs, path)
-      if (hooks.mode === undefined) throw new Error('no mode hook')
-      return hooks.mode(subject, rest)
-    },
-  }
-}
-
 const s3 = inject('s3')
 const sftp = inject('sftp')
 if (s3 === null || sftp === null) {
@@ -98,7 +58,7 @@ if (s3 === null || sftp === null) {
   const sftpKit = sftpStore(sftp, raw)
   const memoryHooks = memoryConformance().external as AnyHooks
   const s3Hooks = s3Kit.external as AnyHooks
-  const external = composed((fs) => (fs instanceof S3FileSystem ? s3Hooks : fs instanceof SftpFileSystem ? sftpKit.hooks : memoryHooks))
+  const external = externalByMount((fs) => (fs instanceof S3FileSystem ? s3Hooks : fs instanceof SftpFileSystem ? sftpKit.hooks : memoryHooks))
 
   for (const cwd of ['/s3/work', '/sftp/work']) {
     await describeConformance<MountFileSystem>({
