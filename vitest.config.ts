@@ -11,6 +11,10 @@ export default defineConfig({
   resolve: { conditions: ['source'] },
   ssr: { resolve: { conditions: ['source'] } },
   test: {
+    // The `source` condition above is for our packages; Node must not follow it into dependencies that
+    // also publish one (eventsource-parser's points at .ts, which Node 20 cannot load). The AI SDK and
+    // what imports it are inlined, so vite resolves them, with their `default` entries.
+    server: { deps: { inline: [/node_modules\/(ai|ai-v5|@ai-sdk\/[^/]+|eventsource-parser)\//] } },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [

@@ -283,7 +283,7 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     .description('serve the tools over MCP on stdio, for an MCP client')
     .action(async () => {
       const harness: Harness = await mount(program.opts<GlobalOptions>(), io)
-      const { createMcpServer, serveStdio } = await import('@seamfs/tools/mcp')
+      const { createMcpServer, serveStdio } = await import('@seamfs/mcp')
       try {
         await serveStdio(createMcpServer({ tools: harness.tools, name: 'seamfs', version: VERSION }))
       } finally {

@@ -20,7 +20,8 @@ const BUILT = [
   'packages/backend-local/dist/index.js',
   'packages/backend-memory/dist/index.js',
   'packages/tools/dist/index.js',
-  'packages/tools/dist/mcp.js',
+  'packages/mcp/dist/index.js',
+  'packages/mcp/dist/mcp.js',
   'conformance/dist/runner.js',
 ]
 export const missingBuild: string[] = BUILT.filter((rel) => !existsSync(join(REPO, rel)))

@@ -4,6 +4,7 @@ import { mutating, remedied, resolveIn, run, sessionOf } from './file-tools.js'
 import { messagePath } from './quote.js'
 import { ok, withDeleteRemedy, withRemedy } from './results.js'
 import type { FileTool, ToolDeps } from './types.js'
+import { deleteStructured } from './structured.js'
 
 /** Canonical value of `delete`. */
 export interface DeleteValue {
@@ -37,6 +38,7 @@ export function deleteTool(deps: ToolDeps): FileTool<DeleteValue> {
     name: 'delete',
     description: 'Delete one file, or one empty directory.',
     inputSchema,
+    structured: deleteStructured,
     annotations: { title: 'Delete file', destructiveHint: true, idempotentHint: true, ...mutating },
     prompt:
       'Use the delete tool — not shell rm — to delete one file or one empty directory; it never deletes a directory with entries. Read a file first (the default read-before-write policy requires it): a file that changed since you read it is not deleted.',

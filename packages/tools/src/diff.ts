@@ -1,4 +1,4 @@
-import { structuredPatch, type StructuredPatchHunk } from 'diff'
+import { lineHunks, type LineHunk } from './line-diff.js'
 
 /** The most lines (hunk headers included) a diff shows before its footer. */
 export const DIFF_MAX_LINES = 120
@@ -9,8 +9,8 @@ export const DIFF_MAX_LINE_CHARS = 500
 /** Unchanged lines shown around each change. */
 const CONTEXT = 3
 /**
- * Past this many changed lines (far more than a diff shows) or this many milliseconds, the diff
- * library gives up and only the counts are shown: its cost grows with file size times change size.
+ * Past this many changed lines (far more than a diff shows) or this many milliseconds, the line
+ * diff gives up and only the counts are shown: its cost grows with file size times change size.
  */
 const MAX_EDIT_LENGTH = 1000
 const DIFF_TIMEOUT_MS = 250
@@ -34,7 +34,7 @@ function linesOf(text: string): string[] {
  * Only the changed middle of the two texts, with {@link CONTEXT} lines of margin on each side, and
  * the number of lines skipped before it: the diff then costs the size of the change, not the file.
  */
-function changedWindow(before: string, after: string): { before: string; after: string; skipped: number } {
+function changedWindow(before: string, after: string): { before: string[]; after: string[]; skipped: number } {
   const a = linesOf(before)
   const b = linesOf(after)
   let head = 0
@@ -43,13 +43,13 @@ function changedWindow(before: string, after: string): { before: string; after: 
   while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++
   const from = Math.max(0, head - CONTEXT)
   const keepTail = Math.max(0, tail - CONTEXT)
-  return { before: a.slice(from, a.length - keepTail).join(''), after: b.slice(from, b.length - keepTail).join(''), skipped: from }
+  return { before: a.slice(from, a.length - keepTail), after: b.slice(from, b.length - keepTail), skipped: from }
 }
 
 const range = (start: number, count: number): string => (count === 1 ? `${start}` : `${start},${count}`)
 
-function hunkLines(hunk: StructuredPatchHunk, skipped: number): string[] {
-  // Unified-diff convention (as the library's own formatPatch): an empty side names the line before it.
+function hunkLines(hunk: LineHunk, skipped: number): string[] {
+  // Unified-diff convention (as jsdiff's formatPatch): an empty side names the line before it.
   const start = (at: number, count: number): number => at + skipped - (count === 0 ? 1 : 0)
   const header = `@@ -${range(start(hunk.oldStart, hunk.oldLines), hunk.oldLines)} +${range(start(hunk.newStart, hunk.newLines), hunk.newLines)} @@`
   return [header, ...hunk.lines.map((line) => (line.length > DIFF_MAX_LINE_CHARS ? `${line.slice(0, DIFF_MAX_LINE_CHARS)} (line truncated)` : line))]
@@ -74,19 +74,15 @@ function bounded(lines: readonly string[]): { text: string; truncated: boolean }
 /**
  * The compact unified diff of `before` → `after` (LF-normalized texts, as core reports them): no
  * file headers (the result names the file), {@link CONTEXT} lines of context, bounded. Identical
- * texts give `(No changes)`; a change too large for the diff library gives only its line counts.
+ * texts give `(No changes)`; a change too large for the bounded line diff gives only its line counts.
  */
 export function changeDiff(before: string, after: string): ChangeDiff {
   if (before === after) return { text: '(No changes)', added: 0, removed: 0, truncated: false }
   const window = changedWindow(before, after)
-  const patch = structuredPatch('a', 'b', window.before, window.after, undefined, undefined, {
-    context: CONTEXT,
-    maxEditLength: MAX_EDIT_LENGTH,
-    timeout: DIFF_TIMEOUT_MS,
-  })
-  if (patch === undefined) {
-    const removed = linesOf(window.before).length
-    const added = linesOf(window.after).length
+  const hunks = lineHunks(window.before, window.after, { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH, timeoutMs: DIFF_TIMEOUT_MS })
+  if (hunks === undefined) {
+    const removed = window.before.length
+    const added = window.after.length
     return {
       text: `(Too many changes to show a diff: lines ${window.skipped + 1}-${window.skipped + removed} replaced by ${added} lines; read the file to see them.)`,
       added,
@@ -97,7 +93,7 @@ export function changeDiff(before: string, after: string): ChangeDiff {
   let added = 0
   let removed = 0
   const lines: string[] = []
-  for (const hunk of patch.hunks) {
+  for (const hunk of hunks) {
     for (const line of hunk.lines) {
       if (line.startsWith('+')) added++
       else if (line.startsWith('-')) removed++

@@ -3,6 +3,7 @@ import { resolveIn, run } from './file-tools.js'
 import { messagePath } from './quote.js'
 import { ok } from './results.js'
 import type { FileTool, ToolDeps } from './types.js'
+import { createDirectoryStructured } from './structured.js'
 
 /** Canonical value of `create_directory`. */
 export interface CreateDirectoryValue {
@@ -30,6 +31,7 @@ export function createDirectoryTool(deps: ToolDeps): FileTool<CreateDirectoryVal
     name: 'create_directory',
     description: 'Create a directory and any missing parents; an existing directory is left as it is.',
     inputSchema,
+    structured: createDirectoryStructured,
     annotations: { title: 'Create directory', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     prompt:
       'Use the create_directory tool — not shell mkdir — to create an empty directory (missing parents are created too). The write tool creates the parent directories of a file itself, so this is needed only for an empty directory.',

@@ -6,6 +6,7 @@ import { mutating, remedied, resolveIn, run, sessionOf } from './file-tools.js'
 import { quotePath } from './quote.js'
 import { ok, ToolInputError, withEditWording } from './results.js'
 import type { FileTool, ToolDeps } from './types.js'
+import { editStructured } from './structured.js'
 
 /** The most edits one `edit` call takes in its `edits` list. */
 export const MAX_TOOL_EDITS = 100
@@ -106,6 +107,7 @@ export function editTool(deps: ToolDeps): FileTool<EditValue> {
     name: 'edit',
     description: 'Replace literal text in an existing UTF-8 text file; returns a diff of the change.',
     inputSchema,
+    structured: editStructured,
     annotations: { title: 'Edit file', destructiveHint: true, idempotentHint: false, ...mutating },
     prompt:
       'Use the edit tool for targeted changes to existing UTF-8 text files. It replaces literal old_string with new_string; by default old_string must appear exactly once. If old_string appears multiple times, provide a more specific old_string or set replace_all to true. For several changes to one file, pass them as edits: [{old_string, new_string, replace_all}] in one call: they apply in order, all or nothing. The result shows a diff of the change; dryRun: true shows it without changing the file. Read the file first (the default read-before-write policy requires it), unless you just created or edited it in this session.',

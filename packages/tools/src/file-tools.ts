@@ -7,6 +7,7 @@ import { ByteLineWindow } from './line-scan.js'
 import { LineWindow, readFooter, type ReadLine, type ReadWindow, type WindowLimits } from './read-window.js'
 import { failure, ok, withRemedy } from './results.js'
 import type { FileTool, ToolContext, ToolDeps, ToolImage, ToolResult } from './types.js'
+import { readStructured } from './structured.js'
 
 /** Canonical value of `read`. */
 export interface ReadValue {
@@ -100,6 +101,7 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
     name: 'read',
     description: 'Read a UTF-8 text file and return line-numbered content; a PNG, JPEG, GIF or WebP image is returned as an image.',
     inputSchema,
+    structured: readStructured,
     annotations: { title: 'Read file', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     prompt:
       'Use the read tool — not shell commands like cat — to inspect text files. Results include line numbers. Use offset and limit to continue reading large files. Images (PNG, JPEG, GIF, WebP) come back as images; offset and limit do not apply to them.',

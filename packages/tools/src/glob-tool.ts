@@ -6,6 +6,7 @@ import { ok } from './results.js'
 import { pathShower } from './shown-path.js'
 import type { FileTool, ToolDeps } from './types.js'
 import { fencedFooter, pathMatcher, SearchControl, SearchTimeout, searchRoot, timeoutResult, walkFiles } from './walk.js'
+import { globStructured } from './structured.js'
 
 /**
  * Canonical value of `glob`: the shown paths and how many matched in all. Each path is one any tool
@@ -52,6 +53,7 @@ export function globTool(deps: ToolDeps): FileTool<GlobValue> {
     name: 'glob',
     description: 'Find files whose path matches a glob pattern, in path order.',
     inputSchema,
+    structured: globStructured,
     annotations: { title: 'Find files', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     prompt: `Use the glob tool — not shell find or ls -R — to find files by name or path pattern. A pattern without "/" (like "*.test.ts") matches file names at any depth; "src/**/*.ts" matches paths under src. Dotfiles are included; .git and other version-control directories are skipped. Results are in path order, at most ${config.globMaxResults}, each a path the other tools accept as it is; when the footer says results were cut, narrow the pattern or path.`,
     execute: (args, context = {}) =>

@@ -5,6 +5,7 @@ import { RegexWorker, type WorkerMatch } from './grep-worker.js'
 import { messagePath, quotePath } from './quote.js'
 import { ok, ToolInputError } from './results.js'
 import { pathShower } from './shown-path.js'
+import { grepStructured } from './structured.js'
 import type { FileTool, ToolDeps } from './types.js'
 import {
   fencedFooter,
@@ -206,6 +207,7 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
     name: 'grep',
     description: 'Search file contents with a regular expression; returns matching lines grouped by file, in path order.',
     inputSchema,
+    structured: grepStructured,
     annotations: { title: 'Search file contents', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     prompt: `Use the grep tool — not shell grep or rg — to search file contents. The pattern is a JavaScript regular expression matched line by line; use include (a glob such as "*.ts") and path to narrow the search. Results list each file's matching lines with line numbers (each file path as the other tools accept it), at most ${config.grepMaxMatches} matches; binary files are skipped, and .git and other version-control directories are not searched. Read a file to see the context around a match.`,
     execute: (args, context = {}) =>

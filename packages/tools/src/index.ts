@@ -1,34 +1,29 @@
 /**
  * `@seamfs/tools`: the model-facing file tools over any seamfs backend, as
- * plain tool objects. The MCP server is the `@seamfs/tools/mcp` subpath, so a
- * host that does not speak MCP never loads the SDK.
+ * plain tool objects, in a list or keyed by name. No runtime dependency beyond
+ * `@seamfs/core` and a glob matcher: the MCP server is `@seamfs/mcp`, and the
+ * framework adapters are `@seamfs/ai-sdk`, `@seamfs/langchain` and `@seamfs/deepagents`.
  */
 import { ObservationPolicy, type FileSystem } from '@seamfs/core'
 import { resolveConfig } from './config.js'
-import { deleteTool } from './delete-tool.js'
-import { createDirectoryTool } from './directory-tool.js'
-import { editTool } from './edit-tool.js'
-import { readTool } from './file-tools.js'
-import { globTool } from './glob-tool.js'
-import { grepTool } from './grep-tool.js'
-import { listTool } from './list-tool.js'
-import { moveTool } from './move-tool.js'
-import { writeTool } from './write-tool.js'
+import { deleteTool, type DeleteValue } from './delete-tool.js'
+import { createDirectoryTool, type CreateDirectoryValue } from './directory-tool.js'
+import { editTool, type EditValue } from './edit-tool.js'
+import { readTool, type ReadValue } from './file-tools.js'
+import { globTool, type GlobValue } from './glob-tool.js'
+import { grepTool, type GrepValue } from './grep-tool.js'
+import { listTool, type ListValue } from './list-tool.js'
+import { moveTool, type MoveValue } from './move-tool.js'
+import { writeTool, type WriteValue } from './write-tool.js'
 import type { FileTool, ToolsConfig } from './types.js'
 
 export { DEFAULT_CONFIG } from './config.js'
+export { FileToolError, hostPolicy, isFileToolError, type HostToolsOptions } from './host.js'
 export type { ReadLine } from './read-window.js'
-export type { ReadValue } from './file-tools.js'
-export type { EditValue } from './edit-tool.js'
-export type { WriteValue } from './write-tool.js'
-export type { DeleteValue } from './delete-tool.js'
-export type { MoveValue } from './move-tool.js'
-export type { CreateDirectoryValue } from './directory-tool.js'
+export type { ReadValue, EditValue, WriteValue, DeleteValue, MoveValue, CreateDirectoryValue, ListValue, GlobValue, GrepValue }
 export { sniffImage, type ImageMimeType } from './image.js'
-export type { ListValue } from './list-tool.js'
-export type { GlobValue } from './glob-tool.js'
-export type { GrepMatch, GrepValue } from './grep-tool.js'
-export type { FileTool, JsonSchema, ToolAnnotations, ToolContext, ToolImage, ToolResult, ToolsConfig } from './types.js'
+export type { GrepMatch } from './grep-tool.js'
+export type { FileTool, JsonSchema, StructuredOutput, ToolAnnotations, ToolContext, ToolImage, ToolResult, ToolsConfig } from './types.js'
 
 /** Options of {@link createFileTools}. */
 export interface FileToolsOptions {
@@ -64,15 +59,50 @@ export interface FileToolsOptions {
  * always wins.
  */
 export function createFileTools(options: FileToolsOptions): FileTool[] {
+  return Object.values(createFileToolsByName(options)) as FileTool[]
+}
+
+/**
+ * The tools keyed by name, in the order {@link createFileTools} lists them: what hosts that take a
+ * record (the AI SDK's `tools`, MCP registries) want. The optional tools are present only where the
+ * backend's capabilities allow them. Same rules and same fresh default session as
+ * {@link createFileTools}: one call, one tool set, one session.
+ */
+export function createFileToolsByName(options: FileToolsOptions): FileToolsByName {
   const session = Object.freeze({ tools: 'default session' })
   const deps = { fs: options.fs, policy: options.policy, session, cwd: options.cwd, config: resolveConfig(options.config) }
-  const tools: FileTool[] = [listTool(deps), readTool(deps), writeTool(deps), editTool(deps), globTool(deps), grepTool(deps)] as FileTool[]
-  // A tool the backend cannot serve is not offered, rather than answering FS_UNSUPPORTED on every call.
   const { capabilities } = options.fs
-  if (capabilities.createDirectory !== undefined) tools.push(createDirectoryTool(deps))
-  if (capabilities.rename !== undefined) tools.push(moveTool(deps))
-  if (capabilities.remove === true) tools.push(deleteTool(deps))
-  return tools
+  // A tool the backend cannot serve is not offered, rather than answering FS_UNSUPPORTED on every call.
+  return Object.freeze({
+    list: listTool(deps),
+    read: readTool(deps),
+    write: writeTool(deps),
+    edit: editTool(deps),
+    glob: globTool(deps),
+    grep: grepTool(deps),
+    ...(capabilities.createDirectory === undefined ? {} : { create_directory: createDirectoryTool(deps) }),
+    ...(capabilities.rename === undefined ? {} : { move: moveTool(deps) }),
+    ...(capabilities.remove === true ? { delete: deleteTool(deps) } : {}),
+  })
 }
+
+/** The tools of {@link createFileToolsByName}, each typed with its canonical value. */
+export interface FileToolsByName {
+  readonly list: FileTool<ListValue>
+  readonly read: FileTool<ReadValue>
+  readonly write: FileTool<WriteValue>
+  readonly edit: FileTool<EditValue>
+  readonly glob: FileTool<GlobValue>
+  readonly grep: FileTool<GrepValue>
+  /** Where `capabilities.createDirectory` is declared. */
+  readonly create_directory?: FileTool<CreateDirectoryValue>
+  /** Where `capabilities.rename` is declared. */
+  readonly move?: FileTool<MoveValue>
+  /** Where `capabilities.remove` is true. */
+  readonly delete?: FileTool<DeleteValue>
+}
+
+/** The name of a tool {@link createFileTools} can offer. */
+export type FileToolName = keyof FileToolsByName
 
 export { ObservationPolicy }

@@ -4,6 +4,7 @@ import { resolveIn, run } from './file-tools.js'
 import { messagePath, quoteName, quotePath } from './quote.js'
 import { ok } from './results.js'
 import type { FileTool, ToolDeps } from './types.js'
+import { listStructured } from './structured.js'
 
 /** Canonical value of `list`: one page, with totals of the whole directory. */
 export interface ListValue {
@@ -49,6 +50,7 @@ export function listTool(deps: ToolDeps): FileTool<ListValue> {
     name: 'list',
     description: 'List the direct children of a directory: directories first, then files, then other entries.',
     inputSchema,
+    structured: listStructured,
     annotations: { title: 'List directory', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     prompt:
       'Use the list tool — not shell ls — to see what a directory contains. It returns the direct children of one directory, files and subdirectories alike, and defaults to the session workspace, so it is the first step for orienting in an unfamiliar project. When a result is capped, continue with the offset named in its footer.',

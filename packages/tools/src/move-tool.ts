@@ -4,6 +4,7 @@ import { mutating, remedied, resolveIn, run, sessionOf } from './file-tools.js'
 import { messagePath } from './quote.js'
 import { ok, withMoveRemedy, withRemedy } from './results.js'
 import type { FileTool, ToolDeps } from './types.js'
+import { moveStructured } from './structured.js'
 
 /** Canonical value of `move`. */
 export interface MoveValue {
@@ -69,6 +70,7 @@ export function moveTool(deps: ToolDeps): FileTool<MoveValue> {
     name: 'move',
     description: `Move or rename ${what}; an existing destination is never replaced unread.`,
     inputSchema,
+    structured: moveStructured,
     annotations: { title: 'Move file', destructiveHint: true, idempotentHint: false, ...mutating },
     prompt: `Use the move tool — not shell mv, and not read + write + delete — to move or rename ${what}. Read a file before moving it (the default read-before-write policy requires it). An existing file at destination_path is replaced only if you read it first${directories ? '; a directory never replaces anything' : ''}.`,
     execute: (args, context = {}) =>

@@ -46,6 +46,24 @@ export interface ToolResult<V = unknown> {
   readonly image?: ToolImage | undefined
 }
 
+/**
+ * A tool's structured output, for hosts that take machine-readable results
+ * next to the text (MCP `outputSchema` and `structuredContent`).
+ *
+ * Rules:
+ * - `schema` is a JSON Schema object with `type: 'object'` at the root that
+ *   every `content(value)` validates against.
+ * - `content(value)` is a plain JSON object built from a success's `value`:
+ *   no `undefined` members, nothing a JSON round trip would change.
+ * - It is bounded as the text is: never a whole file (`write` and `edit` leave
+ *   out `before`/`after` and keep the diff the model read).
+ * - Failures have no structured content: only the text and the code.
+ */
+export interface StructuredOutput<V = unknown> {
+  readonly schema: JsonSchema
+  content(value: V): Record<string, unknown>
+}
+
 /** A plain tool object any agent framework can host. `execute` never throws. */
 export interface FileTool<V = unknown> {
   readonly name: string
@@ -54,6 +72,8 @@ export interface FileTool<V = unknown> {
   readonly annotations: ToolAnnotations
   /** Guidance for the system prompt. */
   readonly prompt: string
+  /** The structured form of a success's `value`, with its JSON Schema; every built-in tool has one. */
+  readonly structured?: StructuredOutput<V> | undefined
   execute(args: unknown, context?: ToolContext): Promise<ToolResult<V>>
 }
 

@@ -5,6 +5,7 @@ import { mutating, remedied, resolveIn, run, sessionOf } from './file-tools.js'
 import { quotePath } from './quote.js'
 import { ok } from './results.js'
 import type { FileTool, ToolDeps } from './types.js'
+import { writeStructured } from './structured.js'
 
 /** Canonical value of `write`. */
 export interface WriteValue {
@@ -50,6 +51,7 @@ export function writeTool(deps: ToolDeps): FileTool<WriteValue> {
     name: 'write',
     description: 'Create or fully replace a UTF-8 text file; replacing returns a diff of the change.',
     inputSchema,
+    structured: writeStructured,
     annotations: { title: 'Write file', destructiveHint: true, idempotentHint: true, ...mutating },
     prompt:
       'Use the write tool to create files or completely replace file contents. Existing files are overwritten, so read an existing file first (the default read-before-write policy requires it) and prefer edit for targeted changes. Replacing a file returns a diff of the change; dryRun: true shows it without writing.',

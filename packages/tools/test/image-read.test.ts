@@ -1,17 +1,12 @@
 /**
  * `read` of an image: PNG, JPEG, GIF and WebP, told by their bytes (not their names), come back
  * as the result's image (base64 + type) with an envelope for text-only hosts, within
- * `readImageMaxBytes`; the read is recorded like a text read. Through MCP the image is image
- * content. Other binary files fail as before.
+ * `readImageMaxBytes`; the read is recorded like a text read. Other binary files fail as before.
+ * (Through MCP the image is image content: packages/mcp/test/mcp-image.test.ts.)
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { ObservationPolicy } from '@seamfs/core'
-import { MemoryFileSystem } from '@seamfs/backend-memory'
-import { createFileTools, sniffImage, type ReadValue } from '@seamfs/tools'
-import { createMcpServer } from '@seamfs/tools/mcp'
+import { sniffImage, type ReadValue } from '@seamfs/tools'
 import { BACKENDS, expectError, expectOk, makeHarness, readEnvelope, type BackendKind, type Harness, type HarnessOptions } from './tool-harness.js'
 
 const b64 = (text: string): Uint8Array => Uint8Array.from(Buffer.from(text, 'base64'))
@@ -135,32 +130,4 @@ describe.each(BACKENDS)('read of images on %s', (kind: BackendKind) => {
       expect((await h.call('read', { file_path: 'img/q.png' }, S)).image?.mimeType).toBe('image/png')
     },
   )
-})
-
-describe('MCP: an image read is image content', () => {
-  const open: Array<{ close(): Promise<void> }> = []
-  afterEach(async () => {
-    for (const c of open.splice(0)) await c.close().catch(() => undefined)
-  })
-
-  it('read of a PNG is a text block then {type: image, data, mimeType}; a text read stays one text block', async () => {
-    const fs = new MemoryFileSystem({ cwd: '/w', files: { 'p.png': PNG, 'a.txt': 'hi\n' } })
-    const server = createMcpServer({ tools: createFileTools({ fs, policy: new ObservationPolicy() }) })
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-    const client = new Client({ name: 'test', version: '0.0.0' })
-    open.push(server, client)
-    await server.connect(serverSide)
-    await client.connect(clientSide)
-    const image = (await client.callTool({ name: 'read', arguments: { file_path: 'p.png' } })) as CallToolResult
-    expect(image.isError).toBe(false)
-    expect(image.content).toEqual([
-      { type: 'text', text: `<path>/w/p.png</path>\n<type>image</type>\n<content>\n(image/png, ${PNG.length} bytes, returned as image content)\n</content>` },
-      { type: 'image', data: Buffer.from(PNG).toString('base64'), mimeType: 'image/png' },
-    ])
-    const text = (await client.callTool({ name: 'read', arguments: { file_path: 'a.txt' } })) as CallToolResult
-    expect(text.content).toEqual([{ type: 'text', text: readEnvelope('/w/a.txt', ['1: hi'], '(End of file - total 1 lines)') }])
-    // the image read was recorded for this connection's session: the delete goes through
-    const deleted = (await client.callTool({ name: 'delete', arguments: { path: 'p.png' } })) as CallToolResult
-    expect(deleted.content).toEqual([{ type: 'text', text: 'Deleted file "/w/p.png".' }])
-  })
 })

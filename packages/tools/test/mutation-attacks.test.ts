@@ -11,7 +11,6 @@ import { ObservationPolicy, SandboxedFileSystem, type FsInfo, type FsTarget } fr
 import { LocalFileSystem } from '@seamfs/backend-local'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { createFileTools, type FileTool, type ToolResult } from '@seamfs/tools'
-import { toMcpResult } from '@seamfs/tools/mcp'
 
 const S = { session: 'model' }
 
@@ -109,7 +108,7 @@ describe('read of huge files that claim to be images', () => {
   }
   const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13])
 
-  it('a 2 GiB sparse file with PNG magic is FS_TOO_LARGE at once, under an image name or not, also over MCP', async () => {
+  it('a 2 GiB sparse file with PNG magic is FS_TOO_LARGE at once, under an image name or not', async () => {
     base = realpathSync(mkdtempSync(join(tmpdir(), 'seamfs-adv19-img-')))
     sparse(join(base, 'huge.png'), PNG, 2 ** 31)
     sparse(join(base, 'huge.bin'), PNG, 2 ** 31)
@@ -120,9 +119,6 @@ describe('read of huge files that claim to be images', () => {
       expect(result.code).toBe('FS_TOO_LARGE')
       expect(result.image).toBeUndefined()
       expect(Date.now() - started).toBeLessThan(5000)
-      const mcp = toMcpResult(result)
-      expect(mcp.isError).toBe(true)
-      expect(mcp.content.every((c) => c.type === 'text')).toBe(true)
     }
   })
 

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { ObservationPolicy, SandboxedFileSystem, type FsCapabilities } from '@seamfs/core'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
-import { createFileTools, type FileTool, type ToolResult } from '@seamfs/tools'
+import { createFileTools, createFileToolsByName, type FileTool, type ToolResult } from '@seamfs/tools'
 import { BACKENDS, expectError, expectOk, makeHarness, type BackendKind, type Harness, type HarnessOptions } from './tool-harness.js'
 
 const S = { session: 'session-1' }
@@ -301,6 +301,24 @@ describe('which tools a backend is offered', () => {
     const fs = limited({ remove: false, rename: undefined, createDirectory: undefined })
     expect(names(createFileTools({ fs }))).toEqual(['list', 'read', 'write', 'edit', 'glob', 'grep'])
     expect(names(createFileTools({ fs: limited({ remove: undefined }) }))).not.toContain('delete')
+  })
+
+  it('keyed by name: each key is its tool name, in the list order, optional tools only with the capability, one session per call', async () => {
+    const fs = new MemoryFileSystem({ cwd: '/w', files: { 'a.txt': 'one\n' } })
+    const policy = new ObservationPolicy()
+    const byName = createFileToolsByName({ fs, policy })
+    expect(Object.keys(byName)).toEqual(names(createFileTools({ fs })))
+    for (const [key, tool] of Object.entries(byName as unknown as Readonly<Record<string, FileTool>>)) expect(tool.name).toBe(key)
+    expect(Object.isFrozen(byName)).toBe(true)
+    const few = createFileToolsByName({ fs: limited({ remove: false, rename: undefined, createDirectory: undefined }) })
+    expect(Object.keys(few)).toEqual(['list', 'read', 'write', 'edit', 'glob', 'grep'])
+    expect(few.delete).toBeUndefined()
+    // the read of one tool set is that set's own session's: another set on the same policy has not read it
+    expect((await byName.read.execute({ file_path: 'a.txt' })).isError).toBe(false)
+    const other = createFileToolsByName({ fs, policy })
+    expect((await other.edit.execute({ file_path: 'a.txt', old_string: 'one', new_string: 'two' })).code).toBe('FS_NOT_OBSERVED')
+    const edit = await byName.edit.execute({ file_path: 'a.txt', old_string: 'one', new_string: 'two' })
+    expect(edit.value?.after).toBe('two\n')
   })
 
   it('move of a directory where the backend renames files only: FS_UNSUPPORTED, and the schema and prompt speak of files', async () => {

@@ -18,7 +18,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { createFileTools } from '@seamfs/tools'
-import { createMcpServer, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_RESULT_BYTES, serveStdio, truncateResultText } from '@seamfs/tools/mcp'
+import { createMcpServer, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_RESULT_BYTES, serveStdio, truncateResultText } from '@seamfs/mcp'
 import { RequestIdScanner } from '../src/request-id-scanner.js'
 
 const MiB = 1024 * 1024
@@ -213,7 +213,14 @@ describe('BoundedStdioTransport in process (limit 1024 bytes)', () => {
 const FIXTURE = fileURLToPath(new URL('./fixtures/mcp-limits-server.js', import.meta.url))
 const PACKAGES = fileURLToPath(new URL('../../', import.meta.url))
 // A plain `node` child has no "source" condition: it runs dist/ (mcp-stdio.js is this feature's; without it the build is stale).
-const BUILT = ['core/dist/index.js', 'backend-memory/dist/index.js', 'tools/dist/index.js', 'tools/dist/mcp.js', 'tools/dist/mcp-stdio.js']
+const BUILT = [
+  'core/dist/index.js',
+  'backend-memory/dist/index.js',
+  'tools/dist/index.js',
+  'mcp/dist/index.js',
+  'mcp/dist/mcp-stdio.js',
+  'mcp/dist/structured-cap.js',
+]
 const missing = BUILT.filter((rel) => !existsSync(join(PACKAGES, rel)))
 const title =
   missing.length === 0

@@ -7,7 +7,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { createFileTools, ObservationPolicy, type FileTool, type ToolContext } from '@seamfs/tools'
-import { createMcpServer, MCP_CODE_META_KEY, serveStdio, toMcpResult, type McpServerOptions } from '@seamfs/tools/mcp'
+import { createMcpServer, MCP_CODE_META_KEY, serveStdio, toMcpResult, type McpServerOptions } from '@seamfs/mcp'
 
 const CWD = '/w'
 
@@ -111,14 +111,14 @@ describe('tools/list', () => {
 })
 
 describe('tools/call', () => {
-  it('runs a tool and returns its text as one text block, isError false, no code', async () => {
+  it('runs a tool and returns its text as one text block, isError false, no code, its structured content', async () => {
     const { fs, server } = rig()
     const client = await connect(server)
     const r = await call(client, 'write', { file_path: 'a.txt', content: 'one\n' })
     expect(r.isError).toBe(false)
     expect(text(r)).toBe(`<path>${CWD}/a.txt</path>\n<type>file</type>\n<content>\nCreated file\n</content>`)
     expect(r._meta).toBeUndefined()
-    expect(r.structuredContent).toBeUndefined()
+    expect(r.structuredContent).toEqual({ path: `${CWD}/a.txt`, operation: 'create', diff: null, dryRun: false })
     expect(peek(fs, 'a.txt')).toBe('one\n')
   })
 

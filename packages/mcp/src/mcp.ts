@@ -1,6 +1,6 @@
 /**
- * The tools as an MCP server (`@seamfs/tools/mcp`). A subpath of its own, so
- * hosts that don't speak MCP never load the SDK.
+ * The tools as an MCP server (`@seamfs/mcp`). A package of its own, so hosts
+ * that don't speak MCP never install the SDK.
  */
 import { createRequire } from 'node:module'
 import process from 'node:process'
@@ -11,10 +11,9 @@ import type { PolicyOwner } from '@seamfs/core'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { FileTool, ToolResult } from '@seamfs/tools'
 import { BoundedStdioTransport } from './mcp-stdio.js'
-import type { FileTool, ToolResult } from './types.js'
-
-export { BoundedStdioTransport, DEFAULT_MAX_MESSAGE_BYTES, INVALID_REQUEST, PARSE_ERROR, type StdioTransportOptions } from './mcp-stdio.js'
+import { capStructuredContent } from './structured-cap.js'
 
 /**
  * Default {@link McpServerOptions.maxResultBytes}: 1 MiB. The tools cap their
@@ -27,6 +26,17 @@ const MIN_RESULT_BYTES = 1024
 
 /** The `_meta` key of a failed call's `FsError` code (`FS_NOT_OBSERVED`, `FS_STALE_VERSION`, …). */
 export const MCP_CODE_META_KEY = 'seamfs/code'
+
+/**
+ * The `_meta` key set when a success's `structuredContent` was over
+ * `maxResultBytes`: `{ truncated: true, bytes }` when it was shrunk to fit,
+ * `{ omitted: true, bytes }` when nothing could make it fit (`bytes`: its JSON
+ * size before). See {@link toMcpResult}.
+ */
+export const MCP_STRUCTURED_META_KEY = 'seamfs/structuredContent'
+
+/** The structured output of a tool, as `FileTool.structured` declares it. */
+export type ToolStructuredOutput = NonNullable<FileTool['structured']>
 
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions {
@@ -46,9 +56,11 @@ export interface McpServerOptions {
   /** Server `instructions` sent at initialization; default none. */
   readonly instructions?: string | undefined
   /**
-   * The largest result text, in UTF-8 bytes; a longer one is cut (see
-   * {@link truncateResultText}). Default {@link DEFAULT_MAX_RESULT_BYTES};
-   * at least 1024, or `Infinity` for no cap.
+   * The largest result text, and the largest `structuredContent` JSON, in
+   * UTF-8 bytes (each on its own); a longer text is cut (see
+   * {@link truncateResultText}), a larger structured content shrunk (see
+   * {@link toMcpResult}). Default {@link DEFAULT_MAX_RESULT_BYTES}; at least
+   * 1024, or `Infinity` for no cap.
    */
   readonly maxResultBytes?: number | undefined
 }
@@ -68,7 +80,10 @@ function ownVersion(): string {
   return packageVersion
 }
 
-/** One seamfs tool as an MCP tool definition. */
+/**
+ * One seamfs tool as an MCP tool definition; with `outputSchema` (the tool's
+ * `structured.schema`) when the tool has structured output.
+ */
 export function toMcpTool(tool: FileTool, includePrompt = true): Tool {
   const a = tool.annotations
   const prompt = tool.prompt.trim()
@@ -78,6 +93,7 @@ export function toMcpTool(tool: FileTool, includePrompt = true): Tool {
     description: includePrompt && prompt !== '' ? `${tool.description}\n\n${prompt}` : tool.description,
     // Our schemas are JSON Schema objects with `type: 'object'` at the root, as MCP requires.
     inputSchema: tool.inputSchema as Tool['inputSchema'],
+    ...(tool.structured === undefined ? {} : { outputSchema: tool.structured.schema as NonNullable<Tool['outputSchema']> }),
     annotations: {
       title: a.title,
       readOnlyHint: a.readOnlyHint,
@@ -121,13 +137,30 @@ export function truncateResultText(text: string, maxBytes: number = DEFAULT_MAX_
  * by {@link truncateResultText}), then the result's image as MCP image content
  * (`{ type: 'image', data, mimeType }`, not counted in the text cap: the tool
  * caps it), and a failure's code in `_meta`.
+ *
+ * With `structured` (the tool's structured output), a success with a value
+ * also gets `structuredContent: structured.content(value)`; a failure never
+ * does (the SDK's `Client` requires it of a success only). Structured content
+ * whose JSON is over `maxResultBytes` is shrunk until it fits (arrays keep
+ * their first items, strings over 64 characters their start), so it still
+ * matches a schema that only types its members, and `_meta` says so under
+ * {@link MCP_STRUCTURED_META_KEY}; if nothing makes it fit it is left out.
  */
-export function toMcpResult(result: ToolResult, maxResultBytes: number = DEFAULT_MAX_RESULT_BYTES): CallToolResult {
-  const text = truncateResultText(result.text, checkResultCap(maxResultBytes))
+export function toMcpResult(result: ToolResult, maxResultBytes: number = DEFAULT_MAX_RESULT_BYTES, structured?: ToolStructuredOutput): CallToolResult {
+  const cap = checkResultCap(maxResultBytes)
+  const text = truncateResultText(result.text, cap)
   const content: CallToolResult['content'] = [{ type: 'text', text }]
   if (result.image !== undefined) content.push({ type: 'image', data: result.image.data, mimeType: result.image.mimeType })
   const out: CallToolResult = { content, isError: result.isError }
   if (result.isError && result.code !== undefined) out._meta = { [MCP_CODE_META_KEY]: result.code }
+  if (!result.isError && structured !== undefined && result.value !== undefined) {
+    const capped = capStructuredContent(structured.content(result.value), cap)
+    if (capped.content !== undefined) out.structuredContent = capped.content
+    if (capped.overBytes !== undefined) {
+      const note = capped.content === undefined ? { omitted: true, bytes: capped.overBytes } : { truncated: true, bytes: capped.overBytes }
+      out._meta = { ...out._meta, [MCP_STRUCTURED_META_KEY]: note }
+    }
+  }
   return out
 }
 
@@ -137,11 +170,13 @@ function errorResult(message: string, maxResultBytes: number): CallToolResult {
 
 /**
  * An MCP server (not yet connected) exposing `tools`: `tools/list` returns
- * each tool's name, title, description, JSON Schema and annotations;
+ * each tool's name, title, description, JSON Schema and annotations (and its
+ * `outputSchema` when it has structured output);
  * `tools/call` runs `execute(arguments, { session, signal })` with the
  * request's abort signal (cancellation, or the connection closing) and returns
  * `{ content: [{ type: 'text', text }], isError }` (and an `image` block after
  * the text when the result has an image: `read` of a picture), plus
+ * `structuredContent` on a success of a tool with structured output, and
  * `_meta: { 'seamfs/code': code }` on a failure with a code. An unknown tool is
  * an `isError` result, not a protocol error. A text over `maxResultBytes` is
  * cut, with a footer saying so and how to ask for less.
@@ -188,7 +223,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       return errorResult(`unknown tool "${name}"${known === '' ? '' : ` (available: ${known})`}`, maxResultBytes)
     }
     try {
-      return toMcpResult(await tool.execute(args ?? {}, { session: sessionOf(), signal: extra.signal }), maxResultBytes)
+      return toMcpResult(await tool.execute(args ?? {}, { session: sessionOf(), signal: extra.signal }), maxResultBytes, tool.structured)
     } catch (err) {
       // `execute` never throws; a tool from elsewhere might.
       return errorResult(`internal error: ${err instanceof Error ? err.message : String(err)}`, maxResultBytes)

@@ -15,7 +15,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 const FIXTURE = fileURLToPath(new URL('./fixtures/mcp-server.js', import.meta.url))
 const PACKAGES = fileURLToPath(new URL('../../', import.meta.url))
 // A plain `node` child has no "source" condition: it runs dist/, which `npm test` builds first.
-const BUILT = ['core/dist/index.js', 'backend-local/dist/index.js', 'tools/dist/index.js', 'tools/dist/mcp.js']
+const BUILT = ['core/dist/index.js', 'backend-local/dist/index.js', 'tools/dist/index.js', 'mcp/dist/index.js', 'mcp/dist/mcp.js']
 const missing = BUILT.filter((rel) => !existsSync(join(PACKAGES, rel)))
 const title =
   missing.length === 0

@@ -1,0 +1,102 @@
+import { getConfig } from '@langchain/langgraph'
+import { FsError, type FileSystem, type FsTarget, type PolicyOwner } from '@seamfs/core'
+import { parseVirtual, type VirtualPath } from './paths.js'
+
+/** The most LangGraph threads whose sessions a backend keeps (least recently used dropped first). */
+export const MAX_THREAD_SESSIONS = 1024
+
+/** What one backend call runs with: whose observations, the run's abort signal, the root as the tools' cwd. */
+export interface Call {
+  readonly session: PolicyOwner
+  readonly signal: AbortSignal | undefined
+  readonly cwd: string
+}
+
+/** A deepagents path resolved in the filesystem, inside the root. */
+export interface Resolved extends VirtualPath {
+  readonly target: FsTarget
+}
+
+/** The LangGraph run this call belongs to, when there is one (a direct call has none). */
+function currentRun(): { readonly threadId: string | undefined; readonly signal: AbortSignal | undefined } {
+  try {
+    const config = getConfig()
+    const threadId: unknown = config.configurable?.['thread_id']
+    return { threadId: typeof threadId === 'string' || typeof threadId === 'number' ? String(threadId) : undefined, signal: config.signal }
+  } catch {
+    return { threadId: undefined, signal: undefined }
+  }
+}
+
+/**
+ * The agent's `/` in the filesystem: maps deepagents paths onto targets under the root (refusing
+ * `..` and anything a symlink takes outside), and the filesystem's display paths back to the
+ * agent's, so a message never shows the model a path it could not use.
+ */
+export class Scope {
+  readonly fs: FileSystem
+  readonly root: string
+  readonly #session: PolicyOwner | undefined
+  readonly #ownSession = Object.freeze({ deepagents: 'default session' })
+  readonly #threads = new Map<string, object>()
+  #rootTarget: Promise<FsTarget> | undefined
+
+  constructor(fs: FileSystem, root: string, session: PolicyOwner | undefined) {
+    this.fs = fs
+    this.root = root
+    this.#session = session
+  }
+
+  /** The session and signal of the current call: the configured session, else the thread's, else this backend's own. */
+  call(): Call {
+    const run = currentRun()
+    const session = this.#session ?? (run.threadId === undefined ? this.#ownSession : this.#threadSession(run.threadId))
+    return { session, signal: run.signal, cwd: this.root }
+  }
+
+  /**
+   * The session object of a LangGraph thread. The policy keys objects weakly, so a thread's
+   * observations live as long as its entry here: the {@link MAX_THREAD_SESSIONS} most recently used
+   * threads are kept, and a long-running server does not grow without bound. A thread evicted
+   * meanwhile must read again before it edits (`FS_NOT_OBSERVED`), which fails safe.
+   */
+  #threadSession(threadId: string): PolicyOwner {
+    let session = this.#threads.get(threadId)
+    if (session !== undefined) this.#threads.delete(threadId)
+    else session = Object.freeze({ deepagentsThread: threadId })
+    this.#threads.set(threadId, session)
+    if (this.#threads.size > MAX_THREAD_SESSIONS) this.#threads.delete(this.#threads.keys().next().value as string)
+    return session
+  }
+
+  /** The root's target, resolved once (again after a failure). */
+  rootTarget(signal: AbortSignal | undefined): Promise<FsTarget> {
+    const pending = (this.#rootTarget ??= this.fs.resolve(this.root, { signal }))
+    pending.catch(() => {
+      if (this.#rootTarget === pending) this.#rootTarget = undefined
+    })
+    return pending
+  }
+
+  /** `path` resolved under the root: `..` is refused before any I/O, a target outside the root (through a link) after resolving. */
+  async resolve(path: string, signal: AbortSignal | undefined): Promise<Resolved> {
+    const parsed = parseVirtual(path)
+    const root = await this.rootTarget(signal)
+    const target = parsed.relative === '.' ? root : await this.fs.resolve(parsed.relative, { cwd: this.root, signal })
+    if (!this.fs.contains(root, target)) throw FsError.at('FS_SANDBOX_DENIED', 'resolve', parsed.virtual, "outside the agent's root")
+    return { ...parsed, target }
+  }
+
+  /** `text` with the root's display path turned into the agent's `/` (a no-op where the root is the filesystem's `/`). */
+  async virtualize(text: string): Promise<string> {
+    let display: string
+    try {
+      display = (await this.rootTarget(undefined)).displayPath
+    } catch {
+      return text
+    }
+    if (display === '/' || display === '') return text
+    const base = display.endsWith('/') ? display.slice(0, -1) : display
+    return text.replaceAll(`"${base}"`, '"/"').replaceAll(`${base}/`, '/')
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * `@seamfs/mcp`: the seamfs file tools as an MCP server over stdio, with
+ * `outputSchema` and `structuredContent` per tool. `@seamfs/tools` stays free
+ * of the MCP SDK; this package is the only one that depends on it.
+ */
+export {
+  createMcpServer,
+  DEFAULT_MAX_RESULT_BYTES,
+  MCP_CODE_META_KEY,
+  MCP_STRUCTURED_META_KEY,
+  serveStdio,
+  toMcpResult,
+  toMcpTool,
+  truncateResultText,
+  type McpServerOptions,
+  type ServeStdioOptions,
+  type ToolStructuredOutput,
+} from './mcp.js'
+export { BoundedStdioTransport, DEFAULT_MAX_MESSAGE_BYTES, INVALID_REQUEST, PARSE_ERROR, type StdioTransportOptions } from './mcp-stdio.js'
+export { capStructuredContent, type CappedContent } from './structured-cap.js'
