@@ -1,16 +1,15 @@
 import { isFsError } from '@seamfs/core'
+import { toolFailure } from '@seamfs/tools'
 import type { FileOperationError } from 'deepagents'
 
 /**
- * A failure of a call this package makes on the contract itself (binary reads and writes,
- * listings, transfers) as the model reads it: `Error: <message>`, with the remedy the tools add
- * to a refused mutation (re-read, then retry), so every deepagents tool words it alike.
+ * A failure of a call this package makes itself (a refused path, binary reads and writes,
+ * listings, transfers) as the model reads it: the seamfs tools' own failure text (`Error: <message>`,
+ * the remedy of a refused mutation, control characters escaped, a long text cut at
+ * `MAX_ERROR_CHARS`), so every deepagents tool words it alike.
  */
 export function errorText(err: unknown): string {
-  if (isFsError(err, 'FS_STALE_VERSION')) return `Error: ${err.message} — re-read the file, then retry`
-  if (isFsError(err, 'FS_NOT_OBSERVED')) return `Error: ${err.message} — read the file, then retry`
-  if (isFsError(err)) return `Error: ${err.message}`
-  return `Error: internal error: ${err instanceof Error ? err.message : String(err)}`
+  return toolFailure(err).text
 }
 
 /** `text` without its leading `Error: `: for the deepagents tools that add their own prefix (`read_file`, `ls`, `glob`). */

@@ -1,6 +1,7 @@
 import { getConfig } from '@langchain/langgraph'
-import { FsError, type FileSystem, type FsTarget, type PolicyOwner } from '@seamfs/core'
+import { FsError, SandboxedFileSystem, type FileSystem, type FsTarget, type PolicyOwner } from '@seamfs/core'
 import { parseVirtual, type VirtualPath } from './paths.js'
+import { PinnedRoot } from './pinned.js'
 
 /** The most LangGraph threads whose sessions a backend keeps (least recently used dropped first). */
 export const MAX_THREAD_SESSIONS = 1024
@@ -29,9 +30,24 @@ function currentRun(): { readonly threadId: string | undefined; readonly signal:
 }
 
 /**
+ * The fence every operation of the backend runs through, the tools' walks included: a
+ * `SandboxedFileSystem` whose only root is `root`, in `workspace-write` with reads confined, so a
+ * symlink inside the root (a directory or a file) never carries a read, a listing, a walk or a
+ * write outside it; under it a {@link PinnedRoot}, so a root later swapped for a link to elsewhere
+ * does not move the fence along. The sandbox's default protected names are kept: `.git` stays
+ * read-only to the model (its hooks and config are code the host runs), as in every seamfs host.
+ */
+export function fenced(fs: FileSystem, root: string): { readonly fs: SandboxedFileSystem; readonly pinned: PinnedRoot } {
+  const pinned = new PinnedRoot(fs, root)
+  return { fs: new SandboxedFileSystem(pinned, { mode: 'workspace-write', workspaceRoot: root, confineReads: true }), pinned }
+}
+
+/**
  * The agent's `/` in the filesystem: maps deepagents paths onto targets under the root (refusing
  * `..` and anything a symlink takes outside), and the filesystem's display paths back to the
- * agent's, so a message never shows the model a path it could not use.
+ * agent's, so a message never shows the model a path it could not use. `fs` is the fenced
+ * filesystem ({@link fenced}); the root is pinned where it first resolved, so a root swapped
+ * for a link to elsewhere later is refused as every other path is.
  */
 export class Scope {
   readonly fs: FileSystem
@@ -39,10 +55,12 @@ export class Scope {
   readonly #session: PolicyOwner | undefined
   readonly #ownSession = Object.freeze({ deepagents: 'default session' })
   readonly #threads = new Map<string, object>()
-  #rootTarget: Promise<FsTarget> | undefined
+  readonly #pinned: PinnedRoot
 
   constructor(fs: FileSystem, root: string, session: PolicyOwner | undefined) {
-    this.fs = fs
+    const fence = fenced(fs, root)
+    this.fs = fence.fs
+    this.#pinned = fence.pinned
     this.root = root
     this.#session = session
   }
@@ -69,20 +87,20 @@ export class Scope {
     return session
   }
 
-  /** The root's target, resolved once (again after a failure). */
+  /** The root's target, resolved once (again after a failure): the pin every path is checked against. */
   rootTarget(signal: AbortSignal | undefined): Promise<FsTarget> {
-    const pending = (this.#rootTarget ??= this.fs.resolve(this.root, { signal }))
-    pending.catch(() => {
-      if (this.#rootTarget === pending) this.#rootTarget = undefined
-    })
-    return pending
+    return this.#pinned.pin(signal)
   }
 
-  /** `path` resolved under the root: `..` is refused before any I/O, a target outside the root (through a link) after resolving. */
+  /**
+   * `path` resolved under the root: `..` is refused before any I/O, a target outside the pinned
+   * root (through a link) after resolving afresh; the root itself too, so a search of `/` never
+   * starts from a root that became a link to elsewhere.
+   */
   async resolve(path: string, signal: AbortSignal | undefined): Promise<Resolved> {
     const parsed = parseVirtual(path)
     const root = await this.rootTarget(signal)
-    const target = parsed.relative === '.' ? root : await this.fs.resolve(parsed.relative, { cwd: this.root, signal })
+    const target = await this.fs.resolve(parsed.relative, { cwd: this.root, signal })
     if (!this.fs.contains(root, target)) throw FsError.at('FS_SANDBOX_DENIED', 'resolve', parsed.virtual, "outside the agent's root")
     return { ...parsed, target }
   }

@@ -45,7 +45,7 @@ export class SeamfsBackend implements BackendProtocolV2 {
     const root = options.root ?? '.'
     this.#policy = hostPolicy(options.policy)
     this.#scope = new Scope(options.fs, root, options.session)
-    this.#tools = createFileToolsByName({ fs: options.fs, policy: this.#policy, cwd: root, config: options.config })
+    this.#tools = createFileToolsByName({ fs: this.#scope.fs, policy: this.#policy, cwd: root, config: options.config })
     this.#maxTransferBytes = options.maxTransferBytes ?? DEFAULT_MAX_TRANSFER_BYTES
     this.#readLimit = options.config?.readLimit ?? DEFAULT_CONFIG.readLimit
   }
@@ -160,8 +160,7 @@ export class SeamfsBackend implements BackendProtocolV2 {
       if (result.isError) return { error: await this.#scope.virtualize(result.text) }
       const value = result.value
       const found = (value?.matches ?? []).filter((m) => inRoot(m.path)).map((m): GrepMatch => ({ path: toVirtual(m.path), line: m.line, text: m.text }))
-      const cap = maxCount ?? Number.POSITIVE_INFINITY
-      const matches = found.slice(0, cap)
+      const matches = found.slice(0, capOf(maxCount))
       return (value?.totalMatches ?? 0) > matches.length ? { matches, truncated: true } : { matches }
     } catch (err) {
       return { error: await this.#scope.virtualize(errorText(err)) }
@@ -240,6 +239,11 @@ function fileInfo(path: string, size: number | undefined, mtime: number | undefi
 /** A shown path inside the root (the tools print paths outside their cwd absolute). */
 function inRoot(path: string): boolean {
   return !path.startsWith('/') && path !== '..' && !path.startsWith('../')
+}
+
+/** deepagents' `maxCount`: a positive integer caps the matches; anything else (0, negative, NaN, a fraction, none) is no cap. */
+function capOf(maxCount: number | null | undefined): number {
+  return typeof maxCount === 'number' && Number.isSafeInteger(maxCount) && maxCount > 0 ? maxCount : Number.POSITIVE_INFINITY
 }
 
 function countOf(text: string, needle: string): number {

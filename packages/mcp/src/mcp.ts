@@ -31,7 +31,7 @@ export const MCP_CODE_META_KEY = 'seamfs/code'
  * The `_meta` key set when a success's `structuredContent` was over
  * `maxResultBytes`: `{ truncated: true, bytes }` when it was shrunk to fit,
  * `{ omitted: true, bytes }` when nothing could make it fit (`bytes`: its JSON
- * size before). See {@link toMcpResult}.
+ * size before; the call is then an `FS_TOO_LARGE` failure). See {@link toMcpResult}.
  */
 export const MCP_STRUCTURED_META_KEY = 'seamfs/structuredContent'
 
@@ -144,9 +144,17 @@ export function truncateResultText(text: string, maxBytes: number = DEFAULT_MAX_
  * whose JSON is over `maxResultBytes` is shrunk until it fits (arrays keep
  * their first items, strings over 64 characters their start), so it still
  * matches a schema that only types its members, and `_meta` says so under
- * {@link MCP_STRUCTURED_META_KEY}; if nothing makes it fit it is left out.
+ * {@link MCP_STRUCTURED_META_KEY}. If nothing makes it fit, the success
+ * becomes a failure (`isError: true`, code `FS_TOO_LARGE`, the note
+ * `{ omitted: true, bytes }`) whose text names `toolName`, the size and the cap:
+ * the `Client` would reject a success without `structuredContent`.
  */
-export function toMcpResult(result: ToolResult, maxResultBytes: number = DEFAULT_MAX_RESULT_BYTES, structured?: ToolStructuredOutput): CallToolResult {
+export function toMcpResult(
+  result: ToolResult,
+  maxResultBytes: number = DEFAULT_MAX_RESULT_BYTES,
+  structured?: ToolStructuredOutput,
+  toolName?: string,
+): CallToolResult {
   const cap = checkResultCap(maxResultBytes)
   const text = truncateResultText(result.text, cap)
   const content: CallToolResult['content'] = [{ type: 'text', text }]
@@ -155,13 +163,18 @@ export function toMcpResult(result: ToolResult, maxResultBytes: number = DEFAULT
   if (result.isError && result.code !== undefined) out._meta = { [MCP_CODE_META_KEY]: result.code }
   if (!result.isError && structured !== undefined && result.value !== undefined) {
     const capped = capStructuredContent(structured.content(result.value), cap)
-    if (capped.content !== undefined) out.structuredContent = capped.content
-    if (capped.overBytes !== undefined) {
-      const note = capped.content === undefined ? { omitted: true, bytes: capped.overBytes } : { truncated: true, bytes: capped.overBytes }
-      out._meta = { ...out._meta, [MCP_STRUCTURED_META_KEY]: note }
-    }
+    if (capped.content === undefined) return tooLargeResult(toolName, capped.overBytes ?? 0, cap)
+    out.structuredContent = capped.content
+    if (capped.overBytes !== undefined) out._meta = { ...out._meta, [MCP_STRUCTURED_META_KEY]: { truncated: true, bytes: capped.overBytes } }
   }
   return out
+}
+
+/** The failure sent for a success whose structured content cannot be shrunk under `maxResultBytes`. */
+function tooLargeResult(toolName: string | undefined, bytes: number, maxResultBytes: number): CallToolResult {
+  const what = toolName === undefined ? 'the result' : `the result of ${toolName}`
+  const message = `${what} is too large: its structured content is ${bytes} bytes of JSON and cannot be shrunk under maxResultBytes (${maxResultBytes}); narrow the request: use offset/limit, a narrower path or pattern`
+  return { ...errorResult(message, maxResultBytes), _meta: { [MCP_CODE_META_KEY]: 'FS_TOO_LARGE', [MCP_STRUCTURED_META_KEY]: { omitted: true, bytes } } }
 }
 
 function errorResult(message: string, maxResultBytes: number): CallToolResult {
@@ -179,7 +192,9 @@ function errorResult(message: string, maxResultBytes: number): CallToolResult {
  * `structuredContent` on a success of a tool with structured output, and
  * `_meta: { 'seamfs/code': code }` on a failure with a code. An unknown tool is
  * an `isError` result, not a protocol error. A text over `maxResultBytes` is
- * cut, with a footer saying so and how to ask for less.
+ * cut, with a footer saying so and how to ask for less; a structured content
+ * over it is shrunk, or the call fails with `FS_TOO_LARGE` when nothing makes
+ * it fit (see {@link toMcpResult}).
  *
  * One connection is one agent session: unless `session` is given, the
  * read-before-write observations of a connection are kept under a session
@@ -223,7 +238,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       return errorResult(`unknown tool "${name}"${known === '' ? '' : ` (available: ${known})`}`, maxResultBytes)
     }
     try {
-      return toMcpResult(await tool.execute(args ?? {}, { session: sessionOf(), signal: extra.signal }), maxResultBytes, tool.structured)
+      return toMcpResult(await tool.execute(args ?? {}, { session: sessionOf(), signal: extra.signal }), maxResultBytes, tool.structured, tool.name)
     } catch (err) {
       // `execute` never throws; a tool from elsewhere might.
       return errorResult(`internal error: ${err instanceof Error ? err.message : String(err)}`, maxResultBytes)

@@ -274,9 +274,13 @@ describe('the result cap holds for structured content', () => {
     const wide = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${i}`, i]))
     expect(capStructuredContent(wide, 1024)).toEqual({ content: undefined, overBytes: jsonBytes(wide) })
     const structured = { schema: { type: 'object' }, content: () => wide }
-    const result = toMcpResult({ text: 'ok', isError: false, value: 1 }, 1024, structured)
+    // The success becomes an FS_TOO_LARGE failure: the SDK Client rejects a success without structuredContent.
+    const result = toMcpResult({ text: 'ok', isError: false, value: 1 }, 1024, structured, 'wide')
     expect(result.structuredContent).toBeUndefined()
-    expect(result._meta).toEqual({ [MCP_STRUCTURED_META_KEY]: { omitted: true, bytes: jsonBytes(wide) } })
+    expect(result.isError).toBe(true)
+    expect(result._meta).toEqual({ [MCP_CODE_META_KEY]: 'FS_TOO_LARGE', [MCP_STRUCTURED_META_KEY]: { omitted: true, bytes: jsonBytes(wide) } })
+    const text = result.content[0]?.type === 'text' ? result.content[0].text : ''
+    for (const part of ['wide', `${jsonBytes(wide)} bytes`, 'maxResultBytes (1024)']) expect(text).toContain(part)
     // A failure never gets structured content, whatever the tool declares.
     expect(toMcpResult({ text: 'Error: x', isError: true, code: 'FS_IO_ERROR' }, 1024, structured).structuredContent).toBeUndefined()
   })

@@ -18,6 +18,7 @@ import { writeTool, type WriteValue } from './write-tool.js'
 import type { FileTool, ToolsConfig } from './types.js'
 
 export { DEFAULT_CONFIG } from './config.js'
+export { MAX_ERROR_CHARS, toolFailure } from './results.js'
 export { FileToolError, hostPolicy, isFileToolError, type HostToolsOptions } from './host.js'
 export type { ReadLine } from './read-window.js'
 export type { ReadValue, EditValue, WriteValue, DeleteValue, MoveValue, CreateDirectoryValue, ListValue, GlobValue, GrepValue }

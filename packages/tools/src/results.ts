@@ -1,4 +1,5 @@
 import { FsError, isFsError } from '@seamfs/core'
+import { isAbortError } from '@seamfs/core/backend'
 import { escapeUnsafe, messagePath, messageText } from './quote.js'
 import type { ToolResult } from './types.js'
 
@@ -17,10 +18,34 @@ export function ok<V>(text: string, value: V): ToolResult<V> {
  * it is quoted here as a listing quotes names, and nothing from the store is echoed raw.
  */
 export function failure(err: unknown): ToolResult<never> {
-  if (isFsError(err)) return { text: `Error: ${messageText(err.message)}`, isError: true, code: err.code }
-  if (err instanceof ToolInputError) return { text: `Error: ${err.message}`, isError: true }
-  const detail = err instanceof Error ? err.message : String(err)
-  return { text: `Error: internal error: ${escapeUnsafe(detail)}`, isError: true, code: 'FS_IO_ERROR' }
+  if (isFsError(err)) return { text: `Error: ${bounded(messageText(err.message))}`, isError: true, code: err.code }
+  if (err instanceof ToolInputError) return { text: `Error: ${bounded(err.message)}`, isError: true }
+  // A backend not built on core's base class may reject with Node's own AbortError.
+  if (isAbortError(err)) return { text: 'Error: the operation was aborted', isError: true, code: 'FS_ABORTED' }
+  return { text: `Error: internal error: ${bounded(escapeUnsafe(detailOf(err)))}`, isError: true, code: 'FS_IO_ERROR' }
+}
+
+/** The longest error text the model is shown, in UTF-16 units; a longer one (a megabyte path echoed back) is cut in the middle. */
+export const MAX_ERROR_CHARS = 2048
+
+function bounded(text: string): string {
+  if (text.length <= MAX_ERROR_CHARS) return text
+  const keep = MAX_ERROR_CHARS / 2
+  let head = text.slice(0, keep)
+  let tail = text.slice(text.length - keep / 2)
+  // Never split a surrogate pair.
+  if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1)
+  if (/^[\uDC00-\uDFFF]/.test(tail)) tail = tail.slice(1)
+  return `${head}… (${text.length - head.length - tail.length} characters cut) …${tail}`
+}
+
+/** What a thrown value says, whatever it is: `String()` itself throws for some objects. */
+function detailOf(err: unknown): string {
+  try {
+    return err instanceof Error ? String(err.message) : String(err)
+  } catch {
+    return 'an unprintable value was thrown'
+  }
 }
 
 /** `err` with a model-facing message; code, retryability, details and cause are kept. */
@@ -85,4 +110,13 @@ export function withMoveRemedy(err: unknown, to: string, into: string | undefine
     return restated(err, `${exists}: it is a directory — to move into it, give the full new path (${messagePath(into)})`)
   if (isFsError(err, 'FS_NOT_OBSERVED')) return restated(err, `${exists} — read it first to replace it, or choose another destination_path`)
   return withRemedy(err)
+}
+
+/**
+ * Any failure as a tool reports it, for hosts that call the contract themselves next to the tools
+ * (the deepagents backend): {@link failure} of the error with the tools' remedy for a refused
+ * mutation. Never throws; nothing from the store is echoed raw; a long text is cut.
+ */
+export function toolFailure(err: unknown): ToolResult<never> {
+  return failure(withRemedy(err))
 }
