@@ -20,7 +20,7 @@
  * the medians and their ratio (library / raw) next to the target.
  * Data lives under <repo>/.bench-tmp and is removed at the end.
  *
- * Usage: node bench/dist/local.js [--quick] [--json FILE]
+ * Usage: node bench/dist/local.js [--quick] [--only create,overwrite,edit,list] [--json FILE]
  */
 import { mkdir, mkdtemp, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus, platform, release } from 'node:os'
@@ -60,7 +60,7 @@ interface JobResult {
 }
 
 const { values: args } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, json: { type: 'string' } },
+  options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, json: { type: 'string' } },
 })
 const quick = args.quick
 const size = quick
@@ -269,7 +269,11 @@ function table(results: readonly JobResult[]): string {
   return [line(rows[0]!), rule, ...rows.slice(1).map(line)].join('\n')
 }
 
-const jobs = [createJob(), overwriteJob(), editJob(), listJob()]
+const allJobs = { create: createJob, overwrite: overwriteJob, edit: editJob, list: listJob }
+const chosen = args.only === undefined ? Object.keys(allJobs) : args.only.split(',').map((name) => name.trim())
+const unknown = chosen.filter((name) => !(name in allJobs))
+if (unknown.length > 0) throw new Error(`--only: unknown job(s) ${unknown.join(', ')}; choose from ${Object.keys(allJobs).join(', ')}`)
+const jobs = chosen.map((name) => allJobs[name as keyof typeof allJobs]())
 const environment = {
   node: process.version,
   platform: `${platform()} ${release()}`,

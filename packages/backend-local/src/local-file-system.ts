@@ -213,18 +213,29 @@ export class LocalFileSystem extends FileSystem {
     if (!st.isDirectory()) throw FsError.notDirectory('list', target.displayPath)
     // Listed through a descriptor verified at the canonical path: a directory swapped for a link is refused, not followed.
     const dirents = await readdirVerified(target)
+    // Both parents are normalized absolute paths: concatenation is what join would return, minus its cost.
+    const keyPrefix = childPath(target.targetKey, '')
+    const displayPrefix = childPath(target.displayPath, '')
+    // Reached without a link (the common case), a child's display path is its key: one string serves both.
+    const samePrefix = keyPrefix === displayPrefix
     const entries: FsDirEntry[] = []
     for (const dirent of dirents) {
-      if (dirent.isDirectory() && isStagingName(dirent.name)) continue
-      // Both parents are normalized absolute paths: concatenation is what join would return, minus its cost.
-      const childKey = childPath(target.targetKey, dirent.name)
-      const displayPath = childPath(target.displayPath, dirent.name)
-      if (dirent.isSymbolicLink()) {
-        entries.push(this.#linkEntry(dirent.name, childKey, displayPath))
+      const name = dirent.name
+      let type: FsDirEntry['type']
+      if (dirent.isFile()) {
+        type = 'file'
+      } else if (dirent.isDirectory()) {
+        // Staging residue is dropped in this same pass.
+        if (isStagingName(name)) continue
+        type = 'directory'
+      } else if (dirent.isSymbolicLink()) {
+        entries.push(this.#linkEntry(name, keyPrefix + name, displayPrefix + name))
+        continue
       } else {
-        const type = dirent.isFile() ? 'file' : dirent.isDirectory() ? 'directory' : 'other'
-        entries.push({ name: dirent.name, type, target: { targetKey: FsTargetKey(childKey), displayPath } })
+        type = 'other'
       }
+      const key = keyPrefix + name
+      entries.push({ name, type, target: { targetKey: FsTargetKey(key), displayPath: samePrefix ? key : displayPrefix + name } })
     }
     return entries
   }

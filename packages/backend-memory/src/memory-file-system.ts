@@ -1,7 +1,7 @@
 import { posix } from 'node:path'
 import { Volume } from 'memfs'
 import type { Dirent, Stats as MemStats } from '@jsonjoy.com/fs-node'
-import { Superblock, type IProcess, type Link, type Node as MemNode } from '@jsonjoy.com/fs-core'
+import { Superblock, type Link, type Node as MemNode } from '@jsonjoy.com/fs-core'
 import {
   checkGuard,
   FileSystem,
@@ -26,6 +26,19 @@ import { codeOf, memfsErrorRow } from './errors.js'
 import { childLinks, isWritableDirectory, pathOf, removeTree, treeLinks } from './links.js'
 import { DEFAULT_NEW_FILE_MODE, type MemoryEntry, type MemoryFileSystemOptions } from './options.js'
 import { seedTree, snapshotTree } from './tree.js'
+import {
+  bytesOf,
+  canOpenForWrite,
+  copyOf,
+  createFileLink,
+  isFileNode,
+  replaceContent,
+  stampNode,
+  volumeProcess,
+  walk,
+  walkParent,
+  type Caller,
+} from './nodes.js'
 
 type Stats = MemStats<number>
 
@@ -48,19 +61,9 @@ const MEMORY_CAPABILITIES: FsCapabilities = Object.freeze({
 })
 
 const STREAM_CHUNK = 64 * 1024
-const EMPTY = new Uint8Array(0)
 /** An absolute path `posix.resolve` would return unchanged: no empty, `.` or `..` segment, no trailing `/`. */
 const NORMALIZED_ABSOLUTE = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$|^\/$/
 
-/** A view (no copy) of a file node's used bytes. */
-function bytesOf(node: MemNode): Uint8Array {
-  const buf = node.buf as Uint8Array | undefined
-  return buf === undefined ? EMPTY : buf.subarray(0, node.getSize())
-}
-/** A copy of `bytes` (a node's buffer is a `Buffer`, whose `slice` is only a view). */
-function copyOf(bytes: Uint8Array): Uint8Array {
-  return Uint8Array.prototype.slice.call(bytes)
-}
 /** Refuses a file whose mode grants write permission to no one, as an editor does (memfs itself only checks the caller's bits). */
 function assertWritable(node: MemNode, verb: 'write' | 'edit', path: string): void {
   if ((node.perm & 0o222) === 0) throw FsError.at('FS_PERMISSION_DENIED', verb, path, 'the file is read-only (its mode grants no write permission)')
@@ -87,24 +90,6 @@ const EVENT_CREATE = 0
 const EVENT_MODIFY = 2
 
 /**
- * The process memfs consults: POSIX paths whatever the host, and a uid/gid
- * read once. memfs asks for them on every path step; asking the kernel each
- * time (a syscall) was half the cost of a small write.
- */
-function volumeProcess(owner: MemoryFileSystemOptions['owner']): IProcess {
-  const uid = owner?.uid ?? process.getuid?.() ?? 0
-  const gid = owner?.gid ?? process.getgid?.() ?? 0
-  return {
-    getuid: () => uid,
-    getgid: () => gid,
-    cwd: () => '/',
-    platform: 'linux',
-    emitWarning: (message, type) => process.emitWarning(message, type),
-    env: {},
-  }
-}
-
-/**
  * A whole filesystem in memory: one memfs `Volume` per instance, never the
  * global one, and no disk I/O. Built for agent tests: seed it from a plain
  * object, run the agent, assert on `toJSON()`.
@@ -113,9 +98,10 @@ function volumeProcess(owner: MemoryFileSystemOptions['owner']): IProcess {
  * class or straight on `volume`, bumps a counter (memfs reports each change
  * synchronously), so even two same-size writes in one millisecond differ.
  *
- * Hot paths go through memfs's lower layer (the `Superblock` behind the
- * `Volume`): it skips the Node-style argument handling, Stats objects and
- * defensive copies that cost more than the work itself at agent-test sizes.
+ * Hot paths work on memfs's own nodes (see `nodes.ts`): a lookup is a walk
+ * of `Map`s, a write replaces a node's buffer. Every case they do not decide
+ * (symlinks, refused permissions, missing parents) goes through memfs's
+ * `Superblock`, as before.
  */
 export class MemoryFileSystem extends FileSystem {
   override readonly capabilities: FsCapabilities = MEMORY_CAPABILITIES
@@ -126,14 +112,24 @@ export class MemoryFileSystem extends FileSystem {
   readonly #newFileMode: number
   readonly #generations = new Map<number, number>()
   readonly #unsubscribe: () => void
+  readonly #core: Superblock
+  /** Who the volume acts as (its process), and who memfs's `open` checks write permission for (the host process). */
+  readonly #owner: Caller
+  readonly #host: Caller
+  /** memfs creates a file as mode 0600 of the owner and then checks write permission as the host: only then can a create take the fast path. */
+  readonly #fastCreate: boolean
   #generation = 0
 
   constructor(options: Readonly<MemoryFileSystemOptions> = {}) {
     super(options)
     const mode = options.newFileMode ?? DEFAULT_NEW_FILE_MODE
     if (!Number.isInteger(mode) || mode < 0 || mode > 0o777) throw new RangeError('newFileMode must be within 0o000..0o777')
-    this.volume = new Volume(new Superblock({ process: volumeProcess(options.owner) }))
-    this.#unsubscribe = this.volume._core.changes.listen((event) => {
+    this.#host = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 }
+    this.#owner = { uid: options.owner?.uid ?? this.#host.uid, gid: options.owner?.gid ?? this.#host.gid }
+    this.#fastCreate = this.#owner.uid === this.#host.uid
+    this.#core = new Superblock({ process: volumeProcess(this.#owner) })
+    this.volume = new Volume(this.#core)
+    this.#unsubscribe = this.#core.changes.listen((event) => {
       const type: number = event.type
       if (type === EVENT_CREATE || type === EVENT_MODIFY) {
         this.#generations.set(event.node.ino, ++this.#generation)
@@ -164,6 +160,8 @@ export class MemoryFileSystem extends FileSystem {
   }
 
   protected override async resolvePath(path: string, cwd: string | undefined): Promise<FsTarget> {
+    // A plain absolute path (no `.`, `..`, `//`, symlink or file on the way) is its own key: found or missing, no realpath to make.
+    if (cwd === undefined && walk(this.#core.root, path) !== undefined) return { targetKey: FsTargetKey(path), displayPath: path }
     const abs = this.#absolute(path, cwd)
     return { targetKey: FsTargetKey(this.#canonical(abs, 0)), displayPath: abs }
   }
@@ -218,6 +216,38 @@ export class MemoryFileSystem extends FileSystem {
   }
 
   protected override async publishBytes(target: FsTarget, encoded: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    return this.#publishPlain(target, encoded, request) ?? this.#publish(target, encoded, request)
+  }
+
+  /** {@link publishBytes} on memfs's nodes, where every check memfs would make passes; `undefined` where it would not decide. */
+  #publishPlain(target: FsTarget, encoded: Uint8Array, request: WriteRequest): WriteResult | undefined {
+    const core = this.#core
+    const place = walkParent(core.root, target.targetKey, this.#owner)
+    if (place === undefined) return undefined
+    const link = place.dir.children.get(place.name)
+    if (link === undefined) {
+      const dir = place.dir.node
+      if (!this.#fastCreate || !canOpenForWrite(core, dir, this.#host) || !dir.canExecute(this.#host.uid, this.#host.gid)) return undefined
+      if (request.expected !== undefined) checkGuard('write', target.displayPath, request.expected, undefined)
+      const at = new Date(this.#clock())
+      const created = createFileLink(core, place.dir, place.name, this.#newFileMode, this.#owner, at)
+      replaceContent(core, created, encoded, at)
+      return { created: true, version: this.#nodeVersion(created.node), before: null }
+    }
+    const node = link.node
+    if (node.isSymlink()) return undefined
+    if (!isFileNode(node)) throw FsError.notRegularFile('write', target.displayPath)
+    // Unguarded, an existing file passes whatever its version: none is computed.
+    if (request.expected !== undefined) checkGuard('write', target.displayPath, request.expected, this.#nodeVersion(node))
+    assertWritable(node, 'write', target.displayPath)
+    if (!canOpenForWrite(core, node, this.#host)) return undefined
+    const before = node.getSize() <= request.beforeMaxBytes ? bytesOf(node) : null
+    replaceContent(core, link, encoded, new Date(this.#clock()))
+    return { created: false, version: this.#nodeVersion(node), before }
+  }
+
+  /** {@link publishBytes} through memfs's calls, for every case {@link #publishPlain} leaves to memfs. */
+  #publish(target: FsTarget, encoded: Uint8Array, request: WriteRequest): WriteResult {
     const bytes = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength)
     const key = target.targetKey
     const node = this.#node(key)
@@ -246,6 +276,14 @@ export class MemoryFileSystem extends FileSystem {
 
   protected override async updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
     const key = target.targetKey
+    const link = walk(this.#core.root, key, this.#owner)
+    if (link !== undefined && link !== null && isFileNode(link.node) && canOpenForWrite(this.#core, link.node, this.#host)) {
+      const plain = link.node
+      if (request.expected !== undefined) checkGuard('edit', target.displayPath, request.expected, this.#nodeVersion(plain))
+      assertWritable(plain, 'edit', target.displayPath)
+      replaceContent(this.#core, link, transform(bytesOf(plain)), new Date(this.#clock()))
+      return this.#nodeVersion(plain)
+    }
     const node = this.#node(key)
     if (node !== undefined && !node.isFile()) throw FsError.notRegularFile('edit', target.displayPath)
     checkGuard('edit', target.displayPath, request.expected, node && this.#nodeVersion(node))
@@ -415,6 +453,8 @@ export class MemoryFileSystem extends FileSystem {
 
   /** The link at a canonical key (symlinks followed), or undefined when absent or a link loop. */
   #link(key: string): Link | undefined {
+    const plain = walk(this.#core.root, key)
+    if (plain !== undefined) return plain ?? undefined
     try {
       return this.volume._core.getResolvedLink(key) ?? undefined
     } catch (err) {
@@ -455,9 +495,7 @@ export class MemoryFileSystem extends FileSystem {
   /** Stamps the clock's time on a file just written and returns its version. */
   #stamp(node: MemNode | undefined, key: string): FsVersion {
     if (node === undefined) throw FsError.io('write', key, 'the file vanished after its write')
-    const now = new Date(this.#clock())
-    node.mtime = now
-    node.atime = now
+    stampNode(node, new Date(this.#clock()))
     return this.#nodeVersion(node)
   }
 }

@@ -1,5 +1,6 @@
 import { FsError } from './errors.js'
-import { decodeText, detectLineEnding, encodeText, hasUtf8Bom, normalizeLf } from './text.js'
+import { Buffer } from 'node:buffer'
+import { asBuffer, assertText, detectLineEnding, encodeText, hasUtf8Bom, normalizeLf, textOf } from './text.js'
 import type { FsEditRequest } from './types.js'
 
 /** Result of {@link applyLiteralEdit}. */
@@ -104,7 +105,9 @@ function spliceMatches(lf: string, needle: string, raw: string, replacement: str
 
 /** Result of {@link editTextBytes}. */
 export interface ByteEditResult {
+  /** The text as read, LF-normalized, without BOM; built on first access. */
   readonly before: string
+  /** The text after the last edit, LF-normalized, without BOM; built on first access. */
   readonly after: string
   /** The bytes to publish (BOM kept when the file had one). */
   readonly bytes: Uint8Array
@@ -113,6 +116,8 @@ export interface ByteEditResult {
 /** The most edits one `editText` call applies. */
 export const MAX_EDITS = 1000
 
+const CRLF: Buffer = Buffer.from('\r\n')
+
 /**
  * The whole shared edit pipeline on a file's bytes: text check (`FS_NOT_TEXT`),
  * BOM kept, {@link applyLiteralEdit} for each edit in order (each on the text the
@@ -120,29 +125,86 @@ export const MAX_EDITS = 1000
  * call: its error says which (`edit N of M`, `details.edit`) and nothing is
  * returned to publish. Backends call this inside their critical section, after
  * the version check.
+ *
+ * While the content has no CRLF (the LF-normalized text is the stored text), an edit is
+ * done on the bytes ({@link spliceBytes}): the same matches, the same bytes out, with no
+ * string built. A CRLF sends the rest to the text path. `before` and `after` are built
+ * from `bytes` and the result when first read, so `bytes` must not change afterwards.
  */
 export function editTextBytes(bytes: Uint8Array, edits: FsEditRequest | readonly FsEditRequest[], path: string): ByteEditResult {
-  const text = decodeText(bytes, path, 'edit')
-  if (!Array.isArray(edits)) {
-    const result = applyLiteralEdit(text, edits as FsEditRequest, path)
-    return { before: result.before, after: result.after, bytes: encodeText(result.stored, hasUtf8Bom(bytes)) }
-  }
-  const list = edits as readonly FsEditRequest[]
-  let stored = text
-  let before: string | undefined
-  let after = ''
+  assertText(bytes, path, 'edit')
+  const bom = hasUtf8Bom(bytes)
+  const start = bom ? 3 : 0
+  const list: readonly FsEditRequest[] = Array.isArray(edits) ? edits : [edits as FsEditRequest]
+  let current = bytes
+  let stored: string | undefined
+  let firstBefore: string | undefined
   list.forEach((edit, i) => {
-    let result: LiteralEditResult
     try {
-      result = applyLiteralEdit(stored, edit, path)
+      if (stored === undefined && !hasCrlf(current, start)) {
+        current = spliceBytes(current, start, edit, path)
+        return
+      }
+      const result = applyLiteralEdit(stored ?? textOf(current, start), edit, path)
+      if (i === 0) firstBefore = result.before
+      stored = result.stored
     } catch (err) {
-      throw whichEdit(err, i, list.length, path)
+      throw list === edits ? whichEdit(err, i, list.length, path) : err
     }
-    before ??= result.before
-    after = result.after
-    stored = result.stored
   })
-  return { before: before ?? normalizeLf(text), after, bytes: encodeText(stored, hasUtf8Bom(bytes)) }
+  const out = stored === undefined ? current : encodeText(stored, bom)
+  let before = firstBefore
+  let after: string | undefined
+  return {
+    bytes: out,
+    get before() {
+      return (before ??= normalizeLf(textOf(bytes, start)))
+    },
+    get after() {
+      return (after ??= normalizeLf(stored ?? textOf(out, start)))
+    },
+  }
+}
+
+/** True when `bytes` (from `start` on) hold a CRLF. */
+function hasCrlf(bytes: Uint8Array, start: number): boolean {
+  const buffer = asBuffer(bytes)
+  const cr = buffer.indexOf(13, start)
+  return cr !== -1 && buffer.indexOf(CRLF, cr) !== -1
+}
+
+/**
+ * {@link applyLiteralEdit} on the bytes of a text without CRLF (`start` skips the BOM): valid
+ * UTF-8 is self-synchronizing, so the matches of `oldString`'s bytes are exactly the matches
+ * of `oldString` in the text, and the spliced bytes are the encoding of the spliced text.
+ * Same checks, same errors; the result is a fresh array.
+ */
+function spliceBytes(bytes: Uint8Array, start: number, edit: FsEditRequest, path: string): Uint8Array {
+  const oldLf = normalizeLf(edit.oldString)
+  if (oldLf === '') throw new FsError('FS_EDIT_NOT_FOUND', 'oldString must be a non-empty string')
+  const haystack = asBuffer(bytes)
+  const needle = Buffer.from(oldLf, 'utf8')
+  const first = haystack.indexOf(needle, start)
+  let count = 0
+  for (let i = first; i !== -1; i = haystack.indexOf(needle, i + needle.length)) count++
+  if (count === 0) throw FsError.at('FS_EDIT_NOT_FOUND', 'edit', path, 'oldString was not found')
+  if (count > 1 && !edit.replaceAll) {
+    throw FsError.at('FS_AMBIGUOUS_EDIT', 'edit', path, `oldString matched ${count} times and replaceAll is false`, {
+      details: { matches: count },
+    })
+  }
+  const replacement = Buffer.from(normalizeLf(edit.newString), 'utf8')
+  // Unpooled: the result is handed to the backend as a plain array of its own.
+  const out = Buffer.allocUnsafeSlow(haystack.length + count * (replacement.length - needle.length))
+  let from = 0
+  let at = 0
+  for (let i = first; i !== -1; i = count === 1 ? -1 : haystack.indexOf(needle, i + needle.length)) {
+    at += haystack.copy(out, at, from, i)
+    at += replacement.copy(out, at)
+    from = i + needle.length
+  }
+  haystack.copy(out, at, from)
+  return new Uint8Array(out.buffer, out.byteOffset, out.length)
 }
 
 /** `err` of edit `i` of `n`, saying which: `cannot edit "<path>": edit 2 of 3: oldString was not found`. */

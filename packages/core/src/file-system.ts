@@ -1,7 +1,7 @@
 import { constants as bufferConstants } from 'node:buffer'
 import { FsError, isFsError, throwIfAborted, type FsVerb } from './errors.js'
-import { assertEditRequests, editTextBytes } from './edit.js'
-import { compareNames } from './order.js'
+import { assertEditRequests, editTextBytes, type ByteEditResult } from './edit.js'
+import { sortByName } from './order.js'
 import { assertCwdText, assertEditGuard, assertOverwrite, assertPathText, assertTarget, assertWriteIntent } from './paths.js'
 import { decodeText, decodeTextOrNull, decodeTextStream, encodeWriteContent, normalizeLf } from './text.js'
 import { translateError, type ErrorRow } from './translate.js'
@@ -260,8 +260,7 @@ export abstract class FileSystem {
     const { signal } = opts ?? {}
     assertTarget(target, 'list')
     return this.#run('list', target.displayPath, signal, true, async () => {
-      const entries = await this.listEntries(target, signal)
-      return entries.sort(byName)
+      return sortByName(await this.listEntries(target, signal))
     })
   }
 
@@ -336,7 +335,7 @@ export abstract class FileSystem {
       assertEditRequests(edit)
       assertEditGuard(expected, path)
       const maxBytes = this.maxTextBytes
-      let texts: { readonly before: string; readonly after: string } | undefined
+      let texts: ByteEditResult | undefined
       const version = await this.updateBytes(target, { expected, signal, maxBytes }, (bytes) => {
         if (bytes.length > maxBytes) throw FsError.tooLarge('edit', path, bytes.length, maxBytes)
         const result = editText(bytes, edit, path, maxBytes)
@@ -344,8 +343,18 @@ export abstract class FileSystem {
         texts = result
         return result.bytes
       })
-      if (texts === undefined) throw FsError.io('edit', path, 'the backend published without applying the edit')
-      return { version, before: texts.before, after: texts.after }
+      const done = texts
+      if (done === undefined) throw FsError.io('edit', path, 'the backend published without applying the edit')
+      // Plain enumerable properties to every reader; the strings are built when first read.
+      return {
+        version,
+        get before() {
+          return done.before
+        },
+        get after() {
+          return done.after
+        },
+      }
     })
   }
 
@@ -509,7 +518,10 @@ export abstract class FileSystem {
    * → `notRegularFile`), check `request.expected` BEFORE reading (`checkGuard`), refuse a file above
    * `maxBytes` (`FsError.tooLarge`), call `transform` on its bytes and publish what it returns
    * atomically, keeping the file's mode. Returns the version published. `transform` may throw
-   * (nothing must be published then) and may be called again if the backend retries.
+   * (nothing must be published then) and may be called again if the backend retries. Neither the
+   * bytes given to `transform` nor the array it returns may change afterwards: the outcome's
+   * `before`/`after` are decoded from them when first read (give `transform` a copy if the store
+   * reuses that buffer in place).
    */
   protected abstract updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion>
 
@@ -629,10 +641,6 @@ async function release(source: ByteChunks): Promise<void> {
   }
 }
 
-function byName(a: FsDirEntry, b: FsDirEntry): number {
-  return compareNames(a.name, b.name)
-}
-
 async function absentAsUndefined<T>(pending: Promise<T | undefined>): Promise<T | undefined> {
   try {
     return await pending
@@ -643,7 +651,7 @@ async function absentAsUndefined<T>(pending: Promise<T | undefined>): Promise<T 
 }
 
 /** The edit pipeline; a string that outgrows what V8 can hold is `FS_TOO_LARGE`, not a crash. */
-function editText(bytes: Uint8Array, edit: FsEditRequest | readonly FsEditRequest[], path: string, maxBytes: number): ReturnType<typeof editTextBytes> {
+function editText(bytes: Uint8Array, edit: FsEditRequest | readonly FsEditRequest[], path: string, maxBytes: number): ByteEditResult {
   try {
     return editTextBytes(bytes, edit, path)
   } catch (err) {

@@ -98,7 +98,11 @@ export interface FsEditRequest {
   readonly replaceAll: boolean
 }
 
-/** Outcome of {@link FileSystem.editText}. */
+/**
+ * Outcome of {@link FileSystem.editText}. `before` and `after` are ordinary enumerable
+ * properties, but each string is built when it is first read: an edit whose caller never
+ * reads them does not pay for decoding the file twice.
+ */
 export interface FsEditOutcome {
   readonly version: FsVersion
   /** Content before the edit, LF-normalized, without BOM. */

@@ -1,0 +1,273 @@
+/**
+ * The disk jobs of the peer table: durable writes, edits of 1 MiB files, a
+ * 10,000-entry listing and many small reads, each as the limit (raw
+ * `node:fs/promises`), seamfs (`LocalFileSystem`: resolve + the contract call),
+ * deepagents (`FilesystemBackend`, virtualMode), the MCP filesystem server's
+ * lib.js helpers (validatePath + the helper its tool calls) and flystorage
+ * (`FileStorage` over `LocalStorageAdapter`).
+ */
+import { mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises'
+import { join, relative } from 'node:path'
+import { LocalFileSystem } from '@seamfs/backend-local'
+import {
+  checked,
+  fileNames,
+  filler,
+  freshDir,
+  rawDurableWrite,
+  runRounds,
+  spliceOnce,
+  tryColumn,
+  type Column,
+  type JobResult,
+  type Sizes,
+  type Slot,
+  type Unavailable,
+} from './harness.js'
+import { deepagents, flyLocal, mcpLib, type DeepAgentsBackend, type FlyStorage, type McpLib } from './load.js'
+
+/** One handle per contender, all rooted at the job's data directory. */
+interface Contenders {
+  readonly root: string
+  readonly seamfs: LocalFileSystem
+  readonly deep: () => Promise<DeepAgentsBackend>
+  readonly mcp: () => Promise<McpLib>
+  readonly fly: () => Promise<FlyStorage>
+}
+
+async function contenders(dataDir: string): Promise<Contenders> {
+  const root = await realpath(dataDir)
+  return {
+    root,
+    seamfs: new LocalFileSystem({ cwd: root }),
+    deep: async () => new (await deepagents()).FilesystemBackend({ rootDir: root, virtualMode: true }),
+    mcp: async () => {
+      const lib = await mcpLib()
+      lib.setAllowedDirectories([root]) // what the server's main module does with its command-line roots
+      return lib
+    },
+    fly: () => flyLocal(root),
+  }
+}
+
+/** The path each peer takes: deepagents a virtual absolute path, flystorage a root-relative one, the rest absolute. */
+const virtual = (c: Contenders, abs: string): string => `/${relative(c.root, abs)}`
+const rel = (c: Contenders, abs: string): string => relative(c.root, abs)
+
+/**
+ * The same per-path operation for each contender. `columns` builds one column
+ * per slot from a factory that gets the slot's "do it on this path" function.
+ */
+async function perSlot(
+  c: Contenders,
+  ops: {
+    limit: (abs: string) => Promise<void>
+    seamfs: (abs: string) => Promise<void>
+    deepagents: (deep: DeepAgentsBackend, abs: string) => Promise<void>
+    mcp: (lib: McpLib, abs: string) => Promise<void>
+    flystorage: (fly: FlyStorage, abs: string) => Promise<void>
+  },
+  column: (slot: Slot, op: (abs: string) => Promise<void>, notDurable: boolean) => Column,
+  durableJob: boolean,
+): Promise<Array<Column | Unavailable>> {
+  return [
+    column('limit', ops.limit, false),
+    column('seamfs', ops.seamfs, false),
+    await tryColumn('deepagents', undefined, async () => {
+      const deep = await c.deep()
+      return column('deepagents', (abs) => ops.deepagents(deep, abs), durableJob)
+    }),
+    await tryColumn('mcp', undefined, async () => {
+      const lib = await c.mcp()
+      return column('mcp', (abs) => ops.mcp(lib, abs), durableJob)
+    }),
+    await tryColumn('flystorage', undefined, async () => {
+      const fly = await c.fly()
+      return column('flystorage', (abs) => ops.flystorage(fly, abs), durableJob)
+    }),
+  ]
+}
+
+/** Job 1: `files` creates then `files` overwrites of 4 KiB in a fresh directory per column and round. */
+export async function writeJob(dataDir: string, size: Sizes): Promise<JobResult> {
+  const c = await contenders(dataDir)
+  const names = fileNames(size.files)
+  const contents = new Map<number, { create: string[]; overwrite: string[] }>()
+  const contentsOf = (round: number): { create: string[]; overwrite: string[] } => {
+    let entry = contents.get(round)
+    if (entry === undefined) {
+      entry = {
+        create: names.map((_, i) => filler(`create round ${round} file ${i}`, 4096)),
+        overwrite: names.map((_, i) => filler(`overwrite round ${round} file ${i}`, 4096)),
+      }
+      contents.set(round, entry)
+    }
+    return entry
+  }
+  let content = ''
+  const ops = {
+    limit: (abs: string) => rawDurableWrite(abs, content),
+    seamfs: async (abs: string) => void (await c.seamfs.writeText(await c.seamfs.resolve(abs), content)),
+    deepagents: async (deep: DeepAgentsBackend, abs: string) => void checked(await deep.write(virtual(c, abs), content)),
+    mcp: async (lib: McpLib, abs: string) => lib.writeFileContent(await lib.validatePath(abs), content),
+    flystorage: (fly: FlyStorage, abs: string) => fly.write(rel(c, abs), content),
+  }
+  const column = (slot: Slot, op: (abs: string) => Promise<void>, notDurable: boolean): Column => {
+    let paths: string[] = []
+    return {
+      slot,
+      notDurable,
+      async prepare(round) {
+        const dir = await freshDir(join(c.root, 'write', `${slot}-${round}`))
+        paths = names.map((name) => join(dir, name))
+        contentsOf(round)
+      },
+      async run(round) {
+        const { create, overwrite } = contentsOf(round)
+        for (let i = 0; i < paths.length; i++) {
+          content = create[i] as string
+          await op(paths[i] as string)
+        }
+        for (let i = 0; i < paths.length; i++) {
+          content = overwrite[i] as string
+          await op(paths[i] as string)
+        }
+        const probe = paths.length - 1
+        if ((await readFile(paths[probe] as string, 'utf8')) !== overwrite[probe]) throw new Error('last overwrite not on disk')
+      },
+    }
+  }
+  const title = `${size.files.toLocaleString('en')} creates + ${size.files.toLocaleString('en')} overwrites of 4 KiB, durable (temp + fsync + rename + dir fsync)`
+  return runRounds('write', title, await perSlot(c, ops, column, true), size.rounds)
+}
+
+const marker = (k: number, generation: number): string => `@@EDIT-${k}-g${generation}@@`
+
+/** Job 2: `editFiles × editsPerFile` unique edits in 1 MiB files; each column edits its own copy of the files. */
+export async function editJob(dataDir: string, size: Sizes): Promise<JobResult> {
+  const c = await contenders(dataDir)
+  const { editFiles, editsPerFile } = size
+  const chunk = (1024 * 1024) / editsPerFile
+  let oldString = ''
+  let newString = ''
+  const ops = {
+    async limit(abs: string) {
+      await rawDurableWrite(abs, spliceOnce(await readFile(abs, 'utf8'), oldString, newString))
+    },
+    seamfs: async (abs: string) => void (await c.seamfs.editText(await c.seamfs.resolve(abs), { oldString, newString, replaceAll: false })),
+    deepagents: async (deep: DeepAgentsBackend, abs: string) => void checked(await deep.edit(virtual(c, abs), oldString, newString, false)),
+    // edit_file's helper: first match replaced, no exactly-once check, a unified diff built for the answer.
+    mcp: async (lib: McpLib, abs: string) => void (await lib.applyFileEdits(await lib.validatePath(abs), [{ oldText: oldString, newText: newString }], false)),
+    // flystorage has no edit: its read + the limit's exactly-once splice + its write.
+    flystorage: async (fly: FlyStorage, abs: string) => fly.write(rel(c, abs), spliceOnce(await fly.readToString(rel(c, abs)), oldString, newString)),
+  }
+  const column = (slot: Slot, op: (abs: string) => Promise<void>, notDurable: boolean): Column => {
+    const dir = join(c.root, 'edit', slot)
+    const paths = fileNames(editFiles).map((name) => join(dir, name))
+    let generation = -1
+    return {
+      slot,
+      notDurable,
+      async prepare() {
+        if (generation >= 0) return
+        await mkdir(dir, { recursive: true })
+        for (const [f, path] of paths.entries()) {
+          const parts = Array.from({ length: editsPerFile }, (_, k) => filler(`file ${f} ${marker(k, 0)}`, chunk))
+          await writeFile(path, parts.join(''), { mode: 0o600 })
+        }
+        generation = 0
+      },
+      async run() {
+        for (const path of paths) {
+          for (let k = 0; k < editsPerFile; k++) {
+            oldString = marker(k, generation)
+            newString = marker(k, generation + 1)
+            await op(path)
+          }
+        }
+        generation++
+      },
+    }
+  }
+  const title = `${(editFiles * editsPerFile).toLocaleString('en')} unique edits, one per 1 MiB file, durable`
+  return runRounds('edit', title, await perSlot(c, ops, column, true), size.rounds)
+}
+
+const LISTINGS_PER_RUN = 5
+
+/** Job 3: list one directory of `listEntries` plain files, names + types, sorted. Time per listing. */
+export async function listJob(dataDir: string, size: Sizes): Promise<JobResult> {
+  const c = await contenders(dataDir)
+  const dir = join(c.root, 'list')
+  await mkdir(dir)
+  const names = fileNames(size.listEntries)
+  for (let i = 0; i < names.length; i += 100) await Promise.all(names.slice(i, i + 100).map((name) => writeFile(join(dir, name), 'x')))
+  const expect = (count: number, first: string | undefined): void => {
+    if (count !== names.length || !(first ?? '').endsWith(names[0] as string)) throw new Error(`listing saw ${count} entries, first ${first}`)
+  }
+  const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  const ops = {
+    async limit(abs: string) {
+      const dirents = await readdir(abs, { withFileTypes: true })
+      dirents.sort(byName)
+      const entries = dirents.map((d) => ({ name: d.name, type: d.isFile() ? 'file' : d.isDirectory() ? 'directory' : 'other' }))
+      expect(entries.length, entries[0]?.name)
+    },
+    async seamfs(abs: string) {
+      const entries = await c.seamfs.listDir(await c.seamfs.resolve(abs))
+      expect(entries.length, entries[0]?.name)
+    },
+    async deepagents(deep: DeepAgentsBackend, abs: string) {
+      const files = checked(await deep.ls(virtual(c, abs))).files ?? []
+      expect(files.length, files[0]?.path)
+    },
+    // list_directory's handler: validatePath + readdir(withFileTypes) + "[FILE] name" lines. The tool does
+    // not sort; the bench adds the limit's sort so that every column returns the same sorted listing.
+    async mcp(lib: McpLib, abs: string) {
+      const entries = await readdir(await lib.validatePath(abs), { withFileTypes: true })
+      entries.sort(byName)
+      const lines = entries.map((entry) => `${entry.isDirectory() ? '[DIR]' : '[FILE]'} ${entry.name}`)
+      expect(lines.join('\n').split('\n').length, lines[0])
+    },
+    // toArray() sorts by default, with a natural-order Intl.Collator (not code-point order).
+    async flystorage(fly: FlyStorage, abs: string) {
+      const entries = await fly.list(rel(c, abs), { deep: false }).toArray()
+      expect(entries.length, entries[0]?.path)
+    },
+  }
+  const column = (slot: Slot, op: (abs: string) => Promise<void>): Column => ({
+    slot,
+    async run() {
+      for (let n = 0; n < LISTINGS_PER_RUN; n++) await op(dir)
+    },
+  })
+  const title = `list a ${size.listEntries.toLocaleString('en')}-entry directory, names + types, sorted`
+  return runRounds('list', title, await perSlot(c, ops, column, false), size.rounds, LISTINGS_PER_RUN)
+}
+
+/** Job 5: `reads` reads of one 200 B file. */
+export async function readJob(dataDir: string, size: Sizes): Promise<JobResult> {
+  const c = await contenders(dataDir)
+  const file = join(c.root, 'small.txt')
+  const content = filler('small', 200)
+  await writeFile(file, content)
+  const expect = (text: unknown): void => {
+    if (text !== content) throw new Error('read returned other content')
+  }
+  const ops = {
+    limit: async (abs: string) => expect(await readFile(abs, 'utf8')),
+    seamfs: async (abs: string) => expect(await c.seamfs.readText(await c.seamfs.resolve(abs))),
+    // read_file's backend call (offset 0, limit 500 lines: the whole file); the tool adds line numbers later.
+    deepagents: async (deep: DeepAgentsBackend, abs: string) => expect(checked(await deep.read(virtual(c, abs))).content),
+    mcp: async (lib: McpLib, abs: string) => expect(await lib.readFileContent(await lib.validatePath(abs))),
+    flystorage: async (fly: FlyStorage, abs: string) => expect(await fly.readToString(rel(c, abs))),
+  }
+  const column = (slot: Slot, op: (abs: string) => Promise<void>): Column => ({
+    slot,
+    async run() {
+      for (let n = 0; n < size.reads; n++) await op(file)
+    },
+  })
+  const title = `${size.reads.toLocaleString('en')} reads of one 200 B file`
+  return runRounds('read', title, await perSlot(c, ops, column, false), size.rounds)
+}

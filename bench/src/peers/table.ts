@@ -1,0 +1,55 @@
+/** The markdown table of the peer bench, one row per job, as in issue 21. */
+import { median, type ColumnResult, type JobResult, type Slot } from './harness.js'
+
+const HEADERS: ReadonlyArray<[Slot | 'job', string]> = [
+  ['job', 'job'],
+  ['limit', 'limit'],
+  ['seamfs', 'seamfs'],
+  ['deepagents', 'deepagents'],
+  ['mcp', 'MCP fs server (lib)'],
+  ['flystorage', 'flystorage'],
+  ['other', 'other'],
+]
+
+const cellText = (text: string): string => text.replaceAll('|', '\\|')
+
+function ms(value: number): string {
+  return value >= 100 ? Math.round(value).toLocaleString('en') : value.toFixed(value >= 10 ? 1 : 2)
+}
+
+function limitCell(limit: ColumnResult | undefined, job: string): string {
+  if (limit === undefined || limit.error !== undefined || limit.ms.length === 0) return `n/a (${cellText(limit?.error ?? 'no limit')})`
+  const where = job === 'memory' ? ' (raw memfs `Volume`)' : ''
+  return `${ms(median(limit.ms))} ms${where} (${ms(Math.min(...limit.ms))}–${ms(Math.max(...limit.ms))})`
+}
+
+function ratioCell(column: ColumnResult, limitMedian: number, prefixLabel: boolean): string {
+  const label = column.label === undefined ? '' : column.label
+  if (column.error !== undefined || column.ms.length === 0) return `${prefixLabel && label ? `${label} ` : ''}n/a (${cellText(column.error ?? 'no rounds')})`
+  const ratio = (value: number): string => (value / limitMedian).toFixed(2)
+  const text = `×${ratio(median(column.ms))} (${ratio(Math.min(...column.ms))}–${ratio(Math.max(...column.ms))})`
+  const durable = column.notDurable ? ' (not durable)' : ''
+  if (label === '') return `${text}${durable}`
+  return prefixLabel ? `${label} ${text}${durable}` : `${text} ${label}${durable}`
+}
+
+/** One row per job; a slot holding several columns (deepagents' two memory backends) lists them joined by " · ". */
+export function table(results: ReadonlyArray<JobResult | { job: string; error: string }>): string {
+  const lines = [`| ${HEADERS.map(([, h]) => h).join(' | ')} |`, `|${HEADERS.map(() => '---').join('|')}|`]
+  for (const result of results) {
+    if ('error' in result) {
+      lines.push(`| ${result.job} | n/a (${cellText(result.error)}) |${' |'.repeat(HEADERS.length - 2)}`)
+      continue
+    }
+    const limit = result.columns.find((c) => c.slot === 'limit')
+    const limitMedian = limit !== undefined && limit.ms.length > 0 ? median(limit.ms) : Number.NaN
+    const cells = HEADERS.map(([slot]) => {
+      if (slot === 'job') return cellText(result.title)
+      if (slot === 'limit') return limitCell(limit, result.job)
+      const columns = result.columns.filter((c) => c.slot === slot)
+      return columns.map((c) => ratioCell(c, limitMedian, slot === 'other')).join(' · ')
+    })
+    lines.push(`| ${cells.join(' | ')} |`)
+  }
+  return lines.join('\n')
+}

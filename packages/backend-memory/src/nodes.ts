@@ -1,0 +1,228 @@
+import { FsEvent, Node as MemNode, type IProcess, type Link, type Superblock } from '@jsonjoy.com/fs-core'
+
+/**
+ * memfs's own nodes, used directly on the hot paths: a lookup is a few `Map`
+ * reads instead of the `Superblock`'s path parsing, `Result` objects, `Date`
+ * stamps on every directory passed and uid syscalls; a write replaces a node's
+ * buffer instead of opening a descriptor. Each fast path decides only the plain
+ * case (plain directories, no symlink, every permission granted); anything else
+ * returns `undefined` and the caller asks memfs, which then behaves (and fails)
+ * exactly as before. Nothing is cached: every call walks the live tree, so a
+ * change made straight on the `Volume` is always seen.
+ */
+
+/** A uid/gid pair a permission check is made for. */
+export interface Caller {
+  readonly uid: number
+  readonly gid: number
+}
+
+/** memfs 4.80.1's `Node` fields set directly (most TS-private there): content and times, without the events and `Date`s of its setters. */
+interface NodeFields {
+  changes: MemNode['changes']
+  _uid: number
+  _gid: number
+  _atime: Date
+  _mtime: Date
+  _ctime: Date
+  _btime: Date
+  buf: Buffer
+  capacity: number
+  size: number
+  rdev: number
+  _nlink: number
+  mode: number
+  ino: number
+}
+
+/** The own fields of a memfs 4.80.1 `Node`, in the order its constructor sets them. */
+const NODE_LAYOUT = 'changes,_uid,_gid,_atime,_mtime,_ctime,_btime,buf,capacity,size,rdev,_nlink,mode,ino'
+/** The `Superblock` fields its private `newInoNumber` and `createNode` use. */
+interface InodeTable {
+  ino: number
+  inodes: Record<number, MemNode>
+  releasedInos: number[]
+}
+
+const S_IFMT = 0o170000
+const S_IFDIR = 0o040000
+const S_IFREG = 0o100000
+const S_IFLNK = 0o120000
+const SLASH = 47
+const DOT = 46
+/** memfs's FsEventType (a const enum we cannot import under isolatedModules). */
+const EVENT_CREATE = 0
+const EVENT_MODIFY = 2
+
+const EMPTY = new Uint8Array(0)
+
+/**
+ * The process memfs consults: POSIX paths whatever the host, and a uid/gid
+ * read once. memfs asks for them on every path step; asking the kernel each
+ * time (a syscall) was half the cost of a small write.
+ */
+export function volumeProcess({ uid, gid }: Caller): IProcess {
+  return {
+    getuid: () => uid,
+    getgid: () => gid,
+    cwd: () => '/',
+    platform: 'linux',
+    emitWarning: (message, type) => process.emitWarning(message, type),
+    env: {},
+  }
+}
+
+/** A view (no copy) of a file node's used bytes. */
+export function bytesOf(node: MemNode): Uint8Array {
+  const buf = node.buf as Uint8Array | undefined
+  const size = node.getSize()
+  // A buffer this backend wrote is exactly the content: no view to make.
+  return buf === undefined ? EMPTY : buf.length === size ? buf : buf.subarray(0, size)
+}
+
+/** A plain copy of `bytes`, the caller's to change (a node's buffer is a `Buffer`, whose `slice` is only a view). */
+export function copyOf(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(bytes)
+}
+
+export const isDirectoryNode = (node: MemNode): boolean => (node.mode & S_IFMT) === S_IFDIR
+export const isFileNode = (node: MemNode): boolean => (node.mode & S_IFMT) === S_IFREG
+
+/** An empty, `.` or `..` segment of `path` between `from` and `to`: left to memfs's own path rules. */
+function isOddSegment(path: string, from: number, to: number): boolean {
+  const n = to - from
+  return n === 0 || (path.charCodeAt(from) === DOT && (n === 1 || (n === 2 && path.charCodeAt(from + 1) === DOT)))
+}
+
+/**
+ * The link at the absolute `path`, walked by name from `root`: `null` when a
+ * name on the way is missing (absent), `undefined` where this walk does not
+ * decide (a symlink at any step, a non-directory on the way, an empty, `.` or
+ * `..` segment, a trailing `/`, or — with `access` — a directory it may not
+ * search, as memfs checks before opening). A found link's path is `path`.
+ */
+export function walk(root: Link, path: string, access?: Caller): Link | null | undefined {
+  if (path.charCodeAt(0) !== SLASH) return undefined
+  const end = path.length
+  if (end === 1) return root
+  let link: Link | null = root
+  for (let from = 1; ;) {
+    let to = path.indexOf('/', from)
+    if (to === -1) to = end
+    if (isOddSegment(path, from, to)) return undefined
+    if (link !== null) {
+      const node: MemNode = link.node
+      if (!isDirectoryNode(node) || (access !== undefined && !node.canExecute(access.uid, access.gid))) return undefined
+      const child: Link | undefined = link.children.get(path.slice(from, to))
+      if (child === undefined) link = null
+      else if ((child.node.mode & S_IFMT) === S_IFLNK) return undefined
+      else link = child
+    }
+    if (to === end) return link
+    from = to + 1
+  }
+}
+
+/** The directory holding `path` and the name in it, when both are plain (see {@link walk}); `undefined` otherwise. */
+export function walkParent(root: Link, path: string, access: Caller): { readonly dir: Link; readonly name: string } | undefined {
+  const slash = path.lastIndexOf('/')
+  if (slash === -1 || isOddSegment(path, slash + 1, path.length)) return undefined
+  const dir = walk(root, slash === 0 ? '/' : path.slice(0, slash), access)
+  if (dir === null || dir === undefined || !isDirectoryNode(dir.node) || !dir.node.canExecute(access.uid, access.gid)) return undefined
+  return { dir, name: path.slice(slash + 1) }
+}
+
+/**
+ * Whether memfs would open a descriptor on `node` for writing: a free descriptor,
+ * and the write permission memfs checks, as the host process (memfs's `open`
+ * asks the host's uid there, not the volume's).
+ */
+export function canOpenForWrite(core: Superblock, node: MemNode, host: Caller): boolean {
+  return core.openFiles < core.maxFiles && node.canWrite(host.uid, host.gid)
+}
+
+/** What building a node without memfs's constructor needs, or `null` where memfs's `Node` is not the layout this module knows. */
+let nodeParts: { readonly FanOut: new () => MemNode['changes']; readonly empty: Buffer } | null | undefined
+
+function knownNodeParts(core: Superblock): typeof nodeParts {
+  if (nodeParts === undefined) {
+    const probe = new MemNode(0, S_IFREG)
+    const table = core as unknown as Partial<InodeTable>
+    const known = Object.keys(probe).join() === NODE_LAYOUT && typeof table.ino === 'number' && Array.isArray(table.releasedInos)
+    nodeParts = known ? { FanOut: probe.changes.constructor as new () => MemNode['changes'], empty: probe.buf } : null
+  }
+  return nodeParts
+}
+
+/**
+ * `core.createNode(mode)` for `owner`, with every time `at`. memfs's `Node`
+ * constructor asks the host for its uid and gid (two syscalls, whatever uid it
+ * is given) and reads the clock four times: on a small write that was a fifth
+ * of the cost. The node is built field by field as that constructor does, and
+ * registered as `createNode` does (a released inode number first); where
+ * memfs's layout is not the one known, memfs builds it.
+ */
+function newNode(core: Superblock, mode: number, owner: Caller, at: Date): MemNode {
+  const parts = knownNodeParts(core)
+  if (parts === null || parts === undefined) {
+    const built = core.createNode(mode)
+    stampNode(built, at)
+    return built
+  }
+  const node = Object.create(MemNode.prototype) as MemNode
+  const fields = node as unknown as NodeFields
+  fields.changes = new parts.FanOut()
+  fields._uid = owner.uid
+  fields._gid = owner.gid
+  fields._atime = at
+  fields._mtime = at
+  fields._ctime = at
+  fields._btime = at
+  fields.buf = parts.empty
+  fields.capacity = 0
+  fields.size = 0
+  fields.rdev = 0
+  fields._nlink = 1
+  fields.mode = mode
+  const table = core as unknown as InodeTable
+  const released = table.releasedInos.pop()
+  fields.ino = released ? released : (table.ino = (table.ino + 1) % 0xffffffff)
+  table.inodes[fields.ino] = node
+  return node
+}
+
+/** A new, empty regular file `name` in `dir`, owned by `owner` and stamped `at`, announced on memfs's change bus as its own create is. */
+export function createFileLink(core: Superblock, dir: Link, name: string, mode: number, owner: Caller, at: Date): Link {
+  const link = dir.createChild(name, newNode(core, S_IFREG | mode, owner, at))
+  core.changes.emit(new FsEvent(EVENT_CREATE, link.steps, link.node, link))
+  return link
+}
+
+/** Stamps `at` as the node's atime, mtime and ctime (memfs's setters would add a `Date` of the host clock for ctime). */
+export function stampNode(node: MemNode, at: Date): void {
+  const fields = node as unknown as NodeFields
+  fields._atime = at
+  fields._mtime = at
+  fields._ctime = at
+}
+
+/**
+ * Replaces the content of the file at `link` with a copy of `bytes` and stamps
+ * `at` as its atime, mtime and ctime: one synchronous step, so no reader sees
+ * a mix. The node gets a new buffer (a view of the old one stays as it was).
+ * The change is announced as memfs's own truncate + write would (nothing when
+ * an empty file stays empty), so versions and watchers follow.
+ */
+export function replaceContent(core: Superblock, link: Link, bytes: Uint8Array, at: Date): void {
+  const node = link.node
+  const fields = node as unknown as NodeFields
+  const hadContent = fields.size > 0
+  const buf = Buffer.allocUnsafe(bytes.length)
+  buf.set(bytes)
+  fields.buf = buf
+  fields.size = bytes.length
+  fields.capacity = bytes.length
+  stampNode(node, at)
+  node.changes.emit(['modify'])
+  if (hadContent || bytes.length > 0) core.changes.emit(new FsEvent(EVENT_MODIFY, link.steps, node, link))
+}
