@@ -15,7 +15,9 @@
  * level each. So at delay d, wall time ≈ round trips × 2d plus the work on loopback. It is an
  * upper bound: the proxy cannot tell which request a reply answers, so a message the client
  * sends without waiting for its reply (a CLOSE, a window adjust) still deepens the chain when
- * an earlier reply is delivered after it.
+ * an earlier reply is delivered after it. It also depends on the delay: where the client's and
+ * server's work between two replies is longer than the delay, requests a client sends together
+ * at 50 ms leave in several flights at 10 ms, and count (and cost) that many levels.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net'
 
