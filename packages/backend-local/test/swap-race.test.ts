@@ -30,13 +30,20 @@ const { renameSync, symlinkSync, rmSync } = require('node:fs')
 const [ws, outside, ms] = [process.argv[1], process.argv[2], Number(process.argv[3])]
 const link = ws + '/.swap-link', real = ws + '/.swap-real', sub = ws + '/sub'
 let aside = 0
+const IN_THE_WAY = ['EISDIR', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR']
+// The agent's mkdir may make 'sub' again between moving one aside and the rename: try again, a bounded number of times.
 const move = (from, to) => {
-  try {
-    renameSync(from, to)
-  } catch (err) {
-    if (err.code !== 'EISDIR' && err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST' && err.code !== 'ENOTDIR') throw err
-    renameSync(to, ws + '/.aside-' + ++aside)
-    renameSync(from, to)
+  for (let tries = 0; ; tries++) {
+    try {
+      return renameSync(from, to)
+    } catch (err) {
+      if (tries >= 100 || !IN_THE_WAY.includes(err.code)) throw err
+      try {
+        renameSync(to, ws + '/.aside-' + ++aside)
+      } catch (gone) {
+        if (gone.code !== 'ENOENT') throw gone
+      }
+    }
   }
 }
 rmSync(link, { force: true })

@@ -150,6 +150,7 @@ const TOOL_KEYS: readonly string[] = [
   'grepMaxMatches',
   'grepMaxLineBytes',
   'searchTimeoutMs',
+  'searchConcurrency',
 ]
 
 /**

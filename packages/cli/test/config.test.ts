@@ -12,7 +12,7 @@ import { ConfigError, describeBackend, loadHarness, parseFsUrl, validateConfig, 
 
 const SECRET = 'hunter2-s3cr3t'
 const TOOL_KEYS =
-  'listMaxEntries, readLimit, readMaxLineLength, readMaxBytes, readImageMaxBytes, readStreamMinSize, globMaxResults, grepMaxMatches, grepMaxLineBytes, searchTimeoutMs'
+  'listMaxEntries, readLimit, readMaxLineLength, readMaxBytes, readImageMaxBytes, readStreamMinSize, globMaxResults, grepMaxMatches, grepMaxLineBytes, searchTimeoutMs, searchConcurrency'
 const BACKEND_TYPES = 'one of "local", "memory", "s3", "sftp", "module"'
 const PORT = 'a port number (1-65535)'
 

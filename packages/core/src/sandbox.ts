@@ -64,6 +64,9 @@ export const DEFAULT_PROTECTED_NAMES: readonly string[] = ['.git']
  * ({@link DEFAULT_PROTECTED_NAMES}) and any {@link SandboxOptions.protectedPaths} are read-only in
  * every mode. Widening is explicit: `full-access`, `confineReads: false`, `protectedNames: []`.
  *
+ * The roots are pinned where they first resolve: a root later swapped for a link to elsewhere
+ * does not move the fence; paths through it then resolve outside the pin and are refused.
+ *
  * The fence checks canonical targets; it holds against a process racing it only
  * where the backend binds its I/O to what `resolve` named. The local backend does
  * on Linux (descriptors verified at the canonical path: a directory swapped for a
@@ -78,6 +81,8 @@ export class SandboxedFileSystem extends FileSystemLayer {
   readonly #confineReads: boolean
   readonly #protectedPaths: readonly string[]
   readonly #protectedNames: ReadonlySet<string>
+  /** Each root's target once it resolved (see {@link SandboxedFileSystem.#resolvedRoots}). */
+  readonly #pins: (Promise<FsTarget | undefined> | undefined)[] = []
 
   constructor(inner: FileSystem, options: Readonly<SandboxOptions>) {
     super(inner)
@@ -311,13 +316,39 @@ export class SandboxedFileSystem extends FileSystemLayer {
   }
 
   /**
-   * The roots, resolved afresh for every check: a root that is a symlink is followed as it is now.
-   * The workspace root resolves against the backend's cwd (as `resolve` does), the others against
-   * the workspace root; a root that cannot be resolved matches nothing.
+   * The roots, each pinned where it first resolved (issue 18's review: they used to be resolved
+   * afresh for every check, so a root swapped for a link to elsewhere moved the fence with it).
+   * A pinned root never moves: after such a swap, paths through the root resolve outside the pin
+   * and are refused. A root that does not resolve yet (created later) matches nothing and is tried
+   * again at the next check. The workspace root resolves against the backend's cwd (as `resolve`
+   * does), the others against the workspace root.
    */
   async #resolvedRoots(signal: AbortSignal | undefined): Promise<FsTarget[]> {
-    const roots = await Promise.all(this.#roots.map((root, i) => this.#resolveOrNone(root, i === 0 ? undefined : this.#workspaceRoot, signal)))
+    const roots = await Promise.all(this.#roots.map((_, i) => this.#rootFor(i, signal)))
     return roots.filter((root): root is FsTarget => root !== undefined)
+  }
+
+  /** Root `i` for a caller: a pin another caller's abort cut short is tried again under this caller's signal. */
+  async #rootFor(i: number, signal: AbortSignal | undefined): Promise<FsTarget | undefined> {
+    try {
+      return await this.#pinnedRoot(i, signal)
+    } catch (err) {
+      if (signal?.aborted === true || !isFsError(err, 'FS_ABORTED')) throw err
+      return this.#pinnedRoot(i, signal)
+    }
+  }
+
+  /** Root `i`, resolved once; a failed resolution is forgotten so that the next check tries again. */
+  #pinnedRoot(i: number, signal: AbortSignal | undefined): Promise<FsTarget | undefined> {
+    const known = this.#pins[i]
+    if (known !== undefined) return known
+    const pending = this.#resolveOrNone(this.#roots[i] as string, i === 0 ? undefined : this.#workspaceRoot, signal)
+    this.#pins[i] = pending
+    const forget = (): void => {
+      if (this.#pins[i] === pending) this.#pins[i] = undefined
+    }
+    pending.then((root) => root === undefined && forget(), forget)
+    return pending
   }
 
   async #resolveOrNone(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget | undefined> {

@@ -23,9 +23,9 @@ import {
 /**
  * The agent's root pinned where it first resolved: every hook that touches a target (a read, a
  * listing, a stat, every mutation, each step of the tools' walks) refuses one that does not lie
- * at or below that pin (`FS_SANDBOX_DENIED`). A `SandboxedFileSystem` re-resolves its roots for
- * every check, so a root swapped for a link to elsewhere would move its fence along; under it,
- * this layer does not move. The sandbox passes each hook the target it resolved afresh.
+ * at or below that pin (`FS_SANDBOX_DENIED`). The `SandboxedFileSystem` above pins its roots the
+ * same way; this layer stays as a second fence under it, and gives the scope the root's target.
+ * The sandbox passes each hook the target it resolved afresh.
  */
 export class PinnedRoot extends FileSystemLayer {
   readonly root: string

@@ -12,7 +12,11 @@ export const DEFAULT_CONFIG: ToolsConfig = Object.freeze({
   grepMaxMatches: 250,
   grepMaxLineBytes: 2000,
   searchTimeoutMs: 30_000,
+  searchConcurrency: 8,
 })
+
+/** The most requests one glob or grep keeps in flight, whatever the config says. */
+export const MAX_SEARCH_CONCURRENCY = 64
 
 /** Defaults overlaid with `config`; every value must be a positive safe integer. */
 export function resolveConfig(config: Partial<ToolsConfig> | undefined): ToolsConfig {
@@ -25,6 +29,9 @@ export function resolveConfig(config: Partial<ToolsConfig> | undefined): ToolsCo
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
       throw new RangeError(`tools: ${key} must be a positive integer`)
     }
+  }
+  if ((merged.searchConcurrency as number) > MAX_SEARCH_CONCURRENCY) {
+    throw new RangeError(`tools: searchConcurrency must be at most ${MAX_SEARCH_CONCURRENCY}`)
   }
   return Object.freeze(merged) as unknown as ToolsConfig
 }

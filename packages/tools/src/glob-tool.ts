@@ -69,7 +69,7 @@ export function globTool(deps: ToolDeps): FileTool<GlobValue> {
             throw new FsError('FS_NOT_DIRECTORY', `cannot search ${messagePath(root.target.displayPath)}: not a directory`)
           }
           const show = await control.race(pathShower(deps, context, root.target, control.signal))
-          const { files, fenced } = await walkFiles(deps.fs, root.target, control, accept)
+          const { files, fenced } = await walkFiles(deps.fs, root.target, control, accept, config.searchConcurrency)
           const value: GlobValue = {
             root: root.target.displayPath,
             pattern,

@@ -1,5 +1,6 @@
 import { FsError, isFsError } from '@seamfs/core'
 import { argsParser, NON_BLANK } from './args.js'
+import { inOrder } from './bounded.js'
 import { run } from './file-tools.js'
 import { RegexWorker, type WorkerMatch } from './grep-worker.js'
 import { messagePath, quotePath } from './quote.js'
@@ -114,9 +115,43 @@ export function grepText(value: GrepValue): string {
 
 type FileOutcome = { readonly matches: WorkerMatch[]; readonly count: number } | 'binary' | 'fenced' | 'skipped'
 
-/** One file through the worker: read whole below `readStreamMinSize`, streamed otherwise (or when the size is unknown). */
-async function scanFile(deps: ToolDeps, file: WalkedFile, worker: RegexWorker, control: SearchControl, keep: number): Promise<FileOutcome> {
+/** What {@link fetchFile} got ahead of the matcher: a file's whole text, or word that it must be streamed. */
+type Fetched = { readonly text: string } | 'stream' | 'skipped'
+
+/** The most bytes of whole-read files one grep holds ahead of the matcher (reads in flight included). */
+const PREFETCH_BYTES = 8 * 1024 * 1024
+
+/** A skipped file's outcome, or `err` rethrown (the stopping error when the search was stopped). */
+function skipOutcome(err: unknown, control: SearchControl): 'binary' | 'fenced' | 'skipped' {
+  if (control.stopped) throw control.error()
+  if (isFsError(err, 'FS_NOT_TEXT')) return 'binary'
+  if (isFsError(err, 'FS_SANDBOX_DENIED')) return 'fenced'
+  if (isSkippable(err)) return 'skipped'
+  throw err
+}
+
+/** The bytes {@link fetchFile} may hold for `file`: its size below `readStreamMinSize` (unknown counts as that much), else none. */
+function prefetchCost(file: WalkedFile, streamMin: number): number {
+  if (file.size === undefined) return streamMin
+  return file.size < streamMin ? file.size : 0
+}
+
+/** A file read whole when below `readStreamMinSize` (stat first when the walk did not say its size); larger ones are left to stream in turn. */
+async function fetchFile(deps: ToolDeps, file: WalkedFile, control: SearchControl): Promise<Fetched> {
   const opts = { signal: control.signal }
+  let size = file.size
+  if (size === undefined) {
+    const info = await control.race(deps.fs.stat(file.target, opts))
+    if (info?.type !== 'file') return 'skipped'
+    size = info.size
+  }
+  if (size !== undefined && size < deps.config.readStreamMinSize) return { text: await control.race(deps.fs.readText(file.target, opts)) }
+  return 'stream'
+}
+
+/** One fetched file through the worker (a large one streamed now, in search order). */
+async function scanFile(deps: ToolDeps, file: WalkedFile, fetched: Fetched, worker: RegexWorker, control: SearchControl, keep: number): Promise<FileOutcome> {
+  if (fetched === 'skipped') return 'skipped'
   const matches: WorkerMatch[] = []
   let count = 0
   const feed = async (text: string, first: boolean, final: boolean): Promise<void> => {
@@ -125,17 +160,11 @@ async function scanFile(deps: ToolDeps, file: WalkedFile, worker: RegexWorker, c
     count += reply.count
   }
   try {
-    let size = file.size
-    if (size === undefined) {
-      const info = await control.race(deps.fs.stat(file.target, opts))
-      if (info?.type !== 'file') return 'skipped'
-      size = info.size
-    }
-    if (size !== undefined && size < deps.config.readStreamMinSize) {
-      await feed(await control.race(deps.fs.readText(file.target, opts)), true, true)
+    if (fetched !== 'stream') {
+      await feed(fetched.text, true, true)
     } else {
       let first = true
-      for await (const chunk of await control.race(deps.fs.streamText(file.target, opts))) {
+      for await (const chunk of await control.race(deps.fs.streamText(file.target, { signal: control.signal }))) {
         control.check()
         await feed(chunk, first, false)
         first = false
@@ -143,13 +172,41 @@ async function scanFile(deps: ToolDeps, file: WalkedFile, worker: RegexWorker, c
       await feed('', first, true)
     }
   } catch (err) {
-    if (control.stopped) throw control.error()
-    if (isFsError(err, 'FS_NOT_TEXT')) return 'binary'
-    if (isFsError(err, 'FS_SANDBOX_DENIED')) return 'fenced'
-    if (isSkippable(err)) return 'skipped'
-    throw err
+    return skipOutcome(err, control)
   }
   return { matches, count }
+}
+
+/**
+ * Every file through the worker in search order, while the next ones are read ahead: up to
+ * `searchConcurrency` reads in flight and {@link PREFETCH_BYTES} held (one file is always let
+ * through), so a remote store pays about one round trip per `searchConcurrency` small files.
+ */
+async function* scanFiles(
+  deps: ToolDeps,
+  files: readonly WalkedFile[],
+  worker: RegexWorker,
+  control: SearchControl,
+  keep: () => number,
+): AsyncGenerator<FileOutcome> {
+  const streamMin = deps.config.readStreamMinSize
+  let held = 0
+  const options = {
+    admit: (file: WalkedFile) => held + prefetchCost(file, streamMin) <= PREFETCH_BYTES,
+    beforeStart: (file: WalkedFile) => {
+      control.check()
+      held += prefetchCost(file, streamMin)
+    },
+    release: (file: WalkedFile) => {
+      held -= prefetchCost(file, streamMin)
+    },
+  }
+  let index = 0
+  for await (const fetched of inOrder(files, deps.config.searchConcurrency, (file) => fetchFile(deps, file, control), options)) {
+    const file = files[index++] as WalkedFile
+    control.check()
+    yield fetched.ok ? await scanFile(deps, file, fetched.value, worker, control, keep()) : skipOutcome(fetched.error, control)
+  }
 }
 
 /** Whether `glob` holds a comma outside braces (a backslash escapes the next character). */
@@ -228,7 +285,7 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
           let files: WalkedFile[]
           let fencedEntries = 0
           if (root.info.type === 'directory') {
-            const walk = await walkFiles(deps.fs, root.target, control, accept)
+            const walk = await walkFiles(deps.fs, root.target, control, accept, config.searchConcurrency)
             files = walk.files
             fencedEntries = walk.fenced
           } else if (root.info.type === 'file') {
@@ -239,9 +296,9 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
           const matches: GrepMatch[] = []
           let totalMatches = 0
           let skippedFiles = 0
-          for (const file of files) {
-            control.check()
-            const outcome = await scanFile(deps, file, worker, control, config.grepMaxMatches - matches.length)
+          let index = 0
+          for await (const outcome of scanFiles(deps, files, worker, control, () => config.grepMaxMatches - matches.length)) {
+            const file = files[index++] as WalkedFile
             if (outcome === 'binary') skippedFiles++
             if (outcome === 'fenced') fencedEntries++
             if (typeof outcome !== 'object') continue

@@ -91,6 +91,8 @@ export interface ToolsConfig {
   readonly grepMaxLineBytes: number
   /** Wall-clock budget of one glob or grep, in ms. */
   readonly searchTimeoutMs: number
+  /** Listings, link checks and file reads one glob or grep keeps in flight (1: one at a time; at most 64). */
+  readonly searchConcurrency: number
 }
 
 /** What every tool implementation gets. */

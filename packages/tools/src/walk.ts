@@ -1,7 +1,8 @@
-import { FsError, isFsError, type FileSystem, type FsInfo, type FsTarget, type FsTargetKey } from '@seamfs/core'
+import { FsError, isFsError, type FileSystem, type FsDirEntry, type FsInfo, type FsTarget, type FsTargetKey } from '@seamfs/core'
 // The listing order itself, applied to whole relative paths: glob and grep list in the order `listDir` would.
 import { compareNames } from '@seamfs/core/backend'
 import { Minimatch } from 'minimatch'
+import { inOrder, mapInOrder } from './bounded.js'
 import { resolveIn } from './file-tools.js'
 import { messagePath } from './quote.js'
 import { ToolInputError } from './results.js'
@@ -83,8 +84,10 @@ export class SearchControl {
     return Promise.race([settled, stop]).finally(() => this.signal.removeEventListener('abort', onStop))
   }
 
+  /** Ends the search: the timer, and any backend call still in flight (a read-ahead the search no longer waits for). */
   dispose(): void {
     clearTimeout(this.#timer)
+    this.#expiry.abort()
   }
 }
 
@@ -152,13 +155,18 @@ interface Dir {
  * directly and through a link is reported under its real path. The budget is
  * checked before every directory. A directory below the root that a fence refuses to list (a
  * link pointing outside confined reads) is skipped and counted; the root itself is not.
+ * A level's listings, and then its link checks, run up to `concurrency` at a time (a remote
+ * store pays about one round trip per `concurrency` directories); the result is the same as
+ * one at a time.
  */
-export async function walkFiles(fs: FileSystem, root: FsTarget, control: SearchControl, accept: PathMatcher): Promise<Walk> {
+export async function walkFiles(fs: FileSystem, root: FsTarget, control: SearchControl, accept: PathMatcher, concurrency = 1): Promise<Walk> {
   const found: WalkedFile[] = []
   let fenced = 0
   const seen = new Set<FsTargetKey>([root.targetKey])
   let level: Dir[] = [{ target: root, path: '' }]
   let links: Dir[] = []
+  const list = (dir: Dir): Promise<FsDirEntry[]> => control.race(fs.listDir(dir.target, { signal: control.signal }))
+  const check = (): void => control.check()
   while (level.length > 0 || links.length > 0) {
     if (level.length === 0) {
       // The real tree is done: enter the linked directories not seen yet, in path order.
@@ -170,31 +178,38 @@ export async function walkFiles(fs: FileSystem, root: FsTarget, control: SearchC
       links = []
       continue
     }
-    const next: Dir[] = []
-    for (const dir of level) {
-      control.check()
-      let entries
-      try {
-        entries = await control.race(fs.listDir(dir.target, { signal: control.signal }))
-      } catch (err) {
+    const candidates: Dir[] = []
+    // The level's listings are in flight together; their entries are taken in level order, as one by one.
+    let index = 0
+    for await (const listed of inOrder(level, concurrency, list, { beforeStart: check })) {
+      const dir = level[index++] as Dir
+      if (!listed.ok) {
+        const err = listed.error
         if (dir.path !== '' && isFsError(err, 'FS_SANDBOX_DENIED')) fenced++
         else if (dir.path === '' || !isSkippable(err)) throw err
         continue
       }
-      for (const entry of entries) {
+      for (const entry of listed.value) {
         const path = dir.path === '' ? entry.name : `${dir.path}/${entry.name}`
         if (entry.type === 'file') {
           if (accept(path)) found.push({ path, target: entry.target, size: entry.size })
         } else if (entry.type === 'directory' && !VCS_DIRS.has(entry.name) && !seen.has(entry.target.targetKey)) {
-          if (await isLink(fs, entry.target, control)) {
-            links.push({ target: entry.target, path })
-          } else {
-            seen.add(entry.target.targetKey)
-            next.push({ target: entry.target, path })
-          }
+          candidates.push({ target: entry.target, path })
         }
       }
     }
+    // Which directories are links: asked together too, then sorted in level order.
+    const linked = await mapInOrder(candidates, concurrency, (dir) => isLink(fs, dir.target, control), check)
+    const next: Dir[] = []
+    candidates.forEach((dir, i) => {
+      if (seen.has(dir.target.targetKey)) return
+      if (linked[i] === true) {
+        links.push(dir)
+      } else {
+        seen.add(dir.target.targetKey)
+        next.push(dir)
+      }
+    })
     level = next
   }
   return { files: found.sort((a, b) => compareNames(a.path, b.path)), fenced }

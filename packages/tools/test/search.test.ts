@@ -346,7 +346,7 @@ class SlowMemory extends MemoryFileSystem {
 }
 
 describe('search deadline on the walk', () => {
-  const files: Tree = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`d${i}/f.txt`, 'x\n']))
+  const files: Tree = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`d${i}/f.txt`, 'x\n']))
 
   it('stops a slow walk between directories', async () => {
     const tools = toolsOver(new SlowMemory(files, 60), '/w', { searchTimeoutMs: 200 })
