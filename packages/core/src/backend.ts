@@ -3,7 +3,8 @@
  * entry. Extend `FileSystem` and implement its protected hooks (or extend
  * `FileSystemLayer` to wrap another filesystem); build failures with the
  * `FsError` named constructors; map foreign errors with one `errorRow` table.
- * Text decoding and the literal edit are not here: `FileSystem` does them.
+ * The literal edit is not here: `FileSystem` does it. `decodeText` is, for a reader that must cap
+ * the bytes itself and still apply `readText`'s rules.
  */
 export * from './index.js'
 export { abortedError, isAbortError, throwIfAborted, type FsErrorOptions } from './errors.js'
@@ -26,6 +27,8 @@ export { KeyedMutex } from './mutex.js'
 export { compareNames } from './order.js'
 /** For readers of raw UTF-8 chunks (the read tool's byte window): where a chunk cuts a character. */
 export { incompleteTail } from './text.js'
+/** `readText`'s decoding rules on bytes already read: NUL sample, strict UTF-8, BOM dropped; else `FS_NOT_TEXT`. */
+export { decodeText } from './text.js'
 export { checkGuard } from './paths.js'
 export { errorCodeOf, processWide, translateError, type ErrorRow } from './translate.js'
 export * from './backend-config.js'

@@ -1,4 +1,6 @@
 import { FsError, isFsError } from '@seamfs/core'
+// readText's own rules; readText itself has no byte cap, so the bytes are read capped and decoded here.
+import { decodeText } from '@seamfs/core/backend'
 import type { FileDownloadResponse, FileUploadResponse, ReadRawResult } from 'deepagents'
 import { isTextMime, mimeTypeOf } from './mime.js'
 import { parseVirtual } from './paths.js'
@@ -54,26 +56,9 @@ export async function readRaw(scope: Scope, path: string, maxBytes: number): Pro
   const mimeType = mimeTypeOf(virtual)
   if (info.size !== undefined && info.size > maxBytes) throw FsError.tooLarge('read', target.displayPath, info.size, maxBytes)
   const bytes = await scope.fs.readBytes(target, { maxBytes, signal })
-  const content = isTextMime(mimeType) ? strictText(bytes, target.displayPath) : plain(bytes)
+  const content = isTextMime(mimeType) ? decodeText(bytes, target.displayPath) : plain(bytes)
   const at = info.mtime === undefined ? '' : new Date(info.mtime).toISOString()
   return { data: { content, mimeType, created_at: at, modified_at: at } }
-}
-
-/** How far core's text rules look for a NUL that marks a file binary. */
-const NUL_SAMPLE_BYTES = 8192
-
-/**
- * `bytes` as text by core's rules for `readText` (which has no byte cap, so it cannot be used
- * here): a NUL in the first 8192 bytes or invalid UTF-8 anywhere is `FS_NOT_TEXT`; a leading
- * BOM is dropped. Core does not export its decoder; a fatal `TextDecoder` accepts exactly what it does.
- */
-export function strictText(bytes: Uint8Array, path: string): string {
-  if (bytes.subarray(0, NUL_SAMPLE_BYTES).includes(0)) throw FsError.at('FS_NOT_TEXT', 'read', path, 'binary file')
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
-  } catch (err) {
-    throw FsError.at('FS_NOT_TEXT', 'read', path, 'invalid UTF-8 text', { cause: err })
-  }
 }
 
 function isDenied(err: unknown): boolean {
