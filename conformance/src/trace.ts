@@ -241,6 +241,14 @@ export const TRACE: Readonly<Record<string, Readonly<Record<string, RuleTrace>>>
       'a new file is a create with before null; an existing one an update',
       "the outcome's before is the previous text (LF-normalized, without BOM), also after a same-size rewrite",
     ],
+    "`before: false` (issue 18) makes the outcome's `before` `null` and asks the backend not to fetch the previous content (`beforeMaxBytes` 0); every other rule holds as without it; a `before` that is not a boolean is `FS_UNSUPPORTED` before any I/O":
+      {
+        tests: [
+          "before: false: the outcome's before is null; create/update, version and guards as without it",
+          'before: false: a missing file, a directory, a path through a file and a malformed before fail as without it',
+        ],
+        note: 'that the previous content is not fetched is a request count: each remote backend pins it in its own request tests',
+      },
   },
 
   'FileSystem.editText': {

@@ -242,6 +242,51 @@ export function writeClauses(kit: Kit): void {
       expect(await env.read('p')).toBe('parent p')
     })
 
+    // Issue 18: a backend asked for no previous content (beforeMaxBytes 0) takes its shortest path;
+    // everything but `before` must stay as without it.
+    kit.test("before: false: the outcome's before is null; create/update, version and guards as without it", async (env) => {
+      const t = await env.resolve('nb.txt')
+      const created = await env.fs.writeText(t, 'one\r\n', { before: false })
+      expect(created).toEqual({ operation: 'create', version: created.version, before: null, after: 'one\n' })
+      expect((await env.fs.stat(t))?.version).toBe(created.version)
+      const updated = await env.fs.writeText(t, 'two', { before: false })
+      expect([updated.operation, updated.before]).toEqual(['update', null])
+      expect(updated.version).not.toBe(created.version)
+      expect((await env.fs.stat(t))?.version).toBe(updated.version)
+      const stale = { kind: 'replaceIfVersion', version: created.version } as const
+      expect(await codeOf(env.fs.writeText(t, 'x', { before: false, expected: stale }))).toBe('FS_STALE_VERSION')
+      expect(await codeOf(env.fs.writeText(t, 'x', { before: false, expected: { kind: 'createIfAbsent' } }))).toBe('FS_NOT_OBSERVED')
+      expect(await env.read('nb.txt')).toBe('two')
+      const replaced = await env.fs.writeText(t, 'three', { before: false, expected: { kind: 'replaceIfVersion', version: updated.version } })
+      expect([replaced.operation, replaced.before]).toEqual(['update', null])
+      expect((await env.fs.stat(t))?.version).toBe(replaced.version)
+      const fresh = await env.resolve('nb-new.txt')
+      const made = await env.fs.writeText(fresh, 'new', { before: false, expected: { kind: 'createIfAbsent' } })
+      expect([made.operation, made.before]).toEqual(['create', null])
+      expect(await env.read('nb-new.txt')).toBe('new')
+    })
+
+    kit.test('before: false: a missing file, a directory, a path through a file and a malformed before fail as without it', async (env) => {
+      const { version } = await env.write('other.txt', 'x')
+      await env.write('d/inner.txt', 'x')
+      const child = await env.resolve('p/child.txt')
+      await env.write('p', 'parent p')
+      const before = await snapshot(env)
+      const missing = await env.resolve('missing.txt')
+      const d = await env.resolve('d')
+      const dirVersion = (await env.fs.stat(d))?.version as FsVersion
+      const replace = (v: FsVersion) => ({ before: false, expected: { kind: 'replaceIfVersion', version: v } }) as const
+      expect(await codeOf(env.fs.writeText(missing, 'x', replace(version))), 'replaceIfVersion on a missing file').toBe('FS_STALE_VERSION')
+      expect(await codeOf(env.fs.writeText(d, 'x', { before: false })), 'a directory').toBe('FS_NOT_REGULAR_FILE')
+      expect(await codeOf(env.fs.writeText(d, 'x', replace(dirVersion))), "a directory, with the directory's version").toBe('FS_NOT_REGULAR_FILE')
+      expect(await codeOf(env.fs.writeText(d, 'x', { before: false, expected: { kind: 'createIfAbsent' } })), 'createIfAbsent on a directory').toBe(
+        'FS_NOT_REGULAR_FILE',
+      )
+      expect(await codeOf(env.fs.writeText(child, 'x', { before: false })), 'a parent that became a file').toBe('FS_NOT_FOUND')
+      expect(await codeOf(env.fs.writeText(missing, 'x', { before: 'no' as never })), 'a malformed before').toBe('FS_UNSUPPORTED')
+      expect(await snapshot(env)).toEqual(before)
+    })
+
     kit.test('a malformed guard is FS_UNSUPPORTED, never dropped, and nothing is written', async (env) => {
       await env.write('g.txt', 'kept')
       const t = await env.resolve('g.txt')

@@ -70,7 +70,10 @@ export interface ReadRequest {
 export interface WriteRequest {
   readonly expected: FsWriteIntent | undefined
   readonly signal: AbortSignal | undefined
-  /** Return the previous bytes only when there are at most this many (else `null`). */
+  /**
+   * Return the previous bytes only when there are at most this many (else `null`). 0 (`writeBytes`, or
+   * `writeText` with `before: false`) means nobody wants them: do not fetch the previous content at all.
+   */
   readonly beforeMaxBytes: number
 }
 
@@ -281,19 +284,22 @@ export abstract class FileSystem {
    * - `replaceIfVersion` on a missing file, or another version, is `FS_STALE_VERSION`;
    * - of N concurrent guarded writers from one version, exactly one wins;
    * - the outcome says `create` or `update`, and its `version` equals the next `stat`'s;
-   * - the outcome's `before` is the previous text (LF-normalized, without BOM) or `null`; `after` is `content` LF-normalized, without a leading BOM.
+   * - the outcome's `before` is the previous text (LF-normalized, without BOM) or `null`; `after` is `content` LF-normalized, without a leading BOM;
+   * - `before: false` (issue 18) makes the outcome's `before` `null` and asks the backend not to fetch the previous content
+   *   (`beforeMaxBytes` 0); every other rule holds as without it; a `before` that is not a boolean is `FS_UNSUPPORTED` before any I/O.
    */
   async writeText(target: FsTarget, content: string, opts: WriteOptions = {}): Promise<FsWriteOutcome> {
-    const { expected, signal } = opts ?? {}
+    const { expected, signal, before: wanted } = opts ?? {}
     assertTarget(target, 'write')
     const path = target.displayPath
     return this.#run('write', path, signal, false, async () => {
       assertWriteIntent(expected, path)
+      if (wanted !== undefined && typeof wanted !== 'boolean') throw FsError.unsupported('write', path, 'before must be a boolean')
       const bytes = encodeWriteContent(content, path)
       if (bytes.length > this.maxTextBytes) throw FsError.tooLarge('write', path, bytes.length, this.maxTextBytes)
-      const beforeMaxBytes = this.diffBasisMaxBytes
+      const beforeMaxBytes = wanted === false ? 0 : this.diffBasisMaxBytes
       const result = await this.publishBytes(target, bytes, { expected, signal, beforeMaxBytes })
-      const previous = result.before === null || result.before.length > beforeMaxBytes ? null : decodeTextOrNull(result.before)
+      const previous = wanted === false || result.before === null || result.before.length > beforeMaxBytes ? null : decodeTextOrNull(result.before)
       return {
         operation: result.created ? 'create' : 'update',
         version: result.version,

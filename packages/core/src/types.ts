@@ -81,7 +81,8 @@ export interface FsWriteOutcome {
   readonly version: FsVersion
   /**
    * Content before the write, LF-normalized and without BOM (the diff basis); `null` for a
-   * create, a non-text previous content, or one above the backend's diff-basis cap.
+   * create, a non-text previous content, one above the backend's diff-basis cap, or when the
+   * write was asked not to fetch it (`before: false`).
    */
   readonly before: string | null
   /** Content after the write, LF-normalized and without BOM. */
@@ -153,9 +154,16 @@ export interface ResolveOptions extends SignalOptions {
   readonly cwd?: string | undefined
 }
 
-/** Options of {@link FileSystem.writeText}. */
+/** Options of {@link FileSystem.writeText} (and `writeBytes`, which ignores `before`). */
 export interface WriteOptions extends SignalOptions {
   readonly expected?: FsWriteIntent | undefined
+  /**
+   * Whether the outcome's `before` is wanted (default `true`). With `false` the outcome's `before` is
+   * `null`, and the backend does not fetch the previous content at all: on a remote store that saves
+   * the download and, where the write is otherwise one request, the round trip before it (issue 18).
+   * Callers that show no diff pass `false`. `operation` (`create` / `update`) and the guards are unchanged.
+   */
+  readonly before?: boolean | undefined
 }
 
 /** Options of {@link FileSystem.editText}. */

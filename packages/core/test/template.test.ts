@@ -222,6 +222,23 @@ describe('FileSystem (template methods over hooks)', () => {
     expect((await fs(3).writeText(target, 'x')).before).toBeNull()
   })
 
+  it('writeText before: false (issue 18): the hook is asked for no previous bytes, the outcome has none; a non-boolean is refused', async () => {
+    const asked: number[] = []
+    const fs = new ScriptedFileSystem({
+      publishBytes: async (_t, _b, request) => {
+        asked.push(request.beforeMaxBytes)
+        return { created: false, version: FsVersion('v'), before: utf8('old') }
+      },
+    })
+    const outcome = await fs.writeText(target, 'new', { before: false })
+    expect(outcome).toEqual({ operation: 'update', version: 'v', before: null, after: 'new' })
+    expect((await fs.writeText(target, 'new', { before: true })).before).toBe('old')
+    expect((await fs.writeText(target, 'new')).before).toBe('old')
+    expect(asked).toEqual([0, fs.diffBasisMaxBytes, fs.diffBasisMaxBytes])
+    expect(await codeOf(fs.writeText(target, 'new', { before: 'no' as never }))).toBe('FS_UNSUPPORTED')
+    expect(asked).toHaveLength(3)
+  })
+
   it('streamText: the iterator error is translated; stopping early and an abort during open release the source', async () => {
     const failing = trackedChunks([utf8('ab')], Object.assign(new Error('raw'), { errno: 'EIO' }))
     const fs1 = new ScriptedFileSystem({ openBytes: async () => failing.source })
