@@ -47,9 +47,19 @@ export interface S3FileSystemOptions extends FsLimits {
   readonly requireAtomicGuards?: boolean | undefined
   /** Base of relative paths, inside the filesystem (default `/`, the prefix root). */
   readonly cwd?: string | undefined
+  /**
+   * How long `resolve` trusts its own check that no file lies on the path to a directory, in ms
+   * (default 60,000; 0 checks every time). Within it, resolving another path in that directory
+   * costs no request. This instance's own writes, removes and renames forget what they may change
+   * at once; another process that puts a file on the path is seen when the time is up. Operations
+   * on a target check the store as it is: a create asks again, a read or stat finds nothing there.
+   */
+  readonly resolveCacheMs?: number | undefined
 }
 
 export const DEFAULT_PAGE_SIZE = 1000
+/** The default of {@link S3FileSystemOptions.resolveCacheMs}: one minute. */
+export const DEFAULT_RESOLVE_CACHE_MS = 60_000
 
 /**
  * What the capability probe found out about the server, on a scratch key under the prefix.

@@ -1,5 +1,3 @@
-import { constants as bufferConstants } from 'node:buffer'
-import { createHash } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { S3Client } from '@aws-sdk/client-s3'
 import {
@@ -27,15 +25,17 @@ import {
   type WriteResult,
 } from '@seamfs/core/backend'
 import { bodyChunks, readBody } from './body.js'
+import { ClearPaths } from './clear-paths.js'
 import { s3ErrorRow, toFsError } from './errors.js'
 import { GATES, LOCKS } from './locks.js'
 import { DIRECTORY_VERSION, Moves } from './moves.js'
-import { DEFAULT_PAGE_SIZE, type S3FileSystemOptions, type S3MoveProbeResult, type S3ProbeResult } from './options.js'
+import { DEFAULT_PAGE_SIZE, DEFAULT_RESOLVE_CACHE_MS, type S3FileSystemOptions, type S3MoveProbeResult, type S3ProbeResult } from './options.js'
 import { normalizePrefix, Paths } from './paths.js'
 import { probeConditions, probeMoves, scratchKey } from './probe.js'
 import { capabilitiesOf, clientConfig } from './setup.js'
 import { underFile } from './under-file.js'
-import { keyFits, MAX_KEY_BYTES, Store, versionOf, type PutConflict, type Revision } from './store.js'
+import { keyFits, MAX_KEY_BYTES, Store, versionOf, type Revision } from './store.js'
+import { afterConflict, Writes, type Fetched } from './writes.js'
 
 /**
  * An unguarded edit that keeps losing conditional PUTs to other clients (edits in this process
@@ -46,16 +46,8 @@ import { keyFits, MAX_KEY_BYTES, Store, versionOf, type PutConflict, type Revisi
 const EDIT_RETRY_MS = 30_000
 const EDIT_BACKOFF_MS = { first: 20, max: 1_000 }
 
-const md5Hex = (bytes: Uint8Array): string => createHash('md5').update(bytes).digest('hex')
-
 /** A listed name a path can reach: not empty, `.` or `..`. */
 const isEntryName = (name: string): boolean => name !== '' && name !== '.' && name !== '..'
-
-/** An object as one GET found it: its revision, and its content where it was read. */
-interface Fetched {
-  readonly revision: Revision
-  readonly bytes: Uint8Array | null
-}
 
 /**
  * The seamfs contract over an S3 bucket (any S3-compatible server), scoped to a key prefix.
@@ -108,6 +100,8 @@ export class S3FileSystem extends FileSystem {
   #moveProbe: Promise<S3MoveProbeResult> | undefined
   #moveProbed: S3MoveProbeResult | undefined
   readonly #moves: Moves
+  readonly #writes: Writes
+  readonly #clearPaths: ClearPaths
   #closed = false
 
   /** Builds the filesystem and runs the capability probe, so `capabilities` is final. */
@@ -135,6 +129,18 @@ export class S3FileSystem extends FileSystem {
     this.#ownsClient = options.client === undefined
     this.#store = new Store(this.client, this.bucket, pageSize)
     this.#requireAtomic = options.requireAtomicGuards ?? false
+    const cacheMs = options.resolveCacheMs ?? DEFAULT_RESOLVE_CACHE_MS
+    if (!Number.isSafeInteger(cacheMs) || cacheMs < 0) throw new RangeError('resolveCacheMs must be a non-negative integer')
+    this.#clearPaths = new ClearPaths(cacheMs)
+    this.#writes = new Writes({
+      paths: this.#paths,
+      store: this.#store,
+      underFile: (rel, signal) => this.#underFile(rel, signal),
+      isDirectory: (rel, signal) => this.#isDirectory(rel, signal),
+      fetch: (rel, verb, path, signal, wanted) => this.#fetch(rel, verb, path, signal, wanted),
+      ifMatch: (etag) => this.#ifMatch(etag),
+      writing: (rel, put) => this.#clearPaths.writing(rel, put),
+    })
     this.#moves = new Moves({
       paths: this.#paths,
       store: this.#store,
@@ -225,6 +231,8 @@ export class S3FileSystem extends FileSystem {
   protected override async resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
     const abs = this.#paths.absolute(path, cwd)
     const rel = abs.slice(1)
+    const parent = rel.slice(0, Math.max(rel.lastIndexOf('/'), 0))
+    if (parent !== '' && this.#clearPaths.has(parent)) return this.#paths.target(rel)
     if (await this.#underFile(rel, signal)) throw FsError.throughFile('resolve', abs)
     return this.#paths.target(rel)
   }
@@ -300,15 +308,25 @@ export class S3FileSystem extends FileSystem {
     const probe = await this.probe()
     const { expected } = request
     if (expected !== undefined && !probe[expected.kind]) this.#assertFallbackAllowed(expected.kind, 'write', path)
-    return this.#serialized(rel, probe, () => this.#write(rel, path, bytes, request, probe))
+    return this.#serialized(rel, probe, () => this.#writes.write(rel, path, bytes, request, probe))
   }
 
   protected override removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
-    return this.#moves.remove(target, request)
+    return this.#forgettingPaths(() => this.#moves.remove(target, request))
   }
 
   protected override renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
-    return this.#moves.rename(from, to, request)
+    return this.#forgettingPaths(() => this.#moves.rename(from, to, request))
+  }
+
+  /** A remove or rename can make a directory vanish or put a file on a path: resolve's memory is dropped before and after it. */
+  async #forgettingPaths<T>(fn: () => Promise<T>): Promise<T> {
+    this.#clearPaths.clear()
+    try {
+      return await fn()
+    } finally {
+      this.#clearPaths.clear()
+    }
   }
 
   protected override makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
@@ -322,42 +340,6 @@ export class S3FileSystem extends FileSystem {
     if (request.expected !== undefined && !probe.replaceIfVersion) this.#assertFallbackAllowed('replaceIfVersion', 'edit', path)
     // Edits of one key always wait for each other in this process, so they never race here.
     return LOCKS.run(this.#lockKey(rel), () => this.#update(rel, path, request, transform, probe))
-  }
-
-  async #write(rel: string, path: string, bytes: Uint8Array, request: WriteRequest, probe: S3ProbeResult): Promise<WriteResult> {
-    const { expected, signal } = request
-    const key = this.#paths.objectKey(rel)
-    if (expected?.kind === 'createIfAbsent') {
-      const [underFile, exists, isDirectory] = await Promise.all([
-        this.#underFile(rel, signal),
-        !probe.createIfAbsent && this.#store.head(key, signal).then((r) => r !== undefined),
-        this.#isDirectory(rel, signal),
-      ])
-      if (underFile) throw FsError.throughFile('write', path)
-      if (exists) throw FsError.notObserved(path)
-      if (isDirectory) throw FsError.notRegularFile('write', path)
-      throwIfAborted(signal, 'write')
-      const put = await this.#store.put(key, bytes, probe.createIfAbsent ? { ifNoneMatch: '*' } : undefined)
-      const revision = put.ok ? put.revision : await this.#afterConflict(put, key, bytes, undefined, 'write', path)
-      if (revision === 'lost') throw FsError.notObserved(path)
-      return { created: true, version: versionOf(revision), before: null }
-    }
-    // The diff basis is decoded into one string: never read more than one can hold.
-    const basisMaxBytes = Math.min(request.beforeMaxBytes, bufferConstants.MAX_STRING_LENGTH)
-    const current = await this.#fetch(rel, 'write', path, signal, ({ size }) => size <= basisMaxBytes)
-    if (current === undefined) {
-      // The target was resolved earlier: a parent may have become a file since.
-      const [underFile, isDirectory] = await Promise.all([this.#underFile(rel, signal), this.#isDirectory(rel, signal)])
-      if (underFile) throw FsError.throughFile('write', path)
-      if (isDirectory) throw FsError.notRegularFile('write', path)
-    }
-    checkGuard('write', path, expected, current && versionOf(current.revision))
-    throwIfAborted(signal, 'write')
-    const guard = expected !== undefined && current !== undefined && probe.replaceIfVersion
-    const put = await this.#store.put(key, bytes, guard ? { ifMatch: this.#ifMatch(current.revision.etag) } : undefined)
-    const revision = put.ok ? put.revision : await this.#afterConflict(put, key, bytes, current?.revision, 'write', path)
-    if (revision === 'lost') throw FsError.stale('write', path, 'changed')
-    return { created: current === undefined, version: versionOf(revision), before: current?.bytes ?? null }
   }
 
   async #update(
@@ -383,8 +365,8 @@ export class S3FileSystem extends FileSystem {
       const bytes = transform(current.bytes ?? new Uint8Array(0))
       throwIfAborted(signal, 'edit')
       const conditions = probe.replaceIfVersion ? { ifMatch: this.#ifMatch(current.revision.etag) } : undefined
-      const put = await this.#store.put(key, bytes, conditions)
-      const revision = put.ok ? put.revision : await this.#afterConflict(put, key, bytes, current.revision, 'edit', path)
+      const put = await this.#clearPaths.writing(rel, () => this.#store.put(key, bytes, conditions))
+      const revision = put.ok ? put.revision : await afterConflict(this.#store, put, key, bytes, versionOf(current.revision), 'edit', path)
       if (revision !== 'lost') return versionOf(revision)
       // An unguarded edit that lost a race to another client is redone on the new content; a guarded one is stale.
       if (expected !== undefined) throw FsError.stale('edit', path, 'changed')
@@ -404,30 +386,6 @@ export class S3FileSystem extends FileSystem {
   }
 
   /**
-   * After a conditional PUT was refused (412) or failed (409, 5xx): HEAD the key to learn
-   * what happened. `'lost'` when another writer changed it first; the revision when it is our
-   * own content from an earlier attempt that got no answer; an I/O error (retryable) when
-   * nothing changed, so the failure was the server's, not a race.
-   */
-  async #afterConflict(
-    conflict: PutConflict,
-    key: string,
-    bytes: Uint8Array,
-    basis: Revision | undefined,
-    verb: FsVerb,
-    path: string,
-  ): Promise<Revision | 'lost'> {
-    const now = await this.#store.head(key)
-    if (now !== undefined && conflict.unanswered && now.etag === md5Hex(bytes)) return now
-    const unchanged = basis === undefined ? now === undefined : now !== undefined && versionOf(now) === versionOf(basis)
-    if (!unchanged) return 'lost'
-    throw FsError.io(verb, path, `the server failed a conditional write (status ${conflict.status}) and nothing changed`, {
-      cause: conflict.error,
-      retryable: true,
-    })
-  }
-
-  /**
    * Runs `fn` under the process-wide lock of the key, or, where the server enforces both
    * conditions, holding only the key's gate shared: such writes race each other at the server,
    * but never land between a remove's or rename's check and its unconditional DELETE.
@@ -441,9 +399,15 @@ export class S3FileSystem extends FileSystem {
     return `${this.bucket}\0${this.#paths.objectKey(rel)}`
   }
 
-  /** Whether a file lies on the path to `rel` (see {@link underFile}). */
-  #underFile(rel: string, signal: AbortSignal | undefined): Promise<boolean> {
-    return underFile(this.#store, this.#paths, rel, signal)
+  /** Whether a file lies on the path to `rel` (see {@link underFile}), asked of the store; a clear answer is remembered for `resolve`. */
+  async #underFile(rel: string, signal: AbortSignal | undefined): Promise<boolean> {
+    const start = this.#clearPaths.begin()
+    const found = await underFile(this.#store, this.#paths, rel, signal)
+    const parent = rel.slice(0, Math.max(rel.lastIndexOf('/'), 0))
+    // A file on the path: whatever was remembered around it may be stale (another client put it there).
+    if (found) this.#clearPaths.clear()
+    else if (parent !== '') this.#clearPaths.remember(parent, start)
+    return found
   }
 
   #assertFallbackAllowed(kind: FsWriteIntent['kind'], verb: FsVerb, path: string): void {

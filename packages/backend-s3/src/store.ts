@@ -101,10 +101,15 @@ function copySource(bucket: string, key: string, versionId: string | undefined):
   return versionId === undefined ? path : `${path}?versionId=${encodeURIComponent(versionId)}`
 }
 
-/** A failed conditional request as a {@link PutConflict}, or the error rethrown when it is not one. */
-function conflictOf(err: unknown, conditional: boolean, unanswered: boolean): PutConflict {
+/**
+ * A failed conditional request as a {@link PutConflict}, or the error rethrown when it is not one.
+ * With `ifMatch`, a 404 for the key (AWS's answer to `If-Match` on a missing key; radosgw's is 412)
+ * is a refusal too; a missing bucket is not.
+ */
+function conflictOf(err: unknown, conditional: boolean, unanswered: boolean, ifMatch = false): PutConflict {
   const status = httpStatusOf(err)
-  if (!conditional || status === undefined || !(status === 412 || status === 409 || status >= 500)) throw err
+  const keyMissing = ifMatch && status === 404 && (err as { name?: unknown }).name !== 'NoSuchBucket'
+  if (!conditional || status === undefined || !(status === 412 || status === 409 || status >= 500 || keyMissing)) throw err
   return { ok: false, status, unanswered, error: err }
 }
 
@@ -305,7 +310,7 @@ export class Store {
       const out = await this.client.send(command)
       return { ok: true, revision: revisionOf(out, bytes.byteLength) }
     } catch (err) {
-      return conflictOf(err, conditions !== undefined, unanswered)
+      return conflictOf(err, conditions !== undefined, unanswered, conditions?.ifMatch !== undefined)
     }
   }
 

@@ -63,6 +63,18 @@ describe.skipIf(server === null)(`S3FileSystem: cross-client CAS on radosgw${ser
     expect(await read('race.txt')).toBe(`writer ${won[0]}`)
   })
 
+  it(`${N} clients race replaceIfVersion without before (one If-Match PUT each, nothing read first): exactly one wins`, async () => {
+    const { version } = await first().writeText(await first().resolve('blind.txt'), 'base')
+    const { won, codes } = await tally(
+      systems.map(async (fs, i) =>
+        fs.writeText(await fs.resolve('blind.txt'), `writer ${i}`, { expected: { kind: 'replaceIfVersion', version }, before: false }),
+      ),
+    )
+    expect(won.length).toBe(1)
+    expect(codes).toEqual(Array(N - 1).fill('FS_STALE_VERSION'))
+    expect(await read('blind.txt')).toBe(`writer ${won[0]}`)
+  })
+
   it(`${N} clients race createIfAbsent on a new key: exactly one creates`, async () => {
     const { won, codes } = await tally(
       systems.map(async (fs, i) => fs.writeText(await fs.resolve('new.txt'), `creator ${i}`, { expected: { kind: 'createIfAbsent' } })),

@@ -1,14 +1,22 @@
 /**
  * Request counts, measured by a middleware on the SDK client that counts every HTTP attempt
- * by command. Targets (issue 7): read = stat + read, write = 1 PUT (plus the checks this
- * backend documents), edit = 1 GET + 1 PUT, listing n keys = ⌈n / page size⌉ LISTs.
+ * by command. Targets (issues 7 and 18): read = 1 GET (resolve in a directory it checked
+ * costs nothing), write = 1 PUT (plus the checks a create needs; a replace without `before`
+ * is the PUT alone), edit = 1 GET + 1 PUT, listing n keys = ⌈n / page size⌉ LISTs.
  */
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import { S3FileSystem } from '@seamfs/backend-s3'
+import { isFsError, type FsVersion } from '@seamfs/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freshPrefix, purge, rawClient, server, serverWhy } from './support.js'
 
 const LISTED = 2_500
+
+const codeOf = (p: Promise<unknown>): Promise<string> =>
+  p.then(
+    () => 'ok',
+    (err: unknown) => (isFsError(err) ? err.code : `raw: ${String(err)}`),
+  )
 const short: Record<string, string> = {
   HeadObjectCommand: 'HEAD',
   GetObjectCommand: 'GET',
@@ -77,16 +85,29 @@ describe.skipIf(server === null)(`S3FileSystem request counts${server === null ?
     })
     const file = await fs.resolve('f.txt')
     await row('resolve a/b/c.txt (HEAD per ancestor)', 'HEAD 2', () => fs.resolve('a/b/c.txt'))
+    // resolve remembers that no file lies on the path to a/b (resolveCacheMs): another path there costs nothing.
+    await row('resolve a/b/d.txt (a/b checked before)', '', () => fs.resolve('a/b/d.txt'))
     await row('resolve f.txt (top level)', '', () => fs.resolve('f.txt'))
+    // A new file: GET (the before; 404) or HEAD, then the checks (a directory there? a file on the path?), then PUT.
     await row('writeText, new file', 'GET 1, LIST 1, PUT 1', () => fs.writeText(file, 'one\n'))
     await row('writeText, existing file', 'GET 1, PUT 1', () => fs.writeText(file, 'two\n'))
+    await row('writeText, existing file, before: false', 'HEAD 1, PUT 1', () => fs.writeText(file, 'two and a half\n', { before: false }))
+    await row('writeText, new file, before: false', 'HEAD 1, LIST 1, PUT 1', async () => fs.writeText(await fs.resolve('nb.txt'), 'nb', { before: false }))
     const { version } = await fs.writeText(file, 'three\n')
-    await row('writeText replaceIfVersion', 'GET 1, PUT 1', () => fs.writeText(file, 'four\n', { expected: { kind: 'replaceIfVersion', version: version } }))
+    const replace = (v: FsVersion) => ({ expected: { kind: 'replaceIfVersion', version: v } }) as const
+    await row('writeText replaceIfVersion', 'GET 1, PUT 1', () => fs.writeText(file, 'four\n', replace(version)))
+    // Without before: the server checks the version (If-Match), nothing is read first.
+    const { version: v5 } = await fs.writeText(file, 'five\n', { ...replace((await fs.stat(file))?.version ?? version), before: false })
+    await row('writeText replaceIfVersion, before: false', 'PUT 1', () => fs.writeText(file, 'four\n', { ...replace(v5), before: false }))
+    await row('writeText replaceIfVersion, before: false, stale (refused, then HEAD)', 'HEAD 1, PUT 1', async () => {
+      expect(await codeOf(fs.writeText(file, 'x', { ...replace(v5), before: false }))).toBe('FS_STALE_VERSION')
+    })
     await row('writeText createIfAbsent', 'LIST 1, PUT 1', async () => fs.writeText(await fs.resolve('g.txt'), 'g', { expected: { kind: 'createIfAbsent' } }))
     // Under a parent: one HEAD per ancestor (did it become a file since resolve?), sent together with the LIST.
     const [h, i] = [await fs.resolve('n/m/h.txt'), await fs.resolve('n/m/i.txt')]
     await row('writeText, new file n/m/h.txt', 'GET 1, HEAD 2, LIST 1, PUT 1', () => fs.writeText(h, 'h'))
     await row('writeText createIfAbsent n/m/i.txt', 'HEAD 2, LIST 1, PUT 1', () => fs.writeText(i, 'i', { expected: { kind: 'createIfAbsent' } }))
+    await row('read (resolve + readText), n/m checked before', 'GET 1', async () => fs.readText(await fs.resolve('n/m/h.txt')))
     await row('read (stat + readText)', 'GET 1, HEAD 1', async () => {
       await fs.stat(file)
       await fs.readText(file)
@@ -99,6 +120,9 @@ describe.skipIf(server === null)(`S3FileSystem request counts${server === null ?
     await row('editText guarded', 'GET 1, PUT 1', () =>
       fs.editText(file, { oldString: 'five', newString: 'six', replaceAll: false }, { expected: { version: current ?? version } }),
     )
+    await row('edit (resolve + editText), n/m checked before', 'GET 1, PUT 1', async () =>
+      fs.editText(await fs.resolve('n/m/h.txt'), { oldString: 'h', newString: 'hh', replaceAll: false }),
+    )
     const dir = await fs.resolve('d')
     await fs.writeText(await fs.resolve('d/x.txt'), 'x')
     await row('stat of a file', 'HEAD 1', () => fs.stat(file))
@@ -110,7 +134,10 @@ describe.skipIf(server === null)(`S3FileSystem request counts${server === null ?
     await row('probeMoves (first remove or rename)', 'COPY 5, DELETE 3, LIST-VERSIONS 2, PUT 1', () => fs.probeMoves())
     const file = await fs.resolve('f.txt')
     await fs.writeText(file, 'f')
+    await fs.resolve('r/s.txt')
     await row('remove a file', 'DELETE 1, HEAD 1', () => fs.remove(file))
+    // A remove may make a directory vanish: resolve checks again afterwards.
+    await row('resolve r/t.txt after a remove (resolve forgot r)', 'HEAD 1', () => fs.resolve('r/t.txt'))
     const { version } = await fs.writeText(file, 'f')
     await row('remove a file, guarded (process lock: HEAD, check, DELETE)', 'DELETE 1, HEAD 1', () => fs.remove(file, { expected: { version } }))
     const dir = await fs.resolve('d')
@@ -141,6 +168,11 @@ describe.skipIf(server === null)(`S3FileSystem request counts${server === null ?
     await versioned.writeText(v, 'v')
     await row('rename v.txt → w.txt, versioned bucket', 'COPY 1, DELETE 1, HEAD 4, LIST 1, LIST-VERSIONS 1', async () =>
       versioned.rename(v, await versioned.resolve('w.txt')),
+    )
+    // Versioned bucket ('process' guards on radosgw): HEAD, compare under the lock, PUT; still no GET without before.
+    const { version: vv } = await versioned.writeText(v, 'v2')
+    await row('writeText replaceIfVersion, before: false, versioned bucket', 'HEAD 1, PUT 1', () =>
+      versioned.writeText(v, 'v3', { expected: { kind: 'replaceIfVersion', version: vv }, before: false }),
     )
     await purge(client, server!.versionedBucket, versioned.prefix)
   })

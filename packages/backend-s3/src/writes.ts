@@ -1,0 +1,163 @@
+/** `writeText` / `writeBytes` over S3: one PUT, with the checks a create needs and a condition where a guard asks for one. */
+import { createHash } from 'node:crypto'
+import { constants as bufferConstants } from 'node:buffer'
+import { checkGuard, FsError, throwIfAborted, type FsVerb, type FsVersion, type WriteRequest, type WriteResult } from '@seamfs/core/backend'
+import type { S3ProbeResult } from './options.js'
+import type { Paths } from './paths.js'
+import { versionOf, type PutConflict, type Revision, type Store } from './store.js'
+
+const md5Hex = (bytes: Uint8Array): string => createHash('md5').update(bytes).digest('hex')
+
+/**
+ * A version that can go into `If-Match` as it is: an ETag as this backend reports them (hex,
+ * `-N` for multipart). Anything else (`*`, a list, a forged token with other characters) is
+ * compared by this process after a HEAD instead, never sent.
+ */
+const ETAG_TOKEN = /^[0-9A-Za-z-]{1,128}$/
+
+/** An object as one GET (content read) or HEAD (`bytes: null`) found it. */
+export interface Fetched {
+  readonly revision: Revision
+  readonly bytes: Uint8Array | null
+}
+
+/** What the writes need from the filesystem. */
+export interface WriteContext {
+  readonly paths: Paths
+  readonly store: Store
+  /** Whether a file lies on the path to `rel`, asked of the store now (never from `resolve`'s memory). */
+  underFile(rel: string, signal: AbortSignal | undefined): Promise<boolean>
+  /** Whether keys lie below `rel` (it is a directory). */
+  isDirectory(rel: string, signal: AbortSignal | undefined): Promise<boolean>
+  /** One GET; `wanted` sees the revision before the body is read (false: `bytes: null`). */
+  fetch(rel: string, verb: FsVerb, path: string, signal: AbortSignal | undefined, wanted: (revision: Revision) => boolean): Promise<Fetched | undefined>
+  /** An ETag in the `If-Match` form the server accepts. */
+  ifMatch(etag: string): string
+  /** Runs `put`, which writes an object at `rel` (resolve's memory forgets the paths through it). */
+  writing<T>(rel: string, put: () => Promise<T>): Promise<T>
+}
+
+/**
+ * After a conditional PUT was refused (412, 404) or failed (409, 5xx): HEAD the key to learn
+ * what happened. `'lost'` when another writer changed it first (or it is gone); the revision
+ * when it is our own content from an earlier attempt that got no answer; an I/O error
+ * (retryable) when nothing changed, so the failure was the server's, not a race.
+ */
+export async function afterConflict(
+  store: Store,
+  conflict: PutConflict,
+  key: string,
+  bytes: Uint8Array,
+  basis: FsVersion | undefined,
+  verb: FsVerb,
+  path: string,
+): Promise<Revision | 'lost'> {
+  const now = await store.head(key)
+  if (now !== undefined && conflict.unanswered && now.etag === md5Hex(bytes)) return now
+  const unchanged = basis === undefined ? now === undefined : now !== undefined && versionOf(now) === basis
+  if (!unchanged) return 'lost'
+  throw FsError.io(verb, path, `the server failed a conditional write (status ${conflict.status}) and nothing changed`, {
+    cause: conflict.error,
+    retryable: true,
+  })
+}
+
+/**
+ * The write paths, fewest round trips first (requests in one step go together):
+ * - `createIfAbsent`: path check + directory check (HEAD per ancestor, LIST) → PUT `If-None-Match: *`;
+ * - `replaceIfVersion` without `before` (`beforeMaxBytes` 0), where `If-Match` is enforced and the
+ *   version is a plain ETag (unversioned bucket): PUT `If-Match` alone; the checks only when refused;
+ * - otherwise GET (the `before`; HEAD when nobody wants it) → (a create: the two checks) → PUT, with
+ *   `If-Match` of the revision read when guarded and enforced.
+ */
+export class Writes {
+  readonly #ctx: WriteContext
+
+  constructor(ctx: WriteContext) {
+    this.#ctx = ctx
+  }
+
+  async write(rel: string, path: string, bytes: Uint8Array, request: WriteRequest, probe: S3ProbeResult): Promise<WriteResult> {
+    const { expected } = request
+    if (expected?.kind === 'createIfAbsent') return this.#create(rel, path, bytes, request, probe)
+    if (expected !== undefined && request.beforeMaxBytes === 0 && probe.replaceIfVersion && !probe.versioned && ETAG_TOKEN.test(expected.version)) {
+      return this.#replaceBlind(rel, path, bytes, expected.version, request.signal)
+    }
+    return this.#replace(rel, path, bytes, request, probe)
+  }
+
+  async #create(rel: string, path: string, bytes: Uint8Array, { signal }: WriteRequest, probe: S3ProbeResult): Promise<WriteResult> {
+    const { store, paths } = this.#ctx
+    const key = paths.objectKey(rel)
+    const [, exists] = await Promise.all([
+      this.#assertCreatable(rel, path, signal),
+      !probe.createIfAbsent && store.head(key, signal).then((r) => r !== undefined),
+    ])
+    if (exists) throw FsError.notObserved(path)
+    throwIfAborted(signal, 'write')
+    const put = await this.#ctx.writing(rel, () => store.put(key, bytes, probe.createIfAbsent ? { ifNoneMatch: '*' } : undefined))
+    const revision = put.ok ? put.revision : await afterConflict(store, put, key, bytes, undefined, 'write', path)
+    if (revision === 'lost') throw FsError.notObserved(path)
+    return { created: true, version: versionOf(revision), before: null }
+  }
+
+  /**
+   * One PUT with `If-Match`: the server checks the version. Only a refusal costs more: a HEAD
+   * (our own bytes from an attempt that got no answer → success; the expected version still
+   * there → the server failed, retryable; else stale), and where the key is gone the checks
+   * that tell a directory or a path through a file from a plain missing file.
+   */
+  async #replaceBlind(rel: string, path: string, bytes: Uint8Array, version: FsVersion, signal: AbortSignal | undefined): Promise<WriteResult> {
+    const { store, paths } = this.#ctx
+    const key = paths.objectKey(rel)
+    throwIfAborted(signal, 'write')
+    const put = await this.#ctx.writing(rel, () => store.put(key, bytes, { ifMatch: this.#ctx.ifMatch(version) }))
+    if (put.ok) return { created: false, version: versionOf(put.revision), before: null }
+    const now = await store.head(key)
+    if (now !== undefined && put.unanswered && now.etag === md5Hex(bytes)) return { created: false, version: versionOf(now), before: null }
+    if (now !== undefined && versionOf(now) === version) {
+      throw FsError.io('write', path, `the server failed a conditional write (status ${put.status}) and nothing changed`, { cause: put.error, retryable: true })
+    }
+    if (now === undefined) await this.#assertCreatable(rel, path, signal)
+    throw FsError.stale('write', path, now === undefined ? 'gone' : 'changed')
+  }
+
+  async #replace(rel: string, path: string, bytes: Uint8Array, request: WriteRequest, probe: S3ProbeResult): Promise<WriteResult> {
+    const { expected, signal } = request
+    const { store, paths } = this.#ctx
+    const key = paths.objectKey(rel)
+    const current = await this.#current(rel, path, request)
+    if (current === undefined) await this.#assertCreatable(rel, path, signal)
+    checkGuard('write', path, expected, current && versionOf(current.revision))
+    throwIfAborted(signal, 'write')
+    const guard = expected !== undefined && current !== undefined && probe.replaceIfVersion
+    const conditions = guard ? { ifMatch: this.#ctx.ifMatch(current.revision.etag) } : undefined
+    const put = await this.#ctx.writing(rel, () => store.put(key, bytes, conditions))
+    const basis = current && versionOf(current.revision)
+    const revision = put.ok ? put.revision : await afterConflict(store, put, key, bytes, basis, 'write', path)
+    if (revision === 'lost') throw FsError.stale('write', path, 'changed')
+    return { created: current === undefined, version: versionOf(revision), before: current?.bytes ?? null }
+  }
+
+  /** The object now: GET with its content as the `before` (up to `beforeMaxBytes`), or a HEAD when nobody wants it. */
+  async #current(rel: string, path: string, { signal, beforeMaxBytes }: WriteRequest): Promise<Fetched | undefined> {
+    if (beforeMaxBytes === 0) {
+      const revision = await this.#ctx.store.head(this.#ctx.paths.objectKey(rel), signal)
+      return revision && { revision, bytes: null }
+    }
+    // The diff basis is decoded into one string: never read more than one can hold.
+    const basisMaxBytes = Math.min(beforeMaxBytes, bufferConstants.MAX_STRING_LENGTH)
+    return this.#ctx.fetch(rel, 'write', path, signal, ({ size }) => size <= basisMaxBytes)
+  }
+
+  /**
+   * Refuses to create an object at `rel` where a file lies on the path (`FS_NOT_FOUND`: the target
+   * was resolved earlier, a parent may have become a file since) or keys lie below it (a directory:
+   * `FS_NOT_REGULAR_FILE`). Both asked of the store now, together.
+   */
+  async #assertCreatable(rel: string, path: string, signal: AbortSignal | undefined): Promise<void> {
+    const [underFile, isDirectory] = await Promise.all([this.#ctx.underFile(rel, signal), this.#ctx.isDirectory(rel, signal)])
+    if (underFile) throw FsError.throughFile('write', path)
+    if (isDirectory) throw FsError.notRegularFile('write', path)
+  }
+}
