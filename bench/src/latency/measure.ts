@@ -12,6 +12,7 @@ export const OPERATIONS = [
   'read 10 MiB',
   'write new',
   'overwrite',
+  'overwrite, no before',
   'createIfAbsent',
   'edit',
   'list 100',

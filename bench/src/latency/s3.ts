@@ -10,6 +10,7 @@ import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV
 import { AwsS3StorageAdapter } from '@flystorage/aws-s3'
 import { FileStorage } from '@flystorage/file-storage'
 import { S3FileSystem } from '@seamfs/backend-s3'
+import type { FsVersion } from '@seamfs/core'
 import { createFileToolsByName } from '@seamfs/tools'
 import { bounded, fixtureFiles, NEEDLE, WRITTEN } from './fixtures.js'
 import { RequestCounter, type Subject } from './measure.js'
@@ -81,7 +82,10 @@ function counted(name: string, counter: RequestCounter, ops: Subject['ops'], clo
   return { name, requests: () => counter.total(), detail: () => counter.detail(), reset: () => counter.reset(), ops, close }
 }
 
-/** seamfs over the proxy (atomic guards, as the request-count test opens it); each operation resolves first. */
+/**
+ * seamfs over the proxy (atomic guards, as the request-count test opens it); each operation resolves
+ * first, and writes carry the guards the write tool sends under its read-before-write policy.
+ */
 export async function seamfsS3(server: S3Info, endpoint: string, prefix: string): Promise<Subject> {
   const counter = new RequestCounter()
   const client = s3Client(server, endpoint, counter)
@@ -90,6 +94,16 @@ export async function seamfsS3(server: S3Info, endpoint: string, prefix: string)
   const tools = createFileToolsByName({ fs, config: { searchTimeoutMs: 3_600_000 } })
   const at = (path: string): ReturnType<S3FileSystem['resolve']> => fs.resolve(path)
   let mark = 'A'
+  // The version a tool knows from its last read or write of the file (the read-before-write policy's guard).
+  let overVersion: FsVersion | undefined
+  const overwrite = async (before: boolean): Promise<unknown> => {
+    const target = await at('data/over.txt')
+    overVersion ??= (await fs.stat(target))?.version
+    const expected = overVersion === undefined ? undefined : ({ kind: 'replaceIfVersion', version: overVersion } as const)
+    const outcome = await fs.writeText(target, WRITTEN, { expected, before })
+    overVersion = outcome.version
+    return outcome
+  }
   const tool = async (result: Promise<{ isError: boolean; text: string }>): Promise<void> => {
     const r = await result
     if (r.isError) throw new Error(r.text)
@@ -101,8 +115,11 @@ export async function seamfsS3(server: S3Info, endpoint: string, prefix: string)
       resolve: () => at('data/small.txt'),
       'read 4 KiB': async () => fs.readText(await at('data/small.txt')),
       'read 10 MiB': async () => fs.readText(await at('data/big.txt')),
-      'write new': async (rep) => fs.writeText(await at(`w-seamfs/new-${rep}.txt`), WRITTEN),
-      overwrite: async () => fs.writeText(await at('data/over.txt'), WRITTEN),
+      // As the write tool sends them under the read-before-write policy: a new file with createIfAbsent,
+      // an overwrite with replaceIfVersion and before (it shows a diff); without before for callers that show none.
+      'write new': async (rep) => fs.writeText(await at(`w-seamfs/new-${rep}.txt`), WRITTEN, { expected: { kind: 'createIfAbsent' } }),
+      overwrite: () => overwrite(true),
+      'overwrite, no before': () => overwrite(false),
       createIfAbsent: async (rep) => fs.writeText(await at(`w-seamfs/cia-${rep}.txt`), WRITTEN, { expected: { kind: 'createIfAbsent' } }),
       edit: async () => {
         const next = mark === 'A' ? 'B' : 'A'
@@ -160,6 +177,7 @@ export function bareSdk(server: S3Info, endpoint: string, prefix: string): Subje
       'read 10 MiB': () => get('data/big.txt'),
       'write new': (rep) => put(`w-sdk/new-${rep}.txt`, WRITTEN),
       overwrite: () => put('data/over.txt', WRITTEN),
+      'overwrite, no before': () => put('data/over.txt', WRITTEN),
       createIfAbsent: (rep) => put(`w-sdk/cia-${rep}.txt`, WRITTEN, { IfNoneMatch: '*' }),
       edit: async () => {
         const next = mark === 'A' ? 'B' : 'A'
@@ -203,6 +221,7 @@ export function flystorage(server: S3Info, endpoint: string, prefix: string): Su
       'read 10 MiB': () => storage.readToString('data/big.txt'),
       'write new': (rep) => storage.write(`w-flystorage/new-${rep}.txt`, WRITTEN),
       overwrite: () => storage.write('data/over.txt', WRITTEN),
+      'overwrite, no before': () => storage.write('data/over.txt', WRITTEN),
       createIfAbsent: async (rep) => {
         const path = `w-flystorage/cia-${rep}.txt`
         if (!(await storage.fileExists(path))) await storage.write(path, WRITTEN)
