@@ -64,12 +64,14 @@ const isEntryName = (name: string): boolean => name !== '' && name !== '.' && na
  * `FS_UNSUPPORTED` when `requireAtomicGuards` is set.
  *
  * Request costs (after the probe): stat of a file 1 HEAD (of a directory HEAD + LIST);
- * read 1 GET; write 1 GET (the `before` diff basis, which also tells create from update) +
- * 1 PUT, plus on a create 1 LIST (is the target a directory?) and the path check of resolve
- * (did a parent become a file since?), in parallel; `createIfAbsent` 1 LIST + that check + 1 PUT;
- * edit 1 GET + 1 PUT; listDir ⌈entries / pageSize⌉ LISTs; resolve, to refuse a path through a
- * file, 1 HEAD per ancestor directory up to two, deeper 1 LIST + 1 HEAD when the parent exists,
- * else one LIST more per halving of the depth and at most 2 HEADs. An
+ * read 1 GET; write 1 GET (the `before` diff basis, which also tells create from update; a HEAD
+ * when `before` is not wanted) + 1 PUT, plus on a create 1 LIST (is the target a directory?) and
+ * the path check of resolve (did a parent become a file since?), in parallel; `createIfAbsent`
+ * 1 LIST + that check + 1 PUT; `replaceIfVersion` without `before` 1 PUT `If-Match` (see
+ * `writes.ts`); edit 1 GET + 1 PUT; listDir ⌈entries / pageSize⌉ LISTs; resolve, to refuse a path
+ * through a file, nothing in a directory it checked less than `resolveCacheMs` ago (see
+ * `clear-paths.ts`), else 1 HEAD per ancestor directory up to two, deeper 1 LIST + 1 HEAD when the
+ * parent exists, else one LIST more per halving of the depth and at most 2 HEADs. An
  * object above `maxTextBytes` is refused on the GET's headers: its body is released unread.
  * Edits of one key wait for each other in this process (a process-wide lock), so only other
  * clients can make an unguarded edit redo its work.
