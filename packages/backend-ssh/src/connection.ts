@@ -209,6 +209,30 @@ export class Session {
     })
   }
 
+  /**
+   * Reads a file of `size` bytes with every request sent at once (the caller
+   * may send CLOSE right behind them: nothing else is sent on the handle):
+   * the chunks of `size`, and one past it that must find the end of file.
+   * Undefined when the file is not `size` bytes (it changed since its stat:
+   * a short chunk, or bytes past the end); the caller reads it again.
+   */
+  readPlanned(handle: Buffer, size: number): Promise<Buffer | undefined> {
+    const main = Buffer.allocUnsafe(size)
+    const reads: Promise<boolean>[] = []
+    for (let o = 0; o < size; o += CHUNK) {
+      const length = Math.min(CHUNK, size - o)
+      reads.push(this.#request<number>((cb) => this.sftp.read(handle, main, o, length, o, cb)).then((n) => n === length))
+    }
+    const past = Buffer.allocUnsafe(1)
+    reads.push(this.#request<number>((cb) => this.sftp.read(handle, past, 0, 1, size, cb)).then((n) => n === 0))
+    return Promise.all(reads).then((fits) => (fits.every(Boolean) ? main : undefined))
+  }
+
+  /** True when `readPlanned` sends no more requests for `size` bytes than a whole-file read keeps in flight. */
+  static plannable(size: number): boolean {
+    return Math.ceil(size / CHUNK) + 1 <= READ_CONCURRENCY
+  }
+
   /** One READ at `position`: the bytes the server returned (empty at end of file). */
   readAt(handle: Buffer, position: number, length = CHUNK): Promise<Buffer> {
     const buffer = Buffer.allocUnsafe(length)

@@ -27,13 +27,27 @@ export interface PublishRequest {
   /** Canonical remote path of the file to publish. */
   readonly key: string
   readonly displayPath: string
-  readonly bytes: Uint8Array
+  /** The content when known from the start (written while `commit` runs); else `commit` returns it. */
+  readonly bytes?: Uint8Array | undefined
   /** `link`: no-replace publication (`hardlink@openssh.com`) for `createIfAbsent`; `rename`: replace. */
   readonly mode: 'rename' | 'link'
-  /** Permission bits of the published file. */
-  readonly permissions: number
   readonly verb: 'write' | 'edit'
   readonly signal?: AbortSignal | undefined
+}
+
+/**
+ * What the caller decides while the stage is made: its own first requests (a
+ * `stat` of the target, an OPEN of it) go out in the stage's round trip.
+ */
+export interface PublishPlan {
+  /** The permission bits of the new file, once the caller's first answers are in; a rejection publishes nothing. */
+  readonly ready: Promise<number>
+  /**
+   * Called once `ready` settled and the stage is made: checks what must hold before publication
+   * (a guard, on the content it reads) and returns the content when the request had none.
+   * A rejection publishes nothing.
+   */
+  readonly commit: () => Promise<Uint8Array | undefined>
 }
 
 /** Where one publication stages: its private directory in the target's directory, and the temp file in it. */
@@ -87,28 +101,72 @@ export class Publisher {
     this.#root = root
   }
 
-  /** Returns the temp file's attrs after its last write (the published file's, as this write left it). */
-  async publish(s: Session, req: PublishRequest): Promise<Attrs> {
+  /**
+   * Publishes the content: the stage is made in the target's directory at once, with the caller's
+   * first requests (one round trip); the content is written while the caller's `commit` checks its
+   * guard, when it is known and small (one more); then it is placed (one more). A missing directory
+   * costs the round trips of making it. Returns the temp file's attrs after its last write (the
+   * published file's, as this write left it) and the content published.
+   */
+  async publish(s: Session, req: PublishRequest, plan: PublishPlan): Promise<{ attrs: Attrs; bytes: Uint8Array }> {
     const dir = posix.dirname(req.key)
-    const made = await ensureDirectory(s, dir, { root: this.#root(), verb: req.verb, path: req.displayPath })
-    const name = tempName()
-    const at: Stage = { req, dir, stage: `${dir}/${name}`, temp: `${dir}/${name}/${name}` }
+    const staging = this.#stageIn(s, req, dir)
+    staging.catch(() => undefined)
+    let permissions: number
+    try {
+      permissions = await plan.ready
+    } catch (err) {
+      await staging.then((staged) => this.#discard(s, staged, undefined)).catch(() => undefined)
+      throw err
+    }
+    let made: string | undefined
     let staged: Staged | undefined
     try {
+      staged = await staging
+    } catch (err) {
+      if (statusOf(err) !== STATUS.NO_SUCH_FILE) throw err
+      // The directory is missing (or not one): made level by level, each checked, then staged again.
+      made = await ensureDirectory(s, dir, { root: this.#root(), verb: req.verb, path: req.displayPath })
+      staged = await this.#stageIn(s, req, dir).catch(async (again: unknown) => {
+        if (made !== undefined) await removeMade(s, dir, made)
+        throw again
+      })
+    }
+    try {
       throwIfAborted(req.signal, req.verb)
-      staged = await this.#stage(s, at)
-      const written = await this.#fill(s, staged)
+      // Small content known from the start is written while the caller checks its guard: a guard
+      // that fails costs the temp file, not a round trip for every write that passes.
+      const early = req.bytes !== undefined && req.bytes.length <= WRITE_AT_ONCE_BYTES ? req.bytes : undefined
+      const filling = early === undefined ? Promise.resolve(undefined) : this.#fill(s, staged, early, permissions)
+      const [filled, committed] = await Promise.allSettled([filling, plan.commit()])
+      if (filled.status === 'rejected') throw filled.reason
+      if (committed.status === 'rejected') throw committed.reason
+      const bytes = committed.value ?? req.bytes
+      if (bytes === undefined) throw new TypeError('a publication needs content')
+      const written = filled.value ?? (await this.#fill(s, staged, bytes, permissions))
       throwIfAborted(req.signal, req.verb)
       const placing = staged
       // From here the placing owns the handle: it closes it, or erases the content and closes it.
       staged = undefined
       await this.#place(s, placing, written)
-      return written
+      return { attrs: written, bytes }
     } catch (err) {
       if (err instanceof Astray) throw err.error
       if (staged !== undefined) await this.#discard(s, staged, made)
+      throw err
+    }
+  }
+
+  /** Makes this write's stage in `dir` (its requests are sent now); its failures as `#stage` reports them. */
+  async #stageIn(s: Session, req: PublishRequest, dir: string): Promise<Staged> {
+    const name = tempName()
+    const at: Stage = { req, dir, stage: `${dir}/${name}`, temp: `${dir}/${name}/${name}` }
+    try {
+      return await this.#stage(s, at)
+    } catch (err) {
+      if (err instanceof Astray) throw err.error
       // The connection dropped while the stage was being made: the sweep removes it, if it exists, over the next one.
-      else if (!(err instanceof FsError) && statusOf(err) === undefined) this.#orphans.add(at.stage)
+      if (!(err instanceof FsError) && statusOf(err) === undefined) this.#orphans.add(at.stage)
       throw err
     }
   }
@@ -141,18 +199,18 @@ export class Publisher {
    * Writes the content, the mode, fsync, and reads the attrs after it all, then
    * checks the temp file once more, now by its size: one round trip for small contents.
    */
-  async #fill(s: Session, staged: Staged): Promise<Attrs> {
-    const { handle, req, stage, temp } = staged
-    if (req.bytes.length > WRITE_AT_ONCE_BYTES) await s.writeAll(handle, req.bytes)
+  async #fill(s: Session, staged: Staged, bytes: Uint8Array, permissions: number): Promise<Attrs> {
+    const { handle, stage, temp } = staged
+    if (bytes.length > WRITE_AT_ONCE_BYTES) await s.writeAll(handle, bytes)
     // Small contents are all sent at once, so the fsync can go in the same round trip: OpenSSH answers in order.
-    const small = req.bytes.length > WRITE_AT_ONCE_BYTES ? undefined : s.writeAll(handle, req.bytes)
-    const mode = req.permissions === 0o600 ? undefined : s.fsetstat(handle, { mode: req.permissions })
+    const small = bytes.length > WRITE_AT_ONCE_BYTES ? undefined : s.writeAll(handle, bytes)
+    const mode = permissions === 0o600 ? undefined : s.fsetstat(handle, { mode: permissions })
     const synced = s.fsync(handle)
     const stated = s.fstat(handle)
     const burst = Promise.all([look(s, `${stage}/.`), probe(s, `${stage}/.`, temp, 'lstat')])
     burst.catch(() => undefined)
     const [, , , attrs] = await Promise.all([small, mode, synced, stated])
-    const size = req.bytes.length
+    const size = bytes.length
     await this.#check(s, staged, burst, (a) => isFile(a) && a?.size === size, 'while the file was written')
     return attrs
   }

@@ -30,7 +30,8 @@ import { Connection, type Attrs, type Session } from './connection.js'
 import { sftpErrorRow, STATUS, statusOf } from './errors.js'
 import { checkHostKeyOptions } from './known-hosts.js'
 import { DEFAULT_NEW_FILE_MODE, DEFAULT_PORT, DEFAULT_READY_TIMEOUT_MS, type SftpFileSystemOptions } from './options.js'
-import { openChecked, readChecked, readdirChecked, type ReadSite } from './checked-reads.js'
+import { dropOpening, openChecked, readChecked, readdirChecked, sendOpen, type Opening, type ReadSite } from './checked-reads.js'
+import { FileHints } from './hints.js'
 import { ensureDirectory } from './directories.js'
 import { holdAll, removeAt, renameAt, type MutationContext } from './mutations.js'
 import { canonicalPath, childPath, containsPath, kindOf, outsideRoot } from './paths.js'
@@ -76,6 +77,8 @@ interface ReadFor {
   readonly path: string
   readonly signal: AbortSignal | undefined
   readonly maxBytes?: number
+  /** An OPEN of the file already sent (see `sendOpen`). */
+  readonly opening?: Opening | undefined
 }
 
 /**
@@ -94,6 +97,7 @@ export class SftpFileSystem extends FileSystem {
   readonly #lockScope: string
   readonly #urlBase: string
   readonly #versions: VersionCache
+  readonly #hints = new FileHints()
   readonly #publisher: Publisher
   readonly #newFileMode: number
   #ready: Promise<{ root: string; cwd: string }> | undefined
@@ -154,20 +158,29 @@ export class SftpFileSystem extends FileSystem {
     const { s, root, cwd: base } = await this.#session()
     const abs = posix.resolve(cwd === undefined ? base : posix.resolve(base, cwd), path)
     if (!containsPath(root, abs)) throw outsideRoot('resolve', abs, root)
+    // The stat rides along: a regular file seen now lets the operation that follows send its OPEN at once.
+    const seen = s.stat(abs).catch(() => undefined)
     const key = await canonicalPath(s, abs, 'resolve')
     if (!containsPath(root, key)) throw outsideRoot('resolve', abs, root)
+    this.#hints.saw(key, await seen)
     return { targetKey: FsTargetKey(key), displayPath: abs }
   }
 
   protected override async statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
     const { s } = await this.#sessionNotAbsent('stat', target.displayPath)
     const key = this.#key(target, 'stat')
-    const attrs = await this.#current(s, key, 'stat', target)
-    if (attrs === undefined) return undefined
-    const kind = kindOf(attrs.mode)
+    // A file with no settled hash is read: its OPEN goes with the stat when the file was just seen.
+    const opening = this.#hints.fileSize(key) !== undefined && !this.#versions.has(key) ? sendOpen(s, key) : undefined
+    const attrs = await this.#current(s, key, 'stat', target).catch((err: unknown) => {
+      dropOpening(s, opening)
+      throw err
+    })
+    const kind = attrs === undefined ? undefined : kindOf(attrs.mode)
+    if (attrs === undefined || kind !== 'file') dropOpening(s, opening)
+    if (attrs === undefined || kind === undefined) return undefined
     const mtime = mtimeOf(attrs)
     if (kind !== 'file') return { version: metadataVersion(kind, attrs), type: kind === 'directory' ? kind : 'other', mtime }
-    const version = await this.#fileVersion(s, key, attrs, { verb: 'stat', path: target.displayPath, signal })
+    const version = await this.#fileVersion(s, key, attrs, { verb: 'stat', path: target.displayPath, signal, opening })
     return version === undefined ? undefined : { version, type: 'file', size: attrs.size, mtime }
   }
 
@@ -188,11 +201,18 @@ export class SftpFileSystem extends FileSystem {
   protected override async loadBytes(target: FsTarget, { signal, maxBytes }: ReadRequest): Promise<Uint8Array> {
     const { s } = await this.#session()
     const key = this.#key(target, 'read')
-    const attrs = await this.#regularFile(s, key, 'read', target)
-    // Refused on the stat that came with the fence: no OPEN, no READ.
-    if (attrs.size > maxBytes) throw FsError.tooLarge('read', target.displayPath, attrs.size, maxBytes)
+    const opening = this.#hints.fileSize(key) !== undefined ? sendOpen(s, key) : undefined
+    let attrs: Attrs
+    try {
+      attrs = await this.#regularFile(s, key, 'read', target)
+      // Refused on the stat that came with the fence: no READ.
+      if (attrs.size > maxBytes) throw FsError.tooLarge('read', target.displayPath, attrs.size, maxBytes)
+    } catch (err) {
+      dropOpening(s, opening)
+      throw err
+    }
     // One byte past the limit is enough for core to see that the file grew beyond it.
-    return (await readChecked(s, this.#site(key, 'read', target.displayPath), attrs.size, signal, maxBytes + 1)).bytes
+    return (await readChecked(s, this.#site(key, 'read', target.displayPath), attrs.size, signal, maxBytes + 1, opening)).bytes
   }
 
   protected override async openBytes(target: FsTarget): Promise<AsyncIterable<Uint8Array>> {
@@ -205,10 +225,13 @@ export class SftpFileSystem extends FileSystem {
   protected override async listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
     const { s, root } = await this.#session()
     const key = this.#key(target, 'list')
-    const attrs = await this.#current(s, key, 'list', target)
-    if (attrs === undefined) throw FsError.notFound('list', target.displayPath)
-    if (kindOf(attrs.mode) !== 'directory') throw FsError.notDirectory('list', target.displayPath)
-    const listing = await readdirChecked(s, this.#site(key, 'list', target.displayPath))
+    // The OPENDIRs go with the stat (one round trip): on anything but a directory they fail or are dropped.
+    const gate = this.#current(s, key, 'list', target).then((attrs) => {
+      if (attrs === undefined) throw FsError.notFound('list', target.displayPath)
+      if (kindOf(attrs.mode) !== 'directory') throw FsError.notDirectory('list', target.displayPath)
+    })
+    gate.catch(() => undefined)
+    const listing = await readdirChecked(s, this.#site(key, 'list', target.displayPath), gate)
     // Before following links: one request each, wasted on a caller that is gone.
     throwIfAborted(signal, 'list')
     return Promise.all(
@@ -219,7 +242,10 @@ export class SftpFileSystem extends FileSystem {
           const child = { targetKey: FsTargetKey(childPath(key, name)), displayPath: childPath(target.displayPath, name) }
           const kind = kindOf(e.attrs.mode)
           const mtime = mtimeOf(e.attrs)
-          if (kind === 'file') return { name, type: 'file', target: child, size: e.attrs.size, mtime }
+          if (kind === 'file') {
+            this.#hints.saw(child.targetKey, e.attrs)
+            return { name, type: 'file', target: child, size: e.attrs.size, mtime }
+          }
           if (kind !== 'symlink') return { name, type: kind === 'directory' ? kind : 'other', target: child, mtime }
           // A link: followed on the server; broken, looping or leading out of the root is `other` (with no mtime to give away).
           const [real, linked] = await Promise.all([s.realpath(child.targetKey).catch(() => undefined), s.stat(child.targetKey).catch(() => undefined)])
@@ -240,29 +266,44 @@ export class SftpFileSystem extends FileSystem {
     this.#refuseReserved(key, 'write', path)
     if (expected?.kind === 'createIfAbsent') {
       // No lock: the hard link decides, against this process and every other client alike.
-      const current = await this.#current(s, key, 'write', target)
-      if (current !== undefined) {
+      const ready = this.#current(s, key, 'write', target).then((current) => {
+        if (current === undefined) return this.#newFileMode
         this.#assertFile(current, 'write', target)
         throw FsError.notObserved(path)
-      }
-      const attrs = await this.#publisher.publish(s, { key, displayPath: path, bytes, mode: 'link', permissions: this.#newFileMode, verb: 'write', signal })
+      })
+      const request = { key, displayPath: path, bytes, mode: 'link', verb: 'write', signal } as const
+      const { attrs } = await this.#publisher.publish(s, request, { ready, commit: async () => undefined })
       return { created: true, version: this.#published(key, attrs, bytes), before: null }
     }
     return locks.run(`${this.#lockScope}\0${key}`, async () => {
       throwIfAborted(signal, 'write')
-      const current = await this.#current(s, key, 'write', target)
-      if (current !== undefined) this.#assertFile(current, 'write', target)
-      // Unguarded, a write-protected file is refused before its content is read for the diff basis.
-      if (current !== undefined && expected === undefined) assertWritable(current, 'write', path)
-      // A guarded write reads the file whatever its size: its hash is the version to check.
-      const read =
-        current !== undefined && (expected !== undefined || current.size <= beforeMaxBytes)
-          ? await this.#readCurrent(s, key, current, { verb: 'write', path, signal })
-          : undefined
-      checkGuard('write', path, expected, read?.version)
-      if (current !== undefined) assertWritable(current, 'write', path)
-      const permissions = current === undefined ? this.#newFileMode : current.mode & 0o777
-      const attrs = await this.#publisher.publish(s, { key, displayPath: path, bytes, mode: 'rename', permissions, verb: 'write', signal })
+      // The current file is read for the guard (its hash is the version) or the diff basis.
+      const wanted = (size: number): boolean => expected !== undefined || size <= beforeMaxBytes
+      const hinted = this.#hints.fileSize(key)
+      let opening = hinted !== undefined && wanted(hinted) ? sendOpen(s, key) : undefined
+      const stated = this.#current(s, key, 'write', target)
+      let current: Attrs | undefined
+      let read: { bytes: Buffer; version: FsVersion } | undefined
+      const ready = stated.then((attrs) => {
+        current = attrs
+        if (current !== undefined) this.#assertFile(current, 'write', target)
+        // Unguarded, a write-protected file is refused before its content is read for the diff basis.
+        if (current !== undefined && expected === undefined) assertWritable(current, 'write', path)
+        return current === undefined ? this.#newFileMode : current.mode & 0o777
+      })
+      ready.catch(() => dropOpening(s, opening))
+      const commit = async (): Promise<undefined> => {
+        const sent = opening
+        opening = undefined
+        // A guarded write reads the file whatever its size.
+        if (current !== undefined && wanted(current.size)) read = await this.#readCurrent(s, key, current, { verb: 'write', path, signal, opening: sent })
+        else dropOpening(s, sent)
+        checkGuard('write', path, expected, read?.version)
+        if (current !== undefined) assertWritable(current, 'write', path)
+        return undefined
+      }
+      const request = { key, displayPath: path, bytes, mode: 'rename', verb: 'write', signal } as const
+      const { attrs } = await this.#publisher.publish(s, request, { ready, commit })
       const before = read !== undefined && read.bytes.length <= beforeMaxBytes ? read.bytes : null
       return { created: current === undefined, version: this.#published(key, attrs, bytes), before }
     })
@@ -278,18 +319,30 @@ export class SftpFileSystem extends FileSystem {
     const path = target.displayPath
     return locks.run(`${this.#lockScope}\0${key}`, async () => {
       throwIfAborted(signal, 'edit')
-      const current = await this.#current(s, key, 'edit', target)
-      if (current === undefined) throw FsError.stale('edit', path, 'gone')
-      this.#assertFile(current, 'edit', target)
-      // The version is the content's hash, so the guard can only be checked on the bytes:
-      // a file above the limit is refused before any of them is read.
-      if (current.size > maxBytes) throw FsError.tooLarge('edit', path, current.size, maxBytes)
-      const read = await this.#readCurrent(s, key, current, { verb: 'edit', path, signal, maxBytes })
-      if (read === undefined) throw FsError.stale('edit', path, 'gone')
-      checkGuard('edit', path, expected, read.version)
-      assertWritable(current, 'edit', path)
-      const bytes = transform(read.bytes)
-      const attrs = await this.#publisher.publish(s, { key, displayPath: path, bytes, mode: 'rename', permissions: current.mode & 0o777, verb: 'edit', signal })
+      const hinted = this.#hints.fileSize(key)
+      let opening = hinted !== undefined && hinted <= maxBytes ? sendOpen(s, key) : undefined
+      let current: Attrs | undefined
+      const ready = this.#current(s, key, 'edit', target).then((attrs) => {
+        if (attrs === undefined) throw FsError.stale('edit', path, 'gone')
+        this.#assertFile(attrs, 'edit', target)
+        // The version is the content's hash, so the guard can only be checked on the bytes:
+        // a file above the limit is refused before any of them is read.
+        if (attrs.size > maxBytes) throw FsError.tooLarge('edit', path, attrs.size, maxBytes)
+        current = attrs
+        return attrs.mode & 0o777
+      })
+      ready.catch(() => dropOpening(s, opening))
+      const commit = async (): Promise<Uint8Array> => {
+        const sent = opening
+        opening = undefined
+        const attrs = current as Attrs
+        const read = await this.#readCurrent(s, key, attrs, { verb: 'edit', path, signal, maxBytes, opening: sent })
+        if (read === undefined) throw FsError.stale('edit', path, 'gone')
+        checkGuard('edit', path, expected, read.version)
+        assertWritable(attrs, 'edit', path)
+        return transform(read.bytes)
+      }
+      const { attrs, bytes } = await this.#publisher.publish(s, { key, displayPath: path, mode: 'rename', verb: 'edit', signal }, { ready, commit })
       return this.#published(key, attrs, bytes)
     })
   }
@@ -452,7 +505,10 @@ export class SftpFileSystem extends FileSystem {
   /** A file's content-hash version: from the settled cache, else by reading it (undefined when it vanished). */
   async #fileVersion(s: Session, key: string, attrs: Attrs, op: ReadFor): Promise<FsVersion | undefined> {
     const cached = this.#versions.lookup(key, attrs)
-    if (cached !== undefined) return cached
+    if (cached !== undefined) {
+      dropOpening(s, op.opening)
+      return cached
+    }
     try {
       return (await this.#readCurrent(s, key, attrs, op))?.version
     } catch (err) {
@@ -468,9 +524,9 @@ export class SftpFileSystem extends FileSystem {
    * its stat is `FS_TOO_LARGE`, and no more than `maxBytes + 1` bytes are held.
    */
   async #readCurrent(s: Session, key: string, attrs: Attrs, op: ReadFor): Promise<{ bytes: Buffer; version: FsVersion } | undefined> {
-    const { verb, path, signal, maxBytes = Number.POSITIVE_INFINITY } = op
+    const { verb, path, signal, maxBytes = Number.POSITIVE_INFINITY, opening } = op
     const startedAt = performance.now()
-    const read = await readChecked(s, this.#site(key, verb, path), attrs.size, signal, maxBytes + 1).catch(absent)
+    const read = await readChecked(s, this.#site(key, verb, path), attrs.size, signal, maxBytes + 1, opening).catch(absent)
     if (read === undefined) return undefined
     const { bytes, attrs: opened } = read
     if (bytes.length > maxBytes) throw FsError.tooLarge(verb, path, Math.max(bytes.length, opened.size), maxBytes)
@@ -483,6 +539,7 @@ export class SftpFileSystem extends FileSystem {
   #published(key: string, attrs: Attrs, bytes: Uint8Array): FsVersion {
     this.#versions.observe(attrs.mtime)
     this.#versions.forget(key)
+    this.#hints.saw(key, attrs)
     return contentVersion(bytes)
   }
 }

@@ -174,7 +174,7 @@ export async function surveyTree(
     const next: Tree[] = []
     await eachLimited(level, DIRECTORY_CONCURRENCY, async (dir) => {
       throwIfAborted(signal, site.verb)
-      const all = await readdirChecked(s, { root: site.root, key: dir.key, verb: site.verb, path: site.path }).catch((err: unknown) => {
+      const all = await readdirChecked(s, { root: site.root, key: dir.key, verb: site.verb, path: site.path }, Promise.resolve()).catch((err: unknown) => {
         if (dir !== tree && statusOf(err) === STATUS.NO_SUCH_FILE) return []
         throw err
       })

@@ -65,6 +65,11 @@ export class VersionCache {
     }
   }
 
+  /** True when a hash of `key` is cached (it may still turn out stale against the current attrs). */
+  has(key: string): boolean {
+    return this.#entries.has(key)
+  }
+
   /** The cached version of `key` when its size and mtime are those of a settled hash. */
   lookup(key: string, attrs: Attrs): FsVersion | undefined {
     const entry = this.#entries.get(key)

@@ -29,10 +29,22 @@ export interface CountingClient {
   readonly counts: Map<string, number>
   total(): number
   reset(): void
+  /**
+   * Runs `op` from a reset and returns its round trips: the depth of the longest chain of
+   * requests each sent after the answer of the one before, among the requests answered before
+   * `op` settled. OpenSSH answers in order, so the n-th answer is the n-th request's; a request
+   * sent after answers to depth d has depth d + 1. Requests sent together (pipelined) share a
+   * depth; one sent and not waited for costs the caller nothing: a CLOSE's answer never deepens
+   * the chain (seamfs sends CLOSE behind its last request and never waits for it on success).
+   */
+  roundTrips(op: () => Promise<unknown>): Promise<number>
 }
 
 export async function countingClient(server: SftpServerInfo, port = server.port): Promise<CountingClient> {
   const counts = new Map<string, number>()
+  // Depths of the requests not answered yet, oldest first, and the deepest answered one.
+  const pending: { depth: number; waited: boolean }[] = []
+  let answered = 0
   const client = new Client()
   await new Promise<void>((resolve, reject) => {
     client.once('ready', resolve).once('error', reject)
@@ -43,7 +55,13 @@ export async function countingClient(server: SftpServerInfo, port = server.port)
       privateKey: server.privateKey,
       debug: (line) => {
         const m = /^SFTP: Outbound: (?:Sending|Sent|Buffered) (\S+)/.exec(line)
-        if (m !== null) counts.set(m[1] as string, (counts.get(m[1] as string) ?? 0) + 1)
+        if (m !== null) {
+          counts.set(m[1] as string, (counts.get(m[1] as string) ?? 0) + 1)
+          pending.push({ depth: answered + 1, waited: m[1] !== 'CLOSE' })
+        } else if (line.startsWith('SFTP: Inbound: Received') && !line.includes('VERSION')) {
+          const request = pending.shift()
+          if (request?.waited === true) answered = Math.max(answered, request.depth)
+        }
       },
     })
   })
@@ -53,5 +71,13 @@ export async function countingClient(server: SftpServerInfo, port = server.port)
     counts,
     total: () => [...counts.values()].reduce((a, b) => a + b, 0),
     reset: () => counts.clear(),
+    roundTrips: async (op) => {
+      counts.clear()
+      // Requests still in flight belong to what came before.
+      for (const request of pending) request.waited = false
+      answered = 0
+      await op()
+      return answered
+    },
   }
 }

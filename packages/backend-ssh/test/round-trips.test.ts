@@ -1,0 +1,168 @@
+/**
+ * Round trips and requests per operation, as a tool call makes it (resolve, then the operation),
+ * pinned so that a regression fails here (issue 18). Round trips are the bursts of requests sent
+ * together and waited for (see `countingClient`); at a real network's latency they are the wall
+ * time. Also: the root is pinned at first use, so a root swapped for a link later leads nowhere.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
+import { codeOf } from '@seamfs/conformance'
+import { SftpFileSystem } from '@seamfs/backend-ssh'
+import { countingClient, titled, type CountingClient } from './helpers.js'
+import { RawSftp } from './raw.js'
+
+const server = inject('sftp')
+const KIB4 = 'x'.repeat(4095) + '\n'
+
+describe.skipIf(server === null)(titled('SftpFileSystem: round trips per operation', server, inject('sftpWhy')), () => {
+  let raw: RawSftp
+  let base: string
+  let root: string
+  let counting: CountingClient
+  let fs: SftpFileSystem
+
+  beforeAll(async () => {
+    if (server === null) return
+    raw = await RawSftp.connect(server)
+    base = await raw.freshDir(server.root, 'rt-')
+  })
+  afterAll(async () => {
+    await raw?.rmrf(base)
+    raw?.close()
+  })
+  beforeEach(async () => {
+    if (server === null) return
+    root = await raw.freshDir(base, 'root-')
+    counting = await countingClient(server)
+    fs = new SftpFileSystem({ client: counting.client, root })
+    await fs.connect()
+    return async () => {
+      await fs.close()
+      counting.client.end()
+    }
+  })
+
+  /** Round trips and requests of `op` run after a fresh `resolve(path)`, which is measured on its own. */
+  const measure = async (path: string, op: (t: Awaited<ReturnType<SftpFileSystem['resolve']>>) => Promise<unknown>) => {
+    let target: Awaited<ReturnType<SftpFileSystem['resolve']>> | undefined
+    const resolve = await counting.roundTrips(async () => (target = await fs.resolve(path)))
+    const rts = await counting.roundTrips(() => op(target!))
+    return { resolve, rts, requests: counting.total(), counts: Object.fromEntries(counting.counts) }
+  }
+
+  it('resolve: 1; read of 4 KiB: 2 (OPEN with the stat; then READs, FSTAT and CLOSE together)', async () => {
+    await raw.writeInPlace(`${root}/a.txt`, Buffer.from(KIB4))
+    const m = await measure('a.txt', async (t) => expect(await fs.readText(t)).toBe(KIB4))
+    expect([m.resolve, m.rts, m.requests]).toEqual([1, 2, 23])
+    expect(m.counts).toMatchObject({ OPEN: 1, READ: 2, FSTAT: 1, CLOSE: 1 })
+  })
+
+  it('read of a path not seen just before: the OPEN waits for the stat (3)', async () => {
+    await raw.writeInPlace(`${root}/b.txt`, Buffer.from(KIB4))
+    const t = await fs.resolve('b.txt')
+    // Seen by resolve before the file existed? No: a fresh filesystem without the hint.
+    const cold = new SftpFileSystem({ client: counting.client, root })
+    await cold.connect()
+    const rts = await counting.roundTrips(async () => expect(await cold.readText(t)).toBe(KIB4))
+    expect(rts).toBe(3)
+  })
+
+  it('read of 10 MiB: pipelined reads, whole and right', async () => {
+    const big = Buffer.alloc(10 * 1024 * 1024, 0x62)
+    await raw.writeInPlace(`${root}/big.txt`, big)
+    const m = await measure('big.txt', async (t) => expect((await fs.readText(t)).length).toBe(big.length))
+    // 160 reads of 64 KiB with 32 in flight, one to find the end.
+    expect(m.counts.READ).toBe(161)
+    expect(m.rts).toBeLessThanOrEqual(9)
+  })
+
+  it('stat: 1 for a directory; 2 for a file whose hash is not settled (it is read: the version is a content hash)', async () => {
+    await raw.writeInPlace(`${root}/d/s.txt`, Buffer.from(KIB4))
+    expect((await measure('d', (t) => fs.stat(t))).rts).toBe(1)
+    const m = await measure('d/s.txt', (t) => fs.stat(t))
+    expect([m.resolve, m.rts, m.requests]).toEqual([1, 2, 23])
+  })
+
+  it('write of a new file: 3 (stage + temp; write + fsync + fstat; rename)', async () => {
+    const m = await measure('new.txt', (t) => fs.writeText(t, KIB4))
+    expect([m.resolve, m.rts, m.requests]).toEqual([1, 3, 36])
+    expect(m.counts).toMatchObject({ MKDIR: 1, OPEN: 1, WRITE: 1, 'fsync@openssh.com': 1, 'posix-rename@openssh.com': 1, RMDIR: 1 })
+    expect((await raw.read(`${root}/new.txt`)).toString()).toBe(KIB4)
+  })
+
+  it('overwrite, the previous content returned (before): 3', async () => {
+    await raw.writeInPlace(`${root}/o.txt`, Buffer.from('old\n'))
+    const m = await measure('o.txt', async (t) => expect((await fs.writeText(t, KIB4)).before).toBe('old\n'))
+    expect([m.resolve, m.rts, m.requests]).toEqual([1, 3, 58])
+  })
+
+  it('overwrite under replaceIfVersion, before wanted: 3', async () => {
+    await raw.writeInPlace(`${root}/g.txt`, Buffer.from('old\n'))
+    const { version } = (await fs.stat(await fs.resolve('g.txt')))!
+    const m = await measure('g.txt', async (t) =>
+      expect((await fs.writeText(t, KIB4, { expected: { kind: 'replaceIfVersion', version } })).before).toBe('old\n'),
+    )
+    expect([m.resolve, m.rts, m.requests]).toEqual([1, 3, 58])
+    const stale = await measure('g.txt', (t) => codeOf(fs.writeText(t, 'late', { expected: { kind: 'replaceIfVersion', version } })))
+    expect(stale.counts['posix-rename@openssh.com']).toBeUndefined()
+    expect((await raw.read(`${root}/g.txt`)).toString()).toBe(KIB4)
+    expect(await raw.names(root)).toEqual(['g.txt'])
+  })
+
+  it('createIfAbsent of a new file: 3; on an existing one FS_NOT_OBSERVED and nothing left', async () => {
+    const m = await measure('c.txt', (t) => fs.writeText(t, KIB4, { expected: { kind: 'createIfAbsent' } }))
+    expect([m.resolve, m.rts, m.requests]).toEqual([1, 3, 37])
+    expect(m.counts).toMatchObject({ 'hardlink@openssh.com': 1, REMOVE: 1, RMDIR: 1 })
+    const again = await measure('c.txt', (t) => codeOf(fs.writeText(t, 'x', { expected: { kind: 'createIfAbsent' } })))
+    expect(again.counts['hardlink@openssh.com']).toBeUndefined()
+    expect(await raw.names(root)).toEqual(['c.txt'])
+  })
+
+  it('edit: 4 (stage + OPEN of the file; its READs; write + fsync; rename)', async () => {
+    await raw.writeInPlace(`${root}/e.txt`, Buffer.from(`MARK\n${KIB4}`))
+    const m = await measure('e.txt', (t) => fs.editText(t, { oldString: 'MARK', newString: 'DONE', replaceAll: false }))
+    expect([m.resolve, m.rts, m.requests]).toEqual([1, 4, 58])
+    expect((await raw.read(`${root}/e.txt`)).toString()).toBe(`DONE\n${KIB4}`)
+  })
+
+  it('write into a missing directory: the directory is made, checked, and the write goes on', async () => {
+    const m = await measure('n/e/w.txt', (t) => fs.writeText(t, 'deep'))
+    expect((await raw.read(`${root}/n/e/w.txt`)).toString()).toBe('deep')
+    expect(m.counts.MKDIR).toBe(4)
+  })
+
+  it('list: 1 + a window of READDIRs per round trip (100 entries: 2; 1,000: 3)', async () => {
+    await Promise.all(Array.from({ length: 100 }, (_, i) => raw.writeInPlace(`${root}/l100/f${i}.txt`, Buffer.from('x'))))
+    const m = await measure('l100', async (t) => expect(await fs.listDir(t)).toHaveLength(100))
+    expect([m.resolve, m.rts]).toEqual([1, 2])
+    expect(m.counts).toMatchObject({ OPENDIR: 2, READDIR: 8, CLOSE: 2 })
+    for (let i = 0; i < 1000; i += 100) {
+      await Promise.all(Array.from({ length: 100 }, (_, j) => raw.writeInPlace(`${root}/l1000/f${i + j}.txt`, Buffer.from('x'))))
+    }
+    const k = await measure('l1000', async (t) => expect(await fs.listDir(t)).toHaveLength(1000))
+    expect(k.rts).toBe(3)
+  })
+
+  it('the root is pinned at first use: swapped for a link later, it leads nowhere outside', async () => {
+    const outside = await raw.freshDir(base, 'outside-')
+    await raw.writeInPlace(`${outside}/secret.txt`, Buffer.from('secret'))
+    await raw.writeInPlace(`${root}/secret.txt`, Buffer.from('inside'))
+    const t = await fs.resolve('secret.txt')
+    const top = await fs.resolve('.')
+    expect(await fs.readText(t)).toBe('inside')
+    // The root directory itself is moved away and replaced by a link to the outside directory.
+    await raw.call((cb) => raw.sftp.rename(root, `${root}-moved`, cb))
+    await raw.symlink(root, outside)
+    try {
+      expect(await codeOf(fs.readText(t))).toBe('FS_SANDBOX_DENIED')
+      expect(await codeOf(fs.resolve('secret.txt'))).toBe('FS_SANDBOX_DENIED')
+      expect(await codeOf(fs.writeText(t, 'leak'))).toBe('FS_SANDBOX_DENIED')
+      expect(await codeOf(fs.listDir(top))).toBe('FS_SANDBOX_DENIED')
+      expect(await codeOf(fs.stat(t))).toBe('FS_SANDBOX_DENIED')
+      expect((await raw.read(`${outside}/secret.txt`)).toString()).toBe('secret')
+      expect(await raw.names(outside)).toEqual(['secret.txt'])
+    } finally {
+      await raw.unlink(root)
+      await raw.call((cb) => raw.sftp.rename(`${root}-moved`, root, cb))
+    }
+  })
+})
