@@ -332,6 +332,9 @@ export class Connection {
       client = this.#injected
       this.#injected = undefined
       owned = false
+      // Pipelined requests are small packets sent together: with Nagle's algorithm on, each one after
+      // the first waits for the ACK of the one before (a round trip, or a 40 ms delayed ACK).
+      client.setNoDelay(true)
     } else if (this.#options.host !== undefined && this.#options.username !== undefined) {
       client = await this.#connect()
       owned = true

@@ -35,6 +35,7 @@ export interface SftpFileSystemOptions extends FsLimits {
    * connection drops, seamfs reconnects with a client of its own when `host`
    * and `username` are given (checking the host key as below); otherwise calls
    * fail with a retryable `FS_IO_ERROR`. The given client's host key is the caller's to check.
+   * seamfs turns Nagle's algorithm off on it (`setNoDelay(true)`): its requests are pipelined.
    */
   readonly client?: Client | undefined
   /**

@@ -278,7 +278,7 @@ export class SftpFileSystem extends FileSystem {
     return locks.run(`${this.#lockScope}\0${key}`, async () => {
       throwIfAborted(signal, 'write')
       // The current file is read for the guard (its hash is the version) or the diff basis.
-      const wanted = (size: number): boolean => expected !== undefined || size <= beforeMaxBytes
+      const wanted = (size: number): boolean => expected !== undefined || (beforeMaxBytes > 0 && size <= beforeMaxBytes)
       const hinted = this.#hints.fileSize(key)
       let opening = hinted !== undefined && wanted(hinted) ? sendOpen(s, key) : undefined
       const stated = this.#current(s, key, 'write', target)

@@ -95,6 +95,18 @@ describe.skipIf(server === null)(titled('SftpFileSystem: round trips per operati
     expect([m.resolve, m.rts, m.requests]).toEqual([1, 3, 58])
   })
 
+  it('overwrite without the previous content (beforeMaxBytes 0): the old file is not opened', async () => {
+    await raw.writeInPlace(`${root}/n.txt`, Buffer.from('old\n'))
+    const blind = new SftpFileSystem({ client: counting.client, root, diffBasisMaxBytes: 0 })
+    const t = await blind.resolve('n.txt')
+    counting.reset()
+    const rts = await counting.roundTrips(async () => expect((await blind.writeText(t, KIB4)).before).toBeNull())
+    expect(rts).toBe(3)
+    // One OPEN: the temp file's.
+    expect(counting.counts.get('OPEN')).toBe(1)
+    expect(counting.counts.get('READ')).toBeUndefined()
+  })
+
   it('overwrite under replaceIfVersion, before wanted: 3', async () => {
     await raw.writeInPlace(`${root}/g.txt`, Buffer.from('old\n'))
     const { version } = (await fs.stat(await fs.resolve('g.txt')))!
