@@ -3,7 +3,7 @@ import type { Attrs } from './connection.js'
 import { kindOf } from './paths.js'
 
 /** How long a sighting of a regular file is trusted for sending an OPEN before its type is known again (ms). */
-export const HINT_MS = 5_000
+export const HINT_MS = 1_000
 /** Entries kept before the hints start over (they are only an optimisation). */
 const MAX_ENTRIES = 10_000
 
