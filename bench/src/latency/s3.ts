@@ -10,9 +10,8 @@ import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV
 import { AwsS3StorageAdapter } from '@flystorage/aws-s3'
 import { FileStorage } from '@flystorage/file-storage'
 import { S3FileSystem } from '@seamfs/backend-s3'
-import type { FsVersion } from '@seamfs/core'
 import { createFileToolsByName } from '@seamfs/tools'
-import { bounded, fixtureFiles, NEEDLE, WRITTEN } from './fixtures.js'
+import { bounded, fixtureFiles, NEEDLE, WRITTEN, policyOverwrite } from './fixtures.js'
 import { RequestCounter, type Subject } from './measure.js'
 import type { S3Info } from './servers.js'
 
@@ -94,16 +93,7 @@ export async function seamfsS3(server: S3Info, endpoint: string, prefix: string)
   const tools = createFileToolsByName({ fs, config: { searchTimeoutMs: 3_600_000 } })
   const at = (path: string): ReturnType<S3FileSystem['resolve']> => fs.resolve(path)
   let mark = 'A'
-  // The version a tool knows from its last read or write of the file (the read-before-write policy's guard).
-  let overVersion: FsVersion | undefined
-  const overwrite = async (before: boolean): Promise<unknown> => {
-    const target = await at('data/over.txt')
-    overVersion ??= (await fs.stat(target))?.version
-    const expected = overVersion === undefined ? undefined : ({ kind: 'replaceIfVersion', version: overVersion } as const)
-    const outcome = await fs.writeText(target, WRITTEN, { expected, before })
-    overVersion = outcome.version
-    return outcome
-  }
+  const overwrite = policyOverwrite(fs, 'data/over.txt')
   const tool = async (result: Promise<{ isError: boolean; text: string }>): Promise<void> => {
     const r = await result
     if (r.isError) throw new Error(r.text)

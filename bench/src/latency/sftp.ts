@@ -7,7 +7,7 @@ import { Client, type ConnectConfig, type SFTPWrapper } from 'ssh2'
 import SftpClient from 'ssh2-sftp-client'
 import { SftpFileSystem } from '@seamfs/backend-ssh'
 import { createFileToolsByName } from '@seamfs/tools'
-import { bounded, fixtureFiles, NEEDLE, WRITTEN } from './fixtures.js'
+import { bounded, fixtureFiles, NEEDLE, WRITTEN, policyOverwrite } from './fixtures.js'
 import { RequestCounter, type Subject } from './measure.js'
 import type { SftpInfo } from './servers.js'
 
@@ -72,6 +72,7 @@ export async function seamfsSftp(server: SftpInfo, port: number, base: string): 
   const tools = createFileToolsByName({ fs, config: { searchTimeoutMs: 3_600_000 } })
   const at = (path: string): ReturnType<SftpFileSystem['resolve']> => fs.resolve(path)
   let mark = 'A'
+  const overwrite = policyOverwrite(fs, 'data/over.txt')
   const tool = async (result: Promise<{ isError: boolean; text: string }>): Promise<void> => {
     const r = await result
     if (r.isError) throw new Error(r.text)
@@ -85,8 +86,11 @@ export async function seamfsSftp(server: SftpInfo, port: number, base: string): 
       resolve: () => at('data/small.txt'),
       'read 4 KiB': async () => fs.readText(await at('data/small.txt')),
       'read 10 MiB': async () => fs.readText(await at('data/big.txt')),
-      'write new': async (rep) => fs.writeText(await at(`w-seamfs/new-${rep}.txt`), WRITTEN),
-      overwrite: async () => fs.writeText(await at('data/over.txt'), WRITTEN),
+      // As the write tool sends them under the read-before-write policy: a new file with createIfAbsent,
+      // an overwrite with replaceIfVersion and before (it shows a diff); without before for callers that show none.
+      'write new': async (rep) => fs.writeText(await at(`w-seamfs/new-${rep}.txt`), WRITTEN, { expected: { kind: 'createIfAbsent' } }),
+      overwrite: () => overwrite(true),
+      'overwrite, no before': () => overwrite(false),
       createIfAbsent: async (rep) => fs.writeText(await at(`w-seamfs/cia-${rep}.txt`), WRITTEN, { expected: { kind: 'createIfAbsent' } }),
       edit: async () => {
         const next = mark === 'A' ? 'B' : 'A'
@@ -131,6 +135,7 @@ export async function sftpClient(server: SftpInfo, port: number, base: string): 
       'read 10 MiB': async () => (await sftp.get(p('data/big.txt'))).toString('utf8'),
       'write new': (rep) => sftp.put(Buffer.from(WRITTEN), p(`w-ssh2-sftp-client/new-${rep}.txt`)),
       overwrite: () => sftp.put(Buffer.from(WRITTEN), p('data/over.txt')),
+      'overwrite, no before': () => sftp.put(Buffer.from(WRITTEN), p('data/over.txt')),
       createIfAbsent: async (rep) => {
         const path = p(`w-ssh2-sftp-client/cia-${rep}.txt`)
         if ((await sftp.exists(path)) === false) await sftp.put(Buffer.from(WRITTEN), path)

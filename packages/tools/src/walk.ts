@@ -1,8 +1,10 @@
+import { setMaxListeners } from 'node:events'
 import { FsError, isFsError, type FileSystem, type FsDirEntry, type FsInfo, type FsTarget, type FsTargetKey } from '@seamfs/core'
 // The listing order itself, applied to whole relative paths: glob and grep list in the order `listDir` would.
 import { compareNames } from '@seamfs/core/backend'
 import { Minimatch } from 'minimatch'
 import { inOrder, mapInOrder } from './bounded.js'
+import { MAX_SEARCH_CONCURRENCY } from './config.js'
 import { resolveIn } from './file-tools.js'
 import { messagePath } from './quote.js'
 import { ToolInputError } from './results.js'
@@ -10,6 +12,9 @@ import type { ToolContext, ToolDeps, ToolResult } from './types.js'
 
 /** Version-control metadata directories the walk never enters. */
 export const VCS_DIRS: ReadonlySet<string> = new Set(['.git', '.svn', '.hg', '.bzr', '.jj', '.sl'])
+
+/** Listeners one search's signal may hold before Node warns: a few per call in flight, at the highest concurrency. */
+const SIGNAL_LISTENERS = 8 * MAX_SEARCH_CONCURRENCY
 
 /** The search ran out of its `searchTimeoutMs` budget. Reported by the tool, never thrown out of `execute`. */
 export class SearchTimeout extends Error {
@@ -43,6 +48,9 @@ export class SearchControl {
     this.#deadline = Date.now() + timeoutMs
     this.#timer = setTimeout(() => this.#expiry.abort(), timeoutMs)
     this.signal = caller === undefined ? this.#expiry.signal : AbortSignal.any([caller, this.#expiry.signal])
+    // Every call in flight (up to `searchConcurrency`, each through `race` and the backend) listens on it:
+    // more than Node's default of 10 is expected, not a leak, and must not print a warning.
+    setMaxListeners(SIGNAL_LISTENERS, this.signal)
   }
 
   /** Whether the caller aborted or the deadline passed. */

@@ -130,6 +130,22 @@ describe('bounded fan-out', () => {
     expect(fs.aborted).toBe(8)
   })
 
+  it('64 calls in flight print no listener-leak warning (each listens on the search signal)', async () => {
+    const warnings: string[] = []
+    const onWarning = (w: Error): void => void warnings.push(w.name)
+    process.on('warning', onWarning)
+    try {
+      const fs = new Instrumented({ cwd: '/w', files: tree(40, 4) })
+      const grep = await toolsOn(fs, { searchConcurrency: 64 }).grep.execute({ pattern: 'x' }, { signal: new AbortController().signal })
+      expect(grep.value?.totalMatches).toBe(80)
+      expect(fs.maxInFlight).toBeGreaterThan(10)
+      await tick()
+    } finally {
+      process.off('warning', onWarning)
+    }
+    expect(warnings).toEqual([])
+  })
+
   it('searchConcurrency is a positive integer of at most 64', () => {
     const fs = new MemoryFileSystem()
     expect(DEFAULT_CONFIG.searchConcurrency).toBe(8)
