@@ -3,7 +3,7 @@
 /** At most this many directories are remembered; the oldest goes first. */
 const MAX_REMEMBERED = 4096
 
-/** When a check began, and the invalidation count then. */
+/** When a check began (on the monotonic clock: a wall clock stepped back must not extend trust), and the invalidation count then. */
 export interface CheckStart {
   readonly at: number
   readonly epoch: number
@@ -31,14 +31,14 @@ export class ClearPaths {
 
   /** Marks the start of a check whose answer may be remembered. */
   begin(): CheckStart {
-    return { at: Date.now(), epoch: this.#epoch }
+    return { at: performance.now(), epoch: this.#epoch }
   }
 
   /** Whether `dir` was found clear less than `ttlMs` ago and nothing this instance did since can have changed that. */
   has(dir: string): boolean {
     const at = this.#seen.get(dir)
     if (at === undefined) return false
-    if (Date.now() - at < this.#ttlMs) return true
+    if (performance.now() - at < this.#ttlMs) return true
     this.#seen.delete(dir)
     return false
   }

@@ -73,6 +73,11 @@ export interface S3ProbeResult {
   readonly replaceIfVersion: boolean
   /** How `If-Match` must carry the ETag on this server (RGW accepts only the unquoted form). */
   readonly ifMatchForm: 'unquoted' | 'quoted' | null
+  /**
+   * `If-Match` on a key with no object was refused (412, or AWS's 404), so a PUT `If-Match` alone
+   * can never create a file: only then is `replaceIfVersion` without `before` that one PUT.
+   */
+  readonly ifMatchRefusesMissing: boolean
   /** Writes return a VersionId: the version token includes it. */
   readonly versioned: boolean
 }

@@ -29,9 +29,23 @@ function accepted(result: PutResult | { readonly ok: true } | PutConflict, reque
 }
 
 /**
+ * Whether the server refuses `If-Match` on a key that has no object (412; AWS answers 404).
+ * Some let it through and create the object (MinIO before minio/minio#21526, versitygw before
+ * versity/versitygw#1709); such an object is deleted again.
+ */
+async function refusesIfMatchOnMissing(store: Store, key: string, ifMatch: string): Promise<boolean> {
+  const put = await store.put(key, BODY, { ifMatch })
+  if (!put.ok && put.status === 404) return true
+  if (!accepted(put)) return true
+  await store.purge(key)
+  return false
+}
+
+/**
  * Finds out, on a scratch key, whether the server enforces `If-None-Match: *` and `If-Match`
- * on PUT, and in which form `If-Match` must carry the ETag; then deletes every version of the
- * scratch key. 5 to 7 PUTs, 1 LIST of versions and 1 to 3 DELETEs.
+ * on PUT, in which form `If-Match` must carry the ETag, and whether it refuses `If-Match` on a
+ * missing key; then deletes every version of the scratch key. 5 to 8 PUTs, 1 LIST of versions
+ * and 1 to 3 DELETEs (more where an `If-Match` PUT on a missing key created one).
  */
 export async function probeConditions(store: Store, key: string): Promise<S3ProbeResult> {
   try {
@@ -39,7 +53,7 @@ export async function probeConditions(store: Store, key: string): Promise<S3Prob
     if (!created.ok) {
       accepted(created)
       // Refused on a fresh random key: the server rejects the condition itself; trust none.
-      return { createIfAbsent: false, replaceIfVersion: false, ifMatchForm: null, versioned: false }
+      return { createIfAbsent: false, replaceIfVersion: false, ifMatchForm: null, ifMatchRefusesMissing: false, versioned: false }
     }
     const versioned = created.revision.versionId !== undefined
     const createIfAbsent = !accepted(await store.put(key, BODY, { ifNoneMatch: '*' }))
@@ -54,7 +68,9 @@ export async function probeConditions(store: Store, key: string): Promise<S3Prob
         break
       }
     }
-    return { createIfAbsent, replaceIfVersion: ifMatchForm !== null, ifMatchForm, versioned }
+    const quote = (e: string): string => (ifMatchForm === 'quoted' ? `"${e}"` : e)
+    const ifMatchRefusesMissing = ifMatchForm !== null && (await refusesIfMatchOnMissing(store, `${key}.absent`, quote(WRONG_ETAG)))
+    return { createIfAbsent, replaceIfVersion: ifMatchForm !== null, ifMatchForm, ifMatchRefusesMissing, versioned }
   } finally {
     // A scratch key left behind is invisible (see scratchKey); a failed cleanup is not a failed probe.
     await store.purge(key).catch(() => undefined)

@@ -15,6 +15,15 @@ const md5Hex = (bytes: Uint8Array): string => createHash('md5').update(bytes).di
  */
 const ETAG_TOKEN = /^[0-9A-Za-z-]{1,128}$/
 
+/**
+ * Whether a `replaceIfVersion` can be the `If-Match` PUT alone: the server enforces `If-Match`,
+ * refuses it on a missing key (else the PUT would create a file), versions are plain ETags
+ * (unversioned bucket), and the version is shaped like one.
+ */
+function blindReplaceFits(probe: S3ProbeResult, version: FsVersion): boolean {
+  return probe.replaceIfVersion && probe.ifMatchRefusesMissing && !probe.versioned && ETAG_TOKEN.test(version)
+}
+
 /** An object as one GET (content read) or HEAD (`bytes: null`) found it. */
 export interface Fetched {
   readonly revision: Revision
@@ -65,8 +74,9 @@ export async function afterConflict(
 /**
  * The write paths, fewest round trips first (requests in one step go together):
  * - `createIfAbsent`: path check + directory check (HEAD per ancestor, LIST) → PUT `If-None-Match: *`;
- * - `replaceIfVersion` without `before` (`beforeMaxBytes` 0), where `If-Match` is enforced and the
- *   version is a plain ETag (unversioned bucket): PUT `If-Match` alone; the checks only when refused;
+ * - `replaceIfVersion` without `before` (`beforeMaxBytes` 0), where `If-Match` is enforced (also
+ *   refused on a missing key) and the version is a plain ETag (unversioned bucket): PUT `If-Match`
+ *   alone; the checks only when refused;
  * - otherwise GET (the `before`; HEAD when nobody wants it) → (a create: the two checks) → PUT, with
  *   `If-Match` of the revision read when guarded and enforced.
  */
@@ -80,7 +90,7 @@ export class Writes {
   async write(rel: string, path: string, bytes: Uint8Array, request: WriteRequest, probe: S3ProbeResult): Promise<WriteResult> {
     const { expected } = request
     if (expected?.kind === 'createIfAbsent') return this.#create(rel, path, bytes, request, probe)
-    if (expected !== undefined && request.beforeMaxBytes === 0 && probe.replaceIfVersion && !probe.versioned && ETAG_TOKEN.test(expected.version)) {
+    if (expected !== undefined && request.beforeMaxBytes === 0 && blindReplaceFits(probe, expected.version)) {
       return this.#replaceBlind(rel, path, bytes, expected.version, request.signal)
     }
     return this.#replace(rel, path, bytes, request, probe)

@@ -80,7 +80,7 @@ describe.skipIf(server === null)(`S3FileSystem request counts${server === null ?
 
   it('every operation makes the documented requests, and no more', async () => {
     let fs!: S3FileSystem
-    await row('open (capability probe)', 'DELETE 1, LIST-VERSIONS 1, PUT 4', async () => {
+    await row('open (capability probe)', 'DELETE 1, LIST-VERSIONS 1, PUT 5', async () => {
       fs = await S3FileSystem.open({ client, bucket, prefix })
     })
     const file = await fs.resolve('f.txt')

@@ -49,7 +49,7 @@ describe.skipIf(server === null)(`S3FileSystem on radosgw${server === null ? ` (
       expect([fs.capabilities.createIfAbsent, fs.capabilities.replaceIfVersion]).toEqual(['process', 'process'])
       const result = await fs.probe()
       console.log(`probe, unversioned bucket: ${JSON.stringify(result)}`)
-      expect(result).toEqual({ createIfAbsent: true, replaceIfVersion: true, ifMatchForm: 'unquoted', versioned: false })
+      expect(result).toEqual({ createIfAbsent: true, replaceIfVersion: true, ifMatchForm: 'unquoted', ifMatchRefusesMissing: true, versioned: false })
       expect([fs.capabilities.createIfAbsent, fs.capabilities.replaceIfVersion]).toEqual(['atomic', 'atomic'])
     })
 
@@ -57,7 +57,7 @@ describe.skipIf(server === null)(`S3FileSystem on radosgw${server === null ? ` (
       const fs = make({}, versioned)
       const result = await fs.probe()
       console.log(`probe, versioned bucket: ${JSON.stringify(result)}`)
-      expect(result).toEqual({ createIfAbsent: false, replaceIfVersion: false, ifMatchForm: null, versioned: true })
+      expect(result).toEqual({ createIfAbsent: false, replaceIfVersion: false, ifMatchForm: null, ifMatchRefusesMissing: false, versioned: true })
       expect([fs.capabilities.createIfAbsent, fs.capabilities.replaceIfVersion]).toEqual(['process', 'process'])
     })
 
