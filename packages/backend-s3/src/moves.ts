@@ -297,6 +297,8 @@ export class Moves {
     let written: PutResult
     try {
       written = await sent()
+      // No attempt got an answer (a conditional PUT returns that as status 0): handled as a thrown network error.
+      if (!written.ok && written.status === 0) throw written.error
     } catch (err) {
       if (httpStatusOf(err) === undefined && dest === undefined)
         await undoLostWrite(this.#ctx, toKey, etag, deletesAreGuarded(probe, moves)).catch(() => undefined)

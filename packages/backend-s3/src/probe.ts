@@ -21,6 +21,7 @@ export function scratchKey(prefix: string): string {
  */
 function accepted(result: PutResult | { readonly ok: true } | PutConflict, request = 'PUT'): boolean {
   if (result.ok) return true
+  if (result.status === 0) throw result.error
   if (result.status === 412 || result.status === 501) return false
   throw FsError.io('write', '/', `capability probe: the server answered ${result.status} to a conditional ${request}`, {
     cause: result.error,

@@ -72,9 +72,10 @@ export interface PutConditions {
   readonly ifNoneMatch?: '*' | undefined
 }
 
-/** A conditional PUT the server refused (412) or failed (409, 5xx) after the client's retries. */
+/** A conditional PUT the server refused (412) or failed (409, 5xx), or that got no answer (status 0), after the client's retries. */
 export interface PutConflict {
   readonly ok: false
+  /** The HTTP status; 0 when no attempt got an answer. */
   readonly status: number
   /** An earlier attempt got no response at all: it may have been applied before the retry. */
   readonly unanswered: boolean
@@ -310,6 +311,9 @@ export class Store {
       const out = await this.client.send(command)
       return { ok: true, revision: revisionOf(out, bytes.byteLength) }
     } catch (err) {
+      // Every attempt lost its answer: the PUT may have been applied. A conditional one is re-checked
+      // like a refusal (the caller's HEAD finds our own bytes, or the store as it was).
+      if (conditions !== undefined && unanswered && httpStatusOf(err) === undefined) return { ok: false, status: 0, unanswered, error: err }
       return conflictOf(err, conditions !== undefined, unanswered, conditions?.ifMatch !== undefined)
     }
   }

@@ -30,6 +30,10 @@ export interface Fetched {
   readonly bytes: Uint8Array | null
 }
 
+/** The message of a conditional write that failed without a race: nothing changed. */
+const failedWrite = ({ status }: PutConflict): string =>
+  status === 0 ? 'a conditional write got no answer and nothing changed' : `the server failed a conditional write (status ${status}) and nothing changed`
+
 /** What the writes need from the filesystem. */
 export interface WriteContext {
   readonly paths: Paths
@@ -65,7 +69,7 @@ export async function afterConflict(
   if (now !== undefined && conflict.unanswered && now.etag === md5Hex(bytes)) return now
   const unchanged = basis === undefined ? now === undefined : now !== undefined && versionOf(now) === basis
   if (!unchanged) return 'lost'
-  throw FsError.io(verb, path, `the server failed a conditional write (status ${conflict.status}) and nothing changed`, {
+  throw FsError.io(verb, path, failedWrite(conflict), {
     cause: conflict.error,
     retryable: true,
   })
@@ -126,7 +130,7 @@ export class Writes {
     const now = await store.head(key)
     if (now !== undefined && put.unanswered && now.etag === md5Hex(bytes)) return { created: false, version: versionOf(now), before: null }
     if (now !== undefined && versionOf(now) === version) {
-      throw FsError.io('write', path, `the server failed a conditional write (status ${put.status}) and nothing changed`, { cause: put.error, retryable: true })
+      throw FsError.io('write', path, failedWrite(put), { cause: put.error, retryable: true })
     }
     if (now === undefined) await this.#assertCreatable(rel, path, signal)
     throw FsError.stale('write', path, now === undefined ? 'gone' : 'changed')

@@ -4,11 +4,12 @@
  * versitygw before versity/versitygw#1709: the PUT creates the object), and the clock that
  * `resolve`'s memory trusts.
  */
-import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
+import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import { isFsError, type FsErrorCode } from '@seamfs/core'
 import { S3FileSystem } from '@seamfs/backend-s3'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ClearPaths } from '../src/clear-paths.js'
+import { CuttingProxy, type CutRule } from './proxy.js'
 import { freshPrefix, purge, rawClient, server, serverWhy } from './support.js'
 
 async function codeOf(operation: Promise<unknown>): Promise<FsErrorCode | 'ok'> {
@@ -94,6 +95,46 @@ describe.skipIf(server === null)(`S3FileSystem, issue 18 review${server === null
     expect(laxFs.probeResult?.ifMatchRefusesMissing).toBe(false)
     expect(await keys(prefix)).toEqual([])
   })
+
+  it('the one-PUT replace cut on the way up or down: done (content and version agree with the store) or a retryable error with the store as it was', async () => {
+    const proxy = await CuttingProxy.start(Number(new URL(server?.endpoint ?? '').port))
+    const viaProxy = rawClient(server!, { endpoint: proxy.endpoint })
+    const prefix = freshPrefix('review')
+    prefixes.push(prefix)
+    try {
+      const fs = await S3FileSystem.open({ client: viaProxy, bucket, prefix })
+      const t = await fs.resolve('cut.txt')
+      let { version } = await fs.writeText(t, 'v0')
+      const rules: CutRule[] = [
+        { direction: 'down', method: 'PUT', afterBytes: 0, times: 1 },
+        { direction: 'up', method: 'PUT', afterBytes: 10, times: 1 },
+        { direction: 'down', method: 'PUT', afterBytes: 0, times: 3 },
+      ]
+      for (const [i, rule] of rules.entries()) {
+        const before = await stored(prefix, 'cut.txt')
+        proxy.arm(rule)
+        const outcome = await fs.writeText(t, `v${i + 1}`, { expected: { kind: 'replaceIfVersion', version }, before: false }).catch((err: unknown) => err)
+        proxy.disarm()
+        const now = await stored(prefix, 'cut.txt')
+        if (isFsError(outcome)) {
+          expect([outcome.code, outcome.retryable, now.body], JSON.stringify(rule)).toEqual(['FS_IO_ERROR', true, before.body])
+        } else {
+          const done = outcome as { version: string }
+          expect([now.body, now.etag], JSON.stringify(rule)).toEqual([`v${i + 1}`, done.version])
+          version = (await fs.stat(t))?.version ?? version
+          expect(version).toBe(done.version)
+        }
+      }
+    } finally {
+      viaProxy.destroy()
+      await proxy.close()
+    }
+  })
+
+  const stored = async (prefix: string, path: string): Promise<{ body: string; etag: string }> => {
+    const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: prefix + path }))
+    return { body: (await out.Body?.transformToString('utf-8')) ?? '', etag: (out.ETag ?? '').replaceAll('"', '') }
+  }
 })
 
 describe("resolve's memory", () => {
