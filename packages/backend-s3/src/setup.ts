@@ -11,7 +11,9 @@ export function capabilitiesOf(probe: S3ProbeResult | undefined): FsCapabilities
     processPath: false,
     // Until the probe has run, only the in-process lock is promised.
     createIfAbsent: probe?.createIfAbsent === true ? 'atomic' : 'process',
-    replaceIfVersion: probe?.replaceIfVersion === true ? 'atomic' : 'process',
+    // Atomic only where the server also refuses If-Match on a missing key: elsewhere (MinIO and
+    // versitygw have let it through) a guarded write could re-create a file deleted meanwhile.
+    replaceIfVersion: probe?.replaceIfVersion === true && probe.ifMatchRefusesMissing ? 'atomic' : 'process',
     // An unversioned bucket's ETag of a single PUT is the MD5 of the content: equal content,
     // equal token (a re-created file with the same bytes cannot be told apart). Only a
     // versioned bucket's VersionId names a revision.
