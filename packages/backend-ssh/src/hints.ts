@@ -16,9 +16,16 @@ const MAX_ENTRIES = 10_000
  * the session would hang. A regular file replaced by a FIFO within `HINT_MS`
  * of its sighting can still do that (as a swap between a `stat` and an OPEN
  * always could).
+ *
+ * Also the paths found inside the root moments ago (a `resolve`'s realpath, a
+ * checked publication): a write there makes its stage with its fence, in one
+ * round trip. Elsewhere the stage waits for the fence: a directory swapped for
+ * an outward link since (a target kept from long ago) would otherwise have the
+ * stage made outside the root before the fence's answer is in.
  */
 export class FileHints {
   readonly #seen = new Map<string, { readonly at: number; readonly size: number }>()
+  readonly #inside = new Map<string, number>()
 
   /** Records what a request saw at `key` (undefined: nothing there). */
   saw(key: string, attrs: Attrs | undefined): void {
@@ -37,5 +44,20 @@ export class FileHints {
     if (performance.now() - hint.at <= HINT_MS) return hint.size
     this.#seen.delete(key)
     return undefined
+  }
+
+  /** Records that the server's realpath of `key` was `key` itself, inside the root, just now. */
+  sawInside(key: string): void {
+    if (this.#inside.size >= MAX_ENTRIES) this.#inside.clear()
+    this.#inside.set(key, performance.now())
+  }
+
+  /** True when `key` was found inside the root within the last `HINT_MS`. */
+  inside(key: string): boolean {
+    const at = this.#inside.get(key)
+    if (at === undefined) return false
+    if (performance.now() - at <= HINT_MS) return true
+    this.#inside.delete(key)
+    return false
   }
 }

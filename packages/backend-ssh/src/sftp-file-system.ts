@@ -162,6 +162,7 @@ export class SftpFileSystem extends FileSystem {
     const seen = s.stat(abs).catch(() => undefined)
     const key = await canonicalPath(s, abs, 'resolve')
     if (!containsPath(root, key)) throw outsideRoot('resolve', abs, root)
+    this.#hints.sawInside(key)
     this.#hints.saw(key, await seen)
     return { targetKey: FsTargetKey(key), displayPath: abs }
   }
@@ -264,6 +265,7 @@ export class SftpFileSystem extends FileSystem {
     const path = target.displayPath
     // Listings hide (and sweeps remove) such names: a file written under one would be lost from view.
     this.#refuseReserved(key, 'write', path)
+    await this.#fenceFirst(s, key, 'write', target)
     if (expected?.kind === 'createIfAbsent') {
       // No lock: the hard link decides, against this process and every other client alike.
       const ready = this.#current(s, key, 'write', target).then((current) => {
@@ -281,6 +283,12 @@ export class SftpFileSystem extends FileSystem {
       const wanted = (size: number): boolean => expected !== undefined || (beforeMaxBytes > 0 && size <= beforeMaxBytes)
       const hinted = this.#hints.fileSize(key)
       let opening = hinted !== undefined && wanted(hinted) ? sendOpen(s, key) : undefined
+      // Taken once: by the read, or closed when the write fails before it (never closed twice: handles are reused).
+      const take = (): Opening | undefined => {
+        const sent = opening
+        opening = undefined
+        return sent
+      }
       const stated = this.#current(s, key, 'write', target)
       let current: Attrs | undefined
       let read: { bytes: Buffer; version: FsVersion } | undefined
@@ -291,10 +299,9 @@ export class SftpFileSystem extends FileSystem {
         if (current !== undefined && expected === undefined) assertWritable(current, 'write', path)
         return current === undefined ? this.#newFileMode : current.mode & 0o777
       })
-      ready.catch(() => dropOpening(s, opening))
+      ready.catch(() => dropOpening(s, take()))
       const commit = async (): Promise<undefined> => {
-        const sent = opening
-        opening = undefined
+        const sent = take()
         // A guarded write reads the file whatever its size.
         if (current !== undefined && wanted(current.size)) read = await this.#readCurrent(s, key, current, { verb: 'write', path, signal, opening: sent })
         else dropOpening(s, sent)
@@ -303,7 +310,7 @@ export class SftpFileSystem extends FileSystem {
         return undefined
       }
       const request = { key, displayPath: path, bytes, mode: 'rename', verb: 'write', signal } as const
-      const { attrs } = await this.#publisher.publish(s, request, { ready, commit })
+      const { attrs } = await this.#publisher.publish(s, request, { ready, commit }).finally(() => dropOpening(s, take()))
       const before = read !== undefined && read.bytes.length <= beforeMaxBytes ? read.bytes : null
       return { created: current === undefined, version: this.#published(key, attrs, bytes), before }
     })
@@ -317,10 +324,16 @@ export class SftpFileSystem extends FileSystem {
     const { s } = await this.#session()
     const key = this.#key(target, 'edit')
     const path = target.displayPath
+    await this.#fenceFirst(s, key, 'edit', target)
     return locks.run(`${this.#lockScope}\0${key}`, async () => {
       throwIfAborted(signal, 'edit')
       const hinted = this.#hints.fileSize(key)
       let opening = hinted !== undefined && hinted <= maxBytes ? sendOpen(s, key) : undefined
+      const take = (): Opening | undefined => {
+        const sent = opening
+        opening = undefined
+        return sent
+      }
       let current: Attrs | undefined
       const ready = this.#current(s, key, 'edit', target).then((attrs) => {
         if (attrs === undefined) throw FsError.stale('edit', path, 'gone')
@@ -331,10 +344,9 @@ export class SftpFileSystem extends FileSystem {
         current = attrs
         return attrs.mode & 0o777
       })
-      ready.catch(() => dropOpening(s, opening))
+      ready.catch(() => dropOpening(s, take()))
       const commit = async (): Promise<Uint8Array> => {
-        const sent = opening
-        opening = undefined
+        const sent = take()
         const attrs = current as Attrs
         const read = await this.#readCurrent(s, key, attrs, { verb: 'edit', path, signal, maxBytes, opening: sent })
         if (read === undefined) throw FsError.stale('edit', path, 'gone')
@@ -342,7 +354,8 @@ export class SftpFileSystem extends FileSystem {
         assertWritable(attrs, 'edit', path)
         return transform(read.bytes)
       }
-      const { attrs, bytes } = await this.#publisher.publish(s, { key, displayPath: path, mode: 'rename', verb: 'edit', signal }, { ready, commit })
+      const request = { key, displayPath: path, mode: 'rename', verb: 'edit', signal } as const
+      const { attrs, bytes } = await this.#publisher.publish(s, request, { ready, commit }).finally(() => dropOpening(s, take()))
       return this.#published(key, attrs, bytes)
     })
   }
@@ -485,6 +498,17 @@ export class SftpFileSystem extends FileSystem {
     if (real !== undefined && !containsPath(this.#root, real)) throw outsideRoot(verb, target.displayPath, this.#root)
   }
 
+  /**
+   * Before a write makes its stage (with its own fence, in one round trip): the fence alone, first,
+   * unless `key` was found inside the root moments ago. A directory swapped for an outward link
+   * since then would have the stage made outside before the fence's answer came back.
+   */
+  async #fenceFirst(s: Session, key: string, verb: FsVerb, target: FsTarget): Promise<void> {
+    if (this.#hints.inside(key)) return
+    await this.#fence(s, key, verb, target)
+    this.#hints.sawInside(key)
+  }
+
   /** The attrs of `key` (symlinks followed), undefined when absent; fenced in the same round trip. */
   async #current(s: Session, key: string, verb: FsVerb, target: FsTarget): Promise<Attrs | undefined> {
     const [, attrs] = await Promise.all([this.#fence(s, key, verb, target), s.stat(key).catch(absent)])
@@ -540,6 +564,7 @@ export class SftpFileSystem extends FileSystem {
     this.#versions.observe(attrs.mtime)
     this.#versions.forget(key)
     this.#hints.saw(key, attrs)
+    this.#hints.sawInside(key)
     return contentVersion(bytes)
   }
 }
