@@ -121,6 +121,7 @@ export class Publisher {
     }
     let made: string | undefined
     let staged: Staged | undefined
+    let placing: Staged | undefined
     try {
       staged = await staging
     } catch (err) {
@@ -145,7 +146,7 @@ export class Publisher {
       if (bytes === undefined) throw new TypeError('a publication needs content')
       const written = filled.value ?? (await this.#fill(s, staged, bytes, permissions))
       throwIfAborted(req.signal, req.verb)
-      const placing = staged
+      placing = staged
       // From here the placing owns the handle: it closes it, or erases the content and closes it.
       staged = undefined
       await this.#place(s, placing, written)
@@ -153,6 +154,8 @@ export class Publisher {
     } catch (err) {
       if (err instanceof Astray) throw err.error
       if (staged !== undefined) await this.#discard(s, staged, made)
+      // The connection dropped while the file was placed: its stage (if still there) is swept over the next one.
+      else if (placing !== undefined && !(err instanceof FsError) && statusOf(err) === undefined) this.#orphans.add(placing.stage)
       throw err
     }
   }

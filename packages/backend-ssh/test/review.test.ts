@@ -10,9 +10,11 @@ import { Client } from 'ssh2'
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
 import { codeOf } from '@seamfs/conformance'
 import { SftpFileSystem } from '@seamfs/backend-ssh'
+import type { FsTarget } from '@seamfs/core'
 import type { SftpServerInfo } from '../../../test-servers/sftp.js'
 import { HINT_MS } from '../src/hints.js'
 import { titled } from './helpers.js'
+import { CuttingProxy } from './proxy.js'
 import { RawSftp } from './raw.js'
 
 const server = inject('sftp')
@@ -189,5 +191,60 @@ describe.skipIf(server === null)(titled('SftpFileSystem: review of the pipelined
       expect(await raw.names(outside)).toEqual(['f.txt'])
     }
     expect((await raw.read(`${outside}/f.txt`)).toString()).toBe('outside\n')
+  })
+})
+
+describe.skipIf(server === null)(titled('SftpFileSystem: the connection cut at every burst of a pipelined write', server, inject('sftpWhy')), () => {
+  let proxy: CuttingProxy
+  let raw: RawSftp
+  let root: string
+  let fs: SftpFileSystem
+
+  beforeAll(async () => {
+    if (server === null) return
+    proxy = await CuttingProxy.start(server.port)
+    raw = await RawSftp.connect(server)
+    root = await raw.freshDir(server.root, 'review-cut-')
+    fs = new SftpFileSystem({ ...server, port: proxy.port, root })
+  })
+  afterAll(async () => {
+    await fs?.close()
+    await raw?.rmrf(root)
+    raw?.close()
+    await proxy?.close()
+  })
+
+  it('old or new content whole, FS_IO_ERROR or success, no temp left once reconnected', { timeout: 120_000 }, async () => {
+    const ops = {
+      write: (t: FsTarget) => fs.writeText(t, 'new content\n'),
+      edit: (t: FsTarget) => fs.editText(t, { oldString: 'old', newString: 'new', replaceAll: false }),
+      create: async (t: FsTarget) => {
+        await raw.unlink(`${root}/create.txt`)
+        return fs.writeText(t, 'new content\n', { expected: { kind: 'createIfAbsent' } })
+      },
+    }
+    const names: string[] = []
+    for (const [name, op] of Object.entries(ops)) {
+      names.push(`${name}.txt`)
+      for (const direction of ['up', 'down'] as const) {
+        for (let bytes = 1; bytes <= 6_000; bytes += 400) {
+          await raw.writeInPlace(`${root}/${name}.txt`, Buffer.from('old content\n'))
+          const t = await fs.resolve(`${name}.txt`)
+          proxy.cutAfter(direction, bytes)
+          const code = await codeOf(op(t))
+          proxy.cutAfter(direction, Number.POSITIVE_INFINITY)
+          const at = `${name}, cut ${direction} after ${bytes} bytes`
+          expect(['ok', 'FS_IO_ERROR'], at).toContain(code)
+          // The next call reconnects and sweeps what the cut write left.
+          await fs.listDir(await fs.resolve('.'))
+          const content = await raw.read(`${root}/${name}.txt`).then(String, () => 'absent')
+          expect(name === 'create' ? ['absent', 'new content\n'] : ['old content\n', 'new content\n'], at).toContain(content)
+          expect(
+            (await raw.names(root)).filter((n) => !(n === 'create.txt' && content === 'absent')),
+            at,
+          ).toEqual([...names].sort().filter((n) => n !== 'create.txt' || content !== 'absent'))
+        }
+      }
+    }
   })
 })
