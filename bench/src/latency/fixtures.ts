@@ -2,7 +2,6 @@
  * The files every backend's run starts from, the same on SFTP and S3, written straight to the
  * store (not through the proxy), so the measured operations find them in place.
  */
-import type { FileSystem, FsVersion } from '@seamfs/core'
 
 /** A text of `bytes` bytes whose first line is `MARK-A` (the edit toggles it). */
 export function text(bytes: number, mark = 'MARK-A'): string {
@@ -47,21 +46,4 @@ export async function bounded<T>(items: readonly T[], limit: number, fn: (item: 
     while (next < items.length) await fn(items[next++] as T)
   }
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-}
-
-/**
- * seamfs's overwrite of `path` as the write tool sends it under the read-before-write policy:
- * guarded by the version it knows from its last write (a `stat` the first time), with `before`
- * (the tool shows a diff) or without (a caller that shows none).
- */
-export function policyOverwrite(fs: FileSystem, path: string): (before: boolean) => Promise<unknown> {
-  let known: FsVersion | undefined
-  return async (before) => {
-    const target = await fs.resolve(path)
-    known ??= (await fs.stat(target))?.version
-    const expected = known === undefined ? undefined : ({ kind: 'replaceIfVersion', version: known } as const)
-    const outcome = await fs.writeText(target, WRITTEN, { expected, before })
-    known = outcome.version
-    return outcome
-  }
 }

@@ -6,9 +6,9 @@
 import { Client, type ConnectConfig, type SFTPWrapper } from 'ssh2'
 import SftpClient from 'ssh2-sftp-client'
 import { SftpFileSystem } from '@seamfs/backend-ssh'
-import { createFileToolsByName } from '@seamfs/tools'
-import { bounded, fixtureFiles, NEEDLE, WRITTEN, policyOverwrite } from './fixtures.js'
+import { bounded, fixtureFiles, NEEDLE, WRITTEN } from './fixtures.js'
 import { RequestCounter, type Subject } from './measure.js'
+import { seamfsOps } from './seamfs-ops.js'
 import type { SftpInfo } from './servers.js'
 
 const REQUEST = /^SFTP: Outbound: (?:Sending|Sent|Buffered) (\S+)/
@@ -68,42 +68,12 @@ export async function seamfsSftp(server: SftpInfo, port: number, base: string): 
   const client = await connect(config(server, port, counter))
   const fs = new SftpFileSystem({ client, root: base })
   await fs.connect()
-  // No search timeout: at 50 ms a sequential walk of 200 files outlasts the default 30 s.
-  const tools = createFileToolsByName({ fs, config: { searchTimeoutMs: 3_600_000 } })
-  const at = (path: string): ReturnType<SftpFileSystem['resolve']> => fs.resolve(path)
-  let mark = 'A'
-  const overwrite = policyOverwrite(fs, 'data/over.txt')
-  const tool = async (result: Promise<{ isError: boolean; text: string }>): Promise<void> => {
-    const r = await result
-    if (r.isError) throw new Error(r.text)
-  }
   return {
     name: 'seamfs',
     requests: () => counter.total(),
     detail: () => counter.detail(),
     reset: () => counter.reset(),
-    ops: {
-      resolve: () => at('data/small.txt'),
-      'read 4 KiB': async () => fs.readText(await at('data/small.txt')),
-      'read 10 MiB': async () => fs.readText(await at('data/big.txt')),
-      // As the write tool sends them under the read-before-write policy: a new file with createIfAbsent,
-      // an overwrite with replaceIfVersion and before (it shows a diff); without before for callers that show none.
-      'write new': async (rep) => fs.writeText(await at(`w-seamfs/new-${rep}.txt`), WRITTEN, { expected: { kind: 'createIfAbsent' } }),
-      overwrite: () => overwrite(true),
-      'overwrite, no before': () => overwrite(false),
-      createIfAbsent: async (rep) => fs.writeText(await at(`w-seamfs/cia-${rep}.txt`), WRITTEN, { expected: { kind: 'createIfAbsent' } }),
-      edit: async () => {
-        const next = mark === 'A' ? 'B' : 'A'
-        await fs.editText(await at('data/edit-seamfs.txt'), { oldString: `MARK-${mark}`, newString: `MARK-${next}`, replaceAll: false })
-        mark = next
-      },
-      'list 100': async () => fs.listDir(await at('list100')),
-      'list 2,500': async () => fs.listDir(await at('list2500')),
-      // A file this connection has not seen yet, so nothing is cached.
-      stat: async (rep) => fs.stat(await at(`list2500/f${String(rep % 2500).padStart(4, '0')}.txt`)),
-      'glob 200 files': () => tool(tools.glob.execute({ pattern: '*.txt', path: 'tree' })),
-      'grep 200 files': () => tool(tools.grep.execute({ pattern: NEEDLE, path: 'tree' })),
-    },
+    ops: seamfsOps(fs),
     close: async () => {
       await fs.close()
       client.end()
