@@ -5,23 +5,13 @@
  * client (once per HTTP attempt), as in requests.test.ts; and the check still finds a file at any
  * level of a deep path.
  */
+import { codeOf } from '@seamfs/conformance'
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
-import { isFsError, type FsErrorCode } from '@seamfs/core/backend'
 import { S3FileSystem } from '@seamfs/backend-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freshPrefix, purge, rawClient, server, serverWhy } from './support.js'
 
 const short: Record<string, string> = { HeadObjectCommand: 'HEAD', ListObjectsV2Command: 'LIST', GetObjectCommand: 'GET', PutObjectCommand: 'PUT' }
-
-async function codeOf(operation: Promise<unknown>): Promise<FsErrorCode | 'ok'> {
-  try {
-    await operation
-    return 'ok'
-  } catch (err) {
-    if (isFsError(err)) return err.code
-    throw err
-  }
-}
 
 /** `d/d/…/d/<leaf>`: a path of `n` segments (one-letter directories, so that a deep one still fits S3's 1,024-byte keys). */
 const deep = (n: number, leaf = 'f.txt', dir = 'd'): string => `${`${dir}/`.repeat(n - 1)}${leaf}`

@@ -3,21 +3,12 @@
  * (`replaceIfVersion` with `before: false`), and what they answer when this instance, or another
  * client behind its back, changes the path in between.
  */
+import { codeOf } from '@seamfs/conformance'
 import { ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
-import { isFsError, type FsErrorCode, type FsVersion } from '@seamfs/core'
+import type { FsVersion } from '@seamfs/core'
 import { S3FileSystem, type S3FileSystemOptions } from '@seamfs/backend-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freshPrefix, purge, rawClient, server, serverWhy } from './support.js'
-
-async function codeOf(operation: Promise<unknown>): Promise<FsErrorCode | 'ok'> {
-  try {
-    await operation
-    return 'ok'
-  } catch (err) {
-    if (isFsError(err)) return err.code
-    throw err
-  }
-}
 
 describe.skipIf(server === null)(`S3FileSystem: resolve's memory and the one-PUT replace${server === null ? ` (skipped: ${serverWhy})` : ''}`, () => {
   let client: S3Client

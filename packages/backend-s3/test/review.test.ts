@@ -4,23 +4,14 @@
  * versitygw before versity/versitygw#1709: the PUT creates the object), and the clock that
  * `resolve`'s memory trusts.
  */
+import { codeOf } from '@seamfs/conformance'
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
-import { isFsError, type FsErrorCode } from '@seamfs/core'
+import { isFsError } from '@seamfs/core'
 import { S3FileSystem } from '@seamfs/backend-s3'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ClearPaths } from '../src/clear-paths.js'
 import { CuttingProxy, type CutRule } from './proxy.js'
 import { freshPrefix, purge, rawClient, server, serverWhy } from './support.js'
-
-async function codeOf(operation: Promise<unknown>): Promise<FsErrorCode | 'ok'> {
-  try {
-    await operation
-    return 'ok'
-  } catch (err) {
-    if (isFsError(err)) return err.code
-    throw err
-  }
-}
 
 /**
  * Makes radosgw behave like a server that checks `If-Match` only when the key exists: before

@@ -3,22 +3,13 @@
  * requireAtomicGuards, prefix scoping, directory markers, revision tokens, the size limit
  * checked on the GET's headers, abort of a streamed GET, and a client built from options.
  */
+import { codeOf } from '@seamfs/conformance'
 import { Readable } from 'node:stream'
 import { HeadObjectCommand, ListObjectVersionsCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
-import { FsTargetKey, isFsError, type FsErrorCode } from '@seamfs/core/backend'
+import { FsTargetKey } from '@seamfs/core/backend'
 import { S3FileSystem, type S3FileSystemOptions } from '@seamfs/backend-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freshPrefix, purge, rawClient, server, serverWhy } from './support.js'
-
-async function codeOf(operation: Promise<unknown>): Promise<FsErrorCode | 'ok'> {
-  try {
-    await operation
-    return 'ok'
-  } catch (err) {
-    if (isFsError(err)) return err.code
-    throw err
-  }
-}
 
 describe.skipIf(server === null)(`S3FileSystem on radosgw${server === null ? ` (skipped: ${serverWhy})` : ''}`, () => {
   let client: S3Client

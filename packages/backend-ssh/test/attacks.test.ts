@@ -15,7 +15,7 @@ import { isFsError } from '@seamfs/core/backend'
 import { SftpFileSystem } from '@seamfs/backend-ssh'
 import { titled } from './helpers.js'
 import { CuttingProxy } from './proxy.js'
-import { RawSftp } from './raw.js'
+import { suiteScratch, type RawSftp } from './raw.js'
 
 const server = inject('sftp')
 /** A name of the kind a crashed writer's or remover's stage has (`.seamfs-tmp-<16 hex>`). */
@@ -28,14 +28,9 @@ describe.skipIf(server === null)(titled('SftpFileSystem under attack: remove and
   let root: string
   let fs: SftpFileSystem
 
-  beforeAll(async () => {
-    if (server === null) return
-    raw = await RawSftp.connect(server)
-    base = await raw.freshDir(server.root, 'attacks-')
-  })
-  afterAll(async () => {
-    await raw?.rmrf(base)
-    raw?.close()
+  suiteScratch(server, 'attacks-', (scratch) => {
+    raw = scratch.raw
+    base = scratch.base
   })
   beforeEach(async () => {
     if (server === null) return

@@ -2,12 +2,12 @@
  * remove, rename and createDirectory against the real OpenSSH sshd: the basics, the guards,
  * the recursive bound, the root fence on both ends, and the requests each one sends.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
+import { beforeEach, describe, expect, inject, it } from 'vitest'
 import { codeOf } from '@seamfs/conformance'
 import { FsTargetKey, FsVersion, isFsError, type FsTarget } from '@seamfs/core/backend'
 import { SftpFileSystem } from '@seamfs/backend-ssh'
 import { countingClient, titled } from './helpers.js'
-import { RawSftp } from './raw.js'
+import { suiteScratch, type RawSftp } from './raw.js'
 
 const server = inject('sftp')
 const jailed = inject('sftpChroot')
@@ -21,14 +21,9 @@ describe.skipIf(server === null)(titled('SftpFileSystem: remove, rename, createD
   let outside: string
   let fs: SftpFileSystem
 
-  beforeAll(async () => {
-    if (server === null) return
-    raw = await RawSftp.connect(server)
-    base = await raw.freshDir(server.root, 'mut-')
-  })
-  afterAll(async () => {
-    await raw?.rmrf(base)
-    raw?.close()
+  suiteScratch(server, 'mut-', (scratch) => {
+    raw = scratch.raw
+    base = scratch.base
   })
   beforeEach(async () => {
     if (server === null) return

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { posix } from 'node:path'
 import { Client, type SFTPWrapper } from 'ssh2'
+import { afterAll, beforeAll } from 'vitest'
 import type { SftpServerInfo } from '../../../test-servers/sftp.js'
 
 type Cb<T> = (err?: Error | null, value?: T) => void
@@ -98,4 +99,32 @@ export class RawSftp {
   close(): void {
     this.client.end()
   }
+}
+
+/** What {@link suiteScratch} hands a suite: a raw connection and the suite's own fresh directory. */
+export interface Scratch {
+  readonly raw: RawSftp
+  readonly base: string
+}
+
+/**
+ * Registers the hooks of a suite's scratch space on the test server: before the suite, a raw
+ * connection and a fresh directory named `prefix…` (given to `ready`); after it, the directory
+ * removed (`beforeRemove` first, e.g. to make read-only parts removable) and the connection closed.
+ * Nothing happens without a server (the suite skips).
+ */
+export function suiteScratch(server: SftpServerInfo | null, prefix: string, ready: (scratch: Scratch) => void, beforeRemove?: (base: string) => void): void {
+  let scratch: Scratch | undefined
+  beforeAll(async () => {
+    if (server === null) return
+    const raw = await RawSftp.connect(server)
+    scratch = { raw, base: await raw.freshDir(server.root, prefix) }
+    ready(scratch)
+  })
+  afterAll(async () => {
+    if (scratch === undefined) return
+    beforeRemove?.(scratch.base)
+    await scratch.raw.rmrf(scratch.base)
+    scratch.raw.close()
+  })
 }

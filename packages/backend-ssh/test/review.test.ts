@@ -15,7 +15,7 @@ import type { SftpServerInfo } from '../../../test-servers/sftp.js'
 import { HINT_MS } from '../src/hints.js'
 import { titled } from './helpers.js'
 import { CuttingProxy } from './proxy.js'
-import { RawSftp } from './raw.js'
+import { RawSftp, suiteScratch } from './raw.js'
 
 const server = inject('sftp')
 
@@ -65,16 +65,15 @@ describe.skipIf(server === null)(titled('SftpFileSystem: review of the pipelined
   let hc: HandleClient
   let fs: SftpFileSystem
 
-  beforeAll(async () => {
-    if (server === null) return
-    raw = await RawSftp.connect(server)
-    base = await raw.freshDir(server.root, 'review-')
-  })
-  afterAll(async () => {
-    if (base !== undefined) execFileSync('chmod', ['-R', 'u+rwx', base])
-    await raw?.rmrf(base)
-    raw?.close()
-  })
+  suiteScratch(
+    server,
+    'review-',
+    (scratch) => {
+      raw = scratch.raw
+      base = scratch.base
+    },
+    (dir) => execFileSync('chmod', ['-R', 'u+rwx', dir]),
+  )
   beforeEach(async () => {
     if (server === null) return
     root = await raw.freshDir(base, 'root-')

@@ -4,11 +4,11 @@
  * together and waited for (see `countingClient`); at a real network's latency they are the wall
  * time. Also: the root is pinned at first use, so a root swapped for a link later leads nowhere.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
+import { beforeEach, describe, expect, inject, it } from 'vitest'
 import { codeOf } from '@seamfs/conformance'
 import { SftpFileSystem } from '@seamfs/backend-ssh'
 import { countingClient, titled, type CountingClient } from './helpers.js'
-import { RawSftp } from './raw.js'
+import { suiteScratch, type RawSftp } from './raw.js'
 
 const server = inject('sftp')
 const KIB4 = 'x'.repeat(4095) + '\n'
@@ -20,14 +20,9 @@ describe.skipIf(server === null)(titled('SftpFileSystem: round trips per operati
   let counting: CountingClient
   let fs: SftpFileSystem
 
-  beforeAll(async () => {
-    if (server === null) return
-    raw = await RawSftp.connect(server)
-    base = await raw.freshDir(server.root, 'rt-')
-  })
-  afterAll(async () => {
-    await raw?.rmrf(base)
-    raw?.close()
+  suiteScratch(server, 'rt-', (scratch) => {
+    raw = scratch.raw
+    base = scratch.base
   })
   beforeEach(async () => {
     if (server === null) return

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
+import { beforeEach, describe, expect, inject, it } from 'vitest'
 import { codeOf } from '@seamfs/conformance'
 import { FsTargetKey } from '@seamfs/core/backend'
 import { SftpFileSystem } from '@seamfs/backend-ssh'
 import ssh2 from 'ssh2'
 import { Session, sha256Fingerprint } from '../src/connection.js'
 import { countingClient, titled } from './helpers.js'
-import { RawSftp } from './raw.js'
+import { suiteScratch, type RawSftp } from './raw.js'
 
 const server = inject('sftp')
 const { utils } = ssh2
@@ -18,14 +18,9 @@ describe.skipIf(server === null)(titled('SftpFileSystem against OpenSSH', server
   let outside: string
   let fs: SftpFileSystem
 
-  beforeAll(async () => {
-    if (server === null) return
-    raw = await RawSftp.connect(server)
-    base = await raw.freshDir(server.root, 'ssh-')
-  })
-  afterAll(async () => {
-    await raw?.rmrf(base)
-    raw?.close()
+  suiteScratch(server, 'ssh-', (scratch) => {
+    raw = scratch.raw
+    base = scratch.base
   })
   beforeEach(async () => {
     if (server === null) return

@@ -3,11 +3,11 @@
  * write to no one is FS_PERMISSION_DENIED on write and edit, although the server's rename would
  * replace it (the directory is writable), and nothing changes: content, mode, no temp residue.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
+import { beforeEach, describe, expect, inject, it } from 'vitest'
 import { codeOf } from '@seamfs/conformance'
 import { SftpFileSystem } from '@seamfs/backend-ssh'
 import { titled } from './helpers.js'
-import { RawSftp } from './raw.js'
+import { suiteScratch, type RawSftp } from './raw.js'
 
 const server = inject('sftp')
 
@@ -17,14 +17,9 @@ describe.skipIf(server === null)(titled('write-protected files over SFTP', serve
   let root: string
   let fs: SftpFileSystem
 
-  beforeAll(async () => {
-    if (server === null) return
-    raw = await RawSftp.connect(server)
-    base = await raw.freshDir(server.root, 'ro-')
-  })
-  afterAll(async () => {
-    await raw?.rmrf(base)
-    raw?.close()
+  suiteScratch(server, 'ro-', (scratch) => {
+    raw = scratch.raw
+    base = scratch.base
   })
   beforeEach(async () => {
     if (server === null) return
