@@ -328,13 +328,17 @@ export class SandboxedFileSystem extends FileSystemLayer {
     return roots.filter((root): root is FsTarget => root !== undefined)
   }
 
-  /** Root `i` for a caller: a pin another caller's abort cut short is tried again under this caller's signal. */
+  /**
+   * Root `i` for a caller: a pin other callers' aborts cut short is tried again under this caller's
+   * signal, as often as they abort (each retry needs another caller's abort; this one's ends it).
+   */
   async #rootFor(i: number, signal: AbortSignal | undefined): Promise<FsTarget | undefined> {
-    try {
-      return await this.#pinnedRoot(i, signal)
-    } catch (err) {
-      if (signal?.aborted === true || !isFsError(err, 'FS_ABORTED')) throw err
-      return this.#pinnedRoot(i, signal)
+    for (;;) {
+      try {
+        return await this.#pinnedRoot(i, signal)
+      } catch (err) {
+        if (signal?.aborted === true || !isFsError(err, 'FS_ABORTED')) throw err
+      }
     }
   }
 
@@ -342,13 +346,27 @@ export class SandboxedFileSystem extends FileSystemLayer {
   #pinnedRoot(i: number, signal: AbortSignal | undefined): Promise<FsTarget | undefined> {
     const known = this.#pins[i]
     if (known !== undefined) return known
-    const pending = this.#resolveOrNone(this.#roots[i] as string, i === 0 ? undefined : this.#workspaceRoot, signal)
+    const pending = i === 0 ? this.#resolveOrNone(this.#workspaceRoot, undefined, signal) : this.#resolveBeside(this.#roots[i] as string, signal)
     this.#pins[i] = pending
     const forget = (): void => {
       if (this.#pins[i] === pending) this.#pins[i] = undefined
     }
     pending.then((root) => root === undefined && forget(), forget)
     return pending
+  }
+
+  /**
+   * A further root, resolved against the workspace root only while that still resolves where it
+   * was pinned: a root first resolving after the workspace root was swapped for a link would
+   * otherwise be pinned through the link, outside. Until then it matches nothing.
+   */
+  async #resolveBeside(path: string, signal: AbortSignal | undefined): Promise<FsTarget | undefined> {
+    const workspace = await this.#rootFor(0, signal)
+    if (workspace !== undefined) {
+      const now = await this.#resolveOrNone(this.#workspaceRoot, undefined, signal)
+      if (now?.targetKey !== workspace.targetKey) return undefined
+    }
+    return this.#resolveOrNone(path, this.#workspaceRoot, signal)
   }
 
   async #resolveOrNone(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget | undefined> {
