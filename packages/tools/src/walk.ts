@@ -187,6 +187,7 @@ export async function walkFiles(fs: FileSystem, root: FsTarget, control: SearchC
       continue
     }
     const candidates: Dir[] = []
+    const linkChecks = (): Promise<boolean[]> => mapInOrder(candidates, concurrency, (dir) => isLink(fs, dir.target, control), check)
     // The level's listings are in flight together; their entries are taken in level order, as one by one.
     let index = 0
     for await (const listed of inOrder(level, concurrency, list, { beforeStart: check })) {
@@ -194,7 +195,11 @@ export async function walkFiles(fs: FileSystem, root: FsTarget, control: SearchC
       if (!listed.ok) {
         const err = listed.error
         if (dir.path !== '' && isFsError(err, 'FS_SANDBOX_DENIED')) fenced++
-        else if (dir.path === '' || !isSkippable(err)) throw err
+        else if (dir.path === '' || !isSkippable(err)) {
+          // One at a time, the link checks of the directories listed before would have failed first.
+          await linkChecks()
+          throw err
+        }
         continue
       }
       for (const entry of listed.value) {
@@ -207,7 +212,7 @@ export async function walkFiles(fs: FileSystem, root: FsTarget, control: SearchC
       }
     }
     // Which directories are links: asked together too, then sorted in level order.
-    const linked = await mapInOrder(candidates, concurrency, (dir) => isLink(fs, dir.target, control), check)
+    const linked = await linkChecks()
     const next: Dir[] = []
     candidates.forEach((dir, i) => {
       if (seen.has(dir.target.targetKey)) return
