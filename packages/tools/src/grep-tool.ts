@@ -1,4 +1,5 @@
 import { FsError, isFsError } from '@seamfs/core'
+import { decodeText } from '@seamfs/core/backend'
 import { argsParser, NON_BLANK } from './args.js'
 import { inOrder } from './bounded.js'
 import { run } from './file-tools.js'
@@ -136,7 +137,10 @@ function prefetchCost(file: WalkedFile, streamMin: number): number {
   return file.size < streamMin ? file.size : 0
 }
 
-/** A file read whole when below `readStreamMinSize` (stat first when the walk did not say its size); larger ones are left to stream in turn. */
+/**
+ * A file read whole when below `readStreamMinSize` (stat first when the walk did not say its size), decoded by
+ * `readText`'s rules; larger ones, and any whose bytes turn out larger than its size said, are left to stream in turn.
+ */
 async function fetchFile(deps: ToolDeps, file: WalkedFile, control: SearchControl): Promise<Fetched> {
   const opts = { signal: control.signal }
   let size = file.size
@@ -145,8 +149,17 @@ async function fetchFile(deps: ToolDeps, file: WalkedFile, control: SearchContro
     if (info?.type !== 'file') return 'skipped'
     size = info.size
   }
-  if (size !== undefined && size < deps.config.readStreamMinSize) return { text: await control.race(deps.fs.readText(file.target, opts)) }
-  return 'stream'
+  if (size === undefined || size >= deps.config.readStreamMinSize) return 'stream'
+  // Read with a cap, not readText: a backend whose listing or stat says "small" for a large file must
+  // not make `searchConcurrency` whole-file reads of up to `maxTextBytes` each. Above the cap, stream it.
+  let bytes: Uint8Array
+  try {
+    bytes = await control.race(deps.fs.readBytes(file.target, { ...opts, maxBytes: deps.config.readStreamMinSize - 1 }))
+  } catch (err) {
+    if (isFsError(err, 'FS_TOO_LARGE')) return 'stream'
+    throw err
+  }
+  return { text: decodeText(bytes, file.target.displayPath) }
 }
 
 /** One fetched file through the worker (a large one streamed now, in search order). */

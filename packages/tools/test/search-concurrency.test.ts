@@ -4,14 +4,14 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { FsError, type FsDirEntry, type FsInfo, type FsTarget, type SignalOptions } from '@seamfs/core'
+import { FsError, type FsDirEntry, type FsInfo, type FsTarget, type ReadBytesOptions, type SignalOptions } from '@seamfs/core'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { createFileToolsByName, DEFAULT_CONFIG, type ToolsConfig } from '@seamfs/tools'
 import { inOrder, mapInOrder } from '../src/bounded.js'
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
-/** A memory backend that counts its calls in flight, yields before answering, and can fail or hang chosen reads. */
+/** A memory backend that counts its calls in flight, yields before answering, and can fail or hang chosen reads (grep reads ahead with `readBytes`). */
 class Instrumented extends MemoryFileSystem {
   inFlight = 0
   maxInFlight = 0
@@ -39,7 +39,7 @@ class Instrumented extends MemoryFileSystem {
     return this.#counted(() => super.stat(target, opts))
   }
 
-  override readText(target: FsTarget, opts: SignalOptions = {}): Promise<string> {
+  override readBytes(target: FsTarget, opts: ReadBytesOptions = {}): Promise<Uint8Array> {
     return this.#counted(async () => {
       if (this.failRead.has(target.displayPath)) throw FsError.io('read', target.displayPath, 'disk on fire')
       if (this.hangRead.has(target.displayPath)) {
@@ -50,7 +50,7 @@ class Instrumented extends MemoryFileSystem {
         this.aborted++
         throw FsError.aborted('read', opts.signal?.reason)
       }
-      return super.readText(target, opts)
+      return super.readBytes(target, opts)
     })
   }
 }
@@ -144,6 +144,34 @@ describe('bounded fan-out', () => {
       process.off('warning', onWarning)
     }
     expect(warnings).toEqual([])
+  })
+
+  it('a file larger than its listing said is streamed, not read whole: read-ahead stays bounded whatever the sizes claim', async () => {
+    const big = `x big\n${'y'.repeat(64 * 1024)}\n`
+    class Lying extends Instrumented {
+      wholeReads: number[] = []
+      streamed: string[] = []
+      override streamText(target: FsTarget, opts?: SignalOptions): Promise<AsyncIterable<string>> {
+        this.streamed.push(target.displayPath)
+        return super.streamText(target, opts)
+      }
+      override async listDir(target: FsTarget, opts?: SignalOptions): Promise<FsDirEntry[]> {
+        return (await super.listDir(target, opts)).map((e) => (e.type === 'file' ? { ...e, size: 1 } : e))
+      }
+      override readBytes(target: FsTarget, opts: ReadBytesOptions = {}): Promise<Uint8Array> {
+        this.wholeReads.push(opts.maxBytes ?? Number.POSITIVE_INFINITY)
+        return super.readBytes(target, opts)
+      }
+    }
+    const fs = new Lying({ cwd: '/w', files: { 'a.txt': big, 'b.txt': 'x small\n' } })
+    const grep = await toolsOn(fs, { readStreamMinSize: 1024 }).grep.execute({ pattern: '^x' })
+    expect(grep.value?.matches.map((m) => [m.path, m.text])).toEqual([
+      ['a.txt', 'x big'],
+      ['b.txt', 'x small'],
+    ])
+    // Every read ahead was capped below readStreamMinSize; the big file went to the stream.
+    expect(fs.wholeReads).toEqual([1023, 1023])
+    expect(fs.streamed).toEqual(['/w/a.txt'])
   })
 
   it('searchConcurrency is a positive integer of at most 64', () => {
