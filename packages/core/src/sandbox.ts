@@ -10,7 +10,7 @@ import {
 } from './file-system.js'
 import { FileSystemLayer } from './layer.js'
 import type { FileSystem } from './file-system.js'
-import type { FsDirEntry, FsInfo, FsPathInfo, FsRemoveOutcome, FsRenameOutcome, FsTarget, FsVersion, RenameOptions } from './types.js'
+import type { FsDirEntry, FsInfo, FsPathInfo, FsRemoveOutcome, FsRenameOutcome, FsTarget, FsVersion, RenameOptions, SignalOptions } from './types.js'
 
 /** `read-only`: no mutation; `workspace-write`: mutations inside the writable roots; `full-access`: no fence. */
 export type SandboxMode = 'read-only' | 'workspace-write' | 'full-access'
@@ -313,6 +313,16 @@ export class SandboxedFileSystem extends FileSystemLayer {
       if (isFsError(err, 'FS_ABORTED')) throw err
       throw denied(' (it no longer resolves)', err)
     }
+  }
+
+  /**
+   * The workspace root's target, pinned where it first resolved (as every check uses it); a root
+   * that does not resolve yet is `FS_NOT_FOUND`, and is tried again on the next call.
+   */
+  async workspaceRootTarget(opts: SignalOptions = {}): Promise<FsTarget> {
+    const root = await this.#rootFor(0, opts?.signal)
+    if (root === undefined) throw FsError.notFound('resolve', this.#workspaceRoot)
+    return root
   }
 
   /**

@@ -1,7 +1,6 @@
 import { getConfig } from '@langchain/langgraph'
 import { FsError, SandboxedFileSystem, type FileSystem, type FsTarget, type PolicyOwner } from '@seamfs/core'
 import { parseVirtual, type VirtualPath } from './paths.js'
-import { PinnedRoot } from './pinned.js'
 
 /** The most LangGraph threads whose sessions a backend keeps (least recently used dropped first). */
 export const MAX_THREAD_SESSIONS = 1024
@@ -33,13 +32,13 @@ function currentRun(): { readonly threadId: string | undefined; readonly signal:
  * The fence every operation of the backend runs through, the tools' walks included: a
  * `SandboxedFileSystem` whose only root is `root`, in `workspace-write` with reads confined, so a
  * symlink inside the root (a directory or a file) never carries a read, a listing, a walk or a
- * write outside it; under it a {@link PinnedRoot}, so a root later swapped for a link to elsewhere
- * does not move the fence along. The sandbox's default protected names are kept: `.git` stays
- * read-only to the model (its hooks and config are code the host runs), as in every seamfs host.
+ * write outside it; the sandbox pins the root where it first resolved, so a root later swapped
+ * for a link to elsewhere does not move the fence along. The sandbox's default protected names are
+ * kept: `.git` stays read-only to the model (its hooks and config are code the host runs), as in
+ * every seamfs host.
  */
-export function fenced(fs: FileSystem, root: string): { readonly fs: SandboxedFileSystem; readonly pinned: PinnedRoot } {
-  const pinned = new PinnedRoot(fs, root)
-  return { fs: new SandboxedFileSystem(pinned, { mode: 'workspace-write', workspaceRoot: root, confineReads: true }), pinned }
+export function fenced(fs: FileSystem, root: string): SandboxedFileSystem {
+  return new SandboxedFileSystem(fs, { mode: 'workspace-write', workspaceRoot: root, confineReads: true })
 }
 
 /**
@@ -50,17 +49,14 @@ export function fenced(fs: FileSystem, root: string): { readonly fs: SandboxedFi
  * for a link to elsewhere later is refused as every other path is.
  */
 export class Scope {
-  readonly fs: FileSystem
+  readonly fs: SandboxedFileSystem
   readonly root: string
   readonly #session: PolicyOwner | undefined
   readonly #ownSession = Object.freeze({ deepagents: 'default session' })
   readonly #threads = new Map<string, object>()
-  readonly #pinned: PinnedRoot
 
   constructor(fs: FileSystem, root: string, session: PolicyOwner | undefined) {
-    const fence = fenced(fs, root)
-    this.fs = fence.fs
-    this.#pinned = fence.pinned
+    this.fs = fenced(fs, root)
     this.root = root
     this.#session = session
   }
@@ -87,9 +83,9 @@ export class Scope {
     return session
   }
 
-  /** The root's target, resolved once (again after a failure): the pin every path is checked against. */
+  /** The root's target, pinned by the sandbox where it first resolved: the pin every path is checked against. */
   rootTarget(signal: AbortSignal | undefined): Promise<FsTarget> {
-    return this.#pinned.pin(signal)
+    return this.fs.workspaceRootTarget({ signal })
   }
 
   /**

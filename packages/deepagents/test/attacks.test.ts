@@ -193,12 +193,12 @@ describe('deepagents backend on LocalFileSystem: links and leaks', () => {
     mkdirSync(outside)
     writeFileSync(join(root, 'a.txt'), 'inside\n')
     writeFileSync(join(outside, 'a.txt'), 'OUTSIDE\n')
-    const { fs, pinned } = fenced(new LocalFileSystem({ cwd: base }), root)
-    await pinned.pin(undefined)
+    const fs = fenced(new LocalFileSystem({ cwd: base }), root)
+    await fs.workspaceRootTarget()
     expect(await fs.readText(await fs.resolve('a.txt'))).toBe('inside\n')
     renameSync(root, join(base, 'moved'))
     symlinkSync(outside, root)
-    // What a walk does after the backend's own check of the root: the sandbox alone would follow the new link.
+    // What a walk does after the backend's own check of the root: the sandbox's pin does not follow the new link.
     await expect(fs.resolve('a.txt').then((t) => fs.readText(t))).rejects.toMatchObject({ code: 'FS_SANDBOX_DENIED' })
     await expect(fs.resolve('.').then((t) => fs.listDir(t))).rejects.toMatchObject({ code: 'FS_SANDBOX_DENIED' })
     await expect(fs.resolve('b.txt').then((t) => fs.writeText(t, 'escaped\n'))).rejects.toMatchObject({ code: 'FS_SANDBOX_DENIED' })
