@@ -1,4 +1,4 @@
-import type { FsTarget, FsVersion, UpdateRequest, WriteRequest, WriteResult } from '@seamfs/core/backend'
+import type { Awaitable, FsTarget, FsVersion, UpdateRequest, WriteRequest, WriteResult } from '@seamfs/core/backend'
 import { MemoryFileSystem } from '../../../packages/backend-memory/src/memory-file-system.js'
 import { brokenMemoryConformance } from './memory-base.js'
 
@@ -17,7 +17,7 @@ class IgnoresReadOnly extends MemoryFileSystem {
   }
 
   /** Runs `publish` with the owner's write bit set on an existing file, then puts its mode back. */
-  async #writable<T>(target: FsTarget, publish: () => Promise<T>): Promise<T> {
+  async #writable<T>(target: FsTarget, publish: () => Awaitable<T>): Promise<T> {
     const mode = this.volume.existsSync(target.targetKey) ? Number(this.volume.statSync(target.targetKey).mode) & 0o777 : undefined
     if (mode === undefined) return publish()
     this.volume.chmodSync(target.targetKey, mode | 0o200)

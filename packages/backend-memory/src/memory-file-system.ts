@@ -4,6 +4,7 @@ import type { Dirent, Stats as MemStats } from '@jsonjoy.com/fs-node'
 import { Superblock, type Link, type Node as MemNode } from '@jsonjoy.com/fs-core'
 import {
   checkGuard,
+  type Awaitable,
   FileSystem,
   FsError,
   FsTargetKey,
@@ -16,6 +17,7 @@ import {
   type FsRemoveOutcome,
   type FsRenameOutcome,
   type FsTarget,
+  type ReadRequest,
   type RemoveRequest,
   type RenameRequest,
   type UpdateRequest,
@@ -159,31 +161,33 @@ export class MemoryFileSystem extends FileSystem {
     return isWithin(parent.targetKey, child.targetKey)
   }
 
-  protected override async resolvePath(path: string, cwd: string | undefined): Promise<FsTarget> {
+  protected override resolvePath(path: string, cwd: string | undefined): Awaitable<FsTarget> {
     // A plain absolute path (no `.`, `..`, `//`, symlink or file on the way) is its own key: found or missing, no realpath to make.
     if (cwd === undefined && walk(this.#core.root, path) !== undefined) return { targetKey: FsTargetKey(path), displayPath: path }
     const abs = this.#absolute(path, cwd)
     return { targetKey: FsTargetKey(this.#canonical(abs, 0)), displayPath: abs }
   }
 
-  protected override async statTarget(target: FsTarget): Promise<FsInfo | undefined> {
+  protected override statTarget(target: FsTarget): Awaitable<FsInfo | undefined> {
     const node = this.#node(target.targetKey)
     return node && this.#nodeInfo(node)
   }
 
-  protected override async lstatPath(path: string, cwd: string | undefined): Promise<FsPathInfo | undefined> {
+  protected override lstatPath(path: string, cwd: string | undefined): Awaitable<FsPathInfo | undefined> {
     const abs = this.#absolute(path, cwd)
     const st = this.#statOrUndefined(abs, false)
     if (st === undefined) return undefined
     return st.isSymbolicLink() ? { type: 'symlink', version: this.#version(st), mtime: Number(st.mtimeMs) } : this.#info(st)
   }
 
-  // The bytes are in memory already: core's size check after the read suffices. A copy: the caller's to change.
-  protected override async loadBytes(target: FsTarget): Promise<Uint8Array> {
-    return copyOf(this.#readFile(target, 'read'))
+  // The bytes are in memory already: core's size check after the read suffices. A copy: the caller's to change
+  // (in Node's pool where core only decodes it, an array of its own where it reaches a caller).
+  protected override loadBytes(target: FsTarget, request: ReadRequest): Awaitable<Uint8Array> {
+    const bytes = this.#readFile(target, 'read')
+    return request.transient === true ? Buffer.from(bytes) : copyOf(bytes)
   }
 
-  protected override async openBytes(target: FsTarget): Promise<Iterable<Uint8Array>> {
+  protected override openBytes(target: FsTarget): Awaitable<Iterable<Uint8Array>> {
     // A view, not a copy: every write truncates first, which gives the node a new buffer, so the
     // stream keeps showing the content as it was when it was opened (and memory stays bounded).
     const bytes = this.#readFile(target, 'read')
@@ -192,7 +196,7 @@ export class MemoryFileSystem extends FileSystem {
     })()
   }
 
-  protected override async listEntries(target: FsTarget): Promise<FsDirEntry[]> {
+  protected override listEntries(target: FsTarget): Awaitable<FsDirEntry[]> {
     const st = this.#statOrUndefined(target.targetKey, true)
     if (st === undefined) throw FsError.notFound('list', target.displayPath)
     if (!st.isDirectory()) throw FsError.notDirectory('list', target.displayPath)
@@ -215,7 +219,7 @@ export class MemoryFileSystem extends FileSystem {
     return entries
   }
 
-  protected override async publishBytes(target: FsTarget, encoded: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+  protected override publishBytes(target: FsTarget, encoded: Uint8Array, request: WriteRequest): Awaitable<WriteResult> {
     return this.#publishPlain(target, encoded, request) ?? this.#publish(target, encoded, request)
   }
 
@@ -274,7 +278,7 @@ export class MemoryFileSystem extends FileSystem {
     return { created: node === undefined, version: this.#stamp(node ?? this.#node(key), key), before }
   }
 
-  protected override async updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
+  protected override updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Awaitable<FsVersion> {
     const key = target.targetKey
     const link = walk(this.#core.root, key, this.#owner)
     if (link !== undefined && link !== null && isFileNode(link.node) && canOpenForWrite(this.#core, link.node, this.#host)) {
@@ -294,7 +298,7 @@ export class MemoryFileSystem extends FileSystem {
   }
 
   // Each hook below checks and changes in one synchronous run: no other code of this process interleaves.
-  protected override async removeTarget(target: FsTarget, { expected, recursive, maxEntries }: RemoveRequest): Promise<FsRemoveOutcome> {
+  protected override removeTarget(target: FsTarget, { expected, recursive, maxEntries }: RemoveRequest): Awaitable<FsRemoveOutcome> {
     const path = target.displayPath
     const link = this.#link(target.targetKey)
     if (link === undefined) throw expected === undefined ? FsError.notFound('remove', path) : FsError.stale('remove', path, 'gone')
@@ -313,7 +317,7 @@ export class MemoryFileSystem extends FileSystem {
     return { type: node.isFile() ? 'file' : 'directory', entries: tree.length }
   }
 
-  protected override async renameTarget(from: FsTarget, to: FsTarget, { expected, overwrite }: RenameRequest): Promise<FsRenameOutcome> {
+  protected override renameTarget(from: FsTarget, to: FsTarget, { expected, overwrite }: RenameRequest): Awaitable<FsRenameOutcome> {
     const path = from.displayPath
     const source = this.#link(from.targetKey)
     if (source === undefined) throw expected === undefined ? FsError.notFound('rename', path) : FsError.stale('rename', path, 'gone')
@@ -343,7 +347,7 @@ export class MemoryFileSystem extends FileSystem {
     return { type, replaced: existing !== undefined, version: this.#nodeVersion(node) }
   }
 
-  protected override async makeDirectory(target: FsTarget): Promise<boolean> {
+  protected override makeDirectory(target: FsTarget): Awaitable<boolean> {
     const node = this.#node(target.targetKey)
     if (node?.isDirectory() === true) return false
     if (node !== undefined) throw FsError.notDirectory('create directory', target.displayPath)

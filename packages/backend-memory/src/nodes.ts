@@ -207,22 +207,21 @@ export function stampNode(node: MemNode, at: Date): void {
 }
 
 /**
- * Replaces the content of the file at `link` with a copy of `bytes` and stamps
- * `at` as its atime, mtime and ctime: one synchronous step, so no reader sees
- * a mix. The node gets a new buffer (a view of the old one stays as it was).
- * The change is announced as memfs's own truncate + write would (nothing when
- * an empty file stays empty), so versions and watchers follow.
+ * Makes `bytes` the content of the file at `link` (no copy: core hands every hook bytes of the
+ * hook's own, which nothing changes afterwards) and stamps `at` as its atime, mtime and ctime:
+ * one synchronous step, so no reader sees a mix. The node gets a new buffer (a view of the old
+ * one stays as it was). The change is announced as memfs's own truncate + write would (nothing
+ * when an empty file stays empty), so versions and watchers follow.
  */
 export function replaceContent(core: Superblock, link: Link, bytes: Uint8Array, at: Date): void {
   const node = link.node
   const fields = node as unknown as NodeFields
   const hadContent = fields.size > 0
-  const buf = Buffer.allocUnsafe(bytes.length)
-  buf.set(bytes)
-  fields.buf = buf
+  fields.buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   fields.size = bytes.length
   fields.capacity = bytes.length
   stampNode(node, at)
-  node.changes.emit(['modify'])
+  // The node's own (deprecated) bus, as memfs's write announces it; nothing is built for no listener.
+  if (node.changes.listeners.size > 0) node.changes.emit(['modify'])
   if (hadContent || bytes.length > 0) core.changes.emit(new FsEvent(EVENT_MODIFY, link.steps, node, link))
 }

@@ -14,6 +14,7 @@ export {
   MAX_REMOVE_ENTRIES,
   type ByteChunks,
   type FileSystemHooks,
+  type Awaitable,
   type ReadRequest,
   type RemoveRequest,
   type RenameRequest,

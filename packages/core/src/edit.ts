@@ -103,14 +103,43 @@ function spliceMatches(lf: string, needle: string, raw: string, replacement: str
   return out + batch.join('') + raw.slice(from)
 }
 
-/** Result of {@link editTextBytes}. */
-export interface ByteEditResult {
-  /** The text as read, LF-normalized, without BOM; built on first access. */
-  readonly before: string
-  /** The text after the last edit, LF-normalized, without BOM; built on first access. */
-  readonly after: string
+/**
+ * Result of {@link editTextBytes}: the bytes to publish, and the texts before and after, each
+ * built when first read (from the input and output bytes, which must not change afterwards).
+ * A class, not an object literal with getters: building one of those per edit cost more than
+ * a small file's whole edit.
+ */
+export class ByteEditResult {
   /** The bytes to publish (BOM kept when the file had one). */
   readonly bytes: Uint8Array
+  readonly #input: Uint8Array
+  readonly #start: number
+  readonly #stored: string | undefined
+  #before: string | undefined
+  #after: string | undefined
+
+  constructor(input: Uint8Array, start: number, bytes: Uint8Array, stored: string | undefined, before: string | undefined) {
+    this.bytes = bytes
+    this.#input = input
+    this.#start = start
+    this.#stored = stored
+    this.#before = before
+  }
+
+  /** The size of the bytes the edit read. */
+  get inputLength(): number {
+    return this.#input.length
+  }
+
+  /** The text as read, LF-normalized, without BOM. */
+  get before(): string {
+    return (this.#before ??= normalizeLf(textOf(this.#input, this.#start)))
+  }
+
+  /** The text after the last edit, LF-normalized, without BOM. */
+  get after(): string {
+    return (this.#after ??= normalizeLf(this.#stored ?? textOf(this.bytes, this.#start)))
+  }
 }
 
 /** The most edits one `editText` call applies. */
@@ -135,35 +164,26 @@ export function editTextBytes(bytes: Uint8Array, edits: FsEditRequest | readonly
   assertText(bytes, path, 'edit')
   const bom = hasUtf8Bom(bytes)
   const start = bom ? 3 : 0
-  const list: readonly FsEditRequest[] = Array.isArray(edits) ? edits : [edits as FsEditRequest]
+  const many = Array.isArray(edits)
+  const count = many ? edits.length : 1
   let current = bytes
   let stored: string | undefined
   let firstBefore: string | undefined
-  list.forEach((edit, i) => {
+  for (let i = 0; i < count; i++) {
+    const edit = many ? (edits[i] as FsEditRequest) : (edits as FsEditRequest)
     try {
       if (stored === undefined && !hasCrlf(current, start)) {
         current = spliceBytes(current, start, edit, path)
-        return
+        continue
       }
       const result = applyLiteralEdit(stored ?? textOf(current, start), edit, path)
       if (i === 0) firstBefore = result.before
       stored = result.stored
     } catch (err) {
-      throw list === edits ? whichEdit(err, i, list.length, path) : err
+      throw many ? whichEdit(err, i, count, path) : err
     }
-  })
-  const out = stored === undefined ? current : encodeText(stored, bom)
-  let before = firstBefore
-  let after: string | undefined
-  return {
-    bytes: out,
-    get before() {
-      return (before ??= normalizeLf(textOf(bytes, start)))
-    },
-    get after() {
-      return (after ??= normalizeLf(stored ?? textOf(out, start)))
-    },
   }
+  return new ByteEditResult(bytes, start, stored === undefined ? current : encodeText(stored, bom), stored, firstBefore)
 }
 
 /** True when `bytes` (from `start` on) hold a CRLF. */
@@ -183,28 +203,30 @@ function spliceBytes(bytes: Uint8Array, start: number, edit: FsEditRequest, path
   const oldLf = normalizeLf(edit.oldString)
   if (oldLf === '') throw new FsError('FS_EDIT_NOT_FOUND', 'oldString must be a non-empty string')
   const haystack = asBuffer(bytes)
-  const needle = Buffer.from(oldLf, 'utf8')
-  const first = haystack.indexOf(needle, start)
+  // Searched and written as strings: Node encodes them itself, with no Buffer made for either.
+  const needleLength = Buffer.byteLength(oldLf, 'utf8')
+  const first = haystack.indexOf(oldLf, start, 'utf8')
   let count = 0
-  for (let i = first; i !== -1; i = haystack.indexOf(needle, i + needle.length)) count++
+  for (let i = first; i !== -1; i = haystack.indexOf(oldLf, i + needleLength, 'utf8')) count++
   if (count === 0) throw FsError.at('FS_EDIT_NOT_FOUND', 'edit', path, 'oldString was not found')
   if (count > 1 && !edit.replaceAll) {
     throw FsError.at('FS_AMBIGUOUS_EDIT', 'edit', path, `oldString matched ${count} times and replaceAll is false`, {
       details: { matches: count },
     })
   }
-  const replacement = Buffer.from(normalizeLf(edit.newString), 'utf8')
-  // Unpooled: the result is handed to the backend as a plain array of its own.
-  const out = Buffer.allocUnsafeSlow(haystack.length + count * (replacement.length - needle.length))
+  const replacement = normalizeLf(edit.newString)
+  const replacementLength = Buffer.byteLength(replacement, 'utf8')
+  // From Node's pool, as every encoding of core's is: a small file's edit costs no ArrayBuffer of its own.
+  const out = Buffer.allocUnsafe(haystack.length + count * (replacementLength - needleLength))
   let from = 0
   let at = 0
-  for (let i = first; i !== -1; i = count === 1 ? -1 : haystack.indexOf(needle, i + needle.length)) {
+  for (let i = first; i !== -1; i = count === 1 ? -1 : haystack.indexOf(oldLf, i + needleLength, 'utf8')) {
     at += haystack.copy(out, at, from, i)
-    at += replacement.copy(out, at)
-    from = i + needle.length
+    at += out.write(replacement, at, replacementLength, 'utf8')
+    from = i + needleLength
   }
   haystack.copy(out, at, from)
-  return new Uint8Array(out.buffer, out.byteOffset, out.length)
+  return out
 }
 
 /** `err` of edit `i` of `n`, saying which: `cannot edit "<path>": edit 2 of 3: oldString was not found`. */

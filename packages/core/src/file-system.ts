@@ -1,5 +1,5 @@
 import { constants as bufferConstants } from 'node:buffer'
-import { FsError, isFsError, throwIfAborted, type FsVerb } from './errors.js'
+import { FsError, throwIfAborted, type FsVerb } from './errors.js'
 import { assertEditRequests, editTextBytes, type ByteEditResult } from './edit.js'
 import { sortByName } from './order.js'
 import { assertCwdText, assertEditGuard, assertOverwrite, assertPathText, assertTarget, assertWriteIntent } from './paths.js'
@@ -59,11 +59,25 @@ export interface FsLimits {
 /** The chunks `openBytes` returns: an async iterable, or a plain one where the bytes are at hand. */
 export type ByteChunks = AsyncIterable<Uint8Array> | Iterable<Uint8Array>
 
+/**
+ * What a hook answers: its value, or a promise of it. A backend whose store is at hand (memory)
+ * answers synchronously and spares every call a turn of the event loop; core awaits either.
+ * A hook that fails may throw or reject: core treats both alike.
+ */
+export type Awaitable<T> = T | Promise<T>
+
 /** What {@link FileSystem.loadBytes} is asked for. */
 export interface ReadRequest {
   readonly signal: AbortSignal | undefined
   /** A file larger than this is `FsError.tooLarge`, refused before its bytes are read. */
   readonly maxBytes: number
+  /**
+   * True when core only decodes the bytes and drops them (`readText`): they never reach a caller,
+   * so a backend may return a copy in Node's shared `Buffer` pool (a view of a larger
+   * `ArrayBuffer`). False or absent (`readBytes`): the bytes are handed to the caller and must be
+   * an array of their own. Either way they are a copy: the store's own buffer is never returned.
+   */
+  readonly transient?: boolean | undefined
 }
 
 /** What {@link FileSystem.publishBytes} is asked for. */
@@ -161,13 +175,20 @@ export abstract class FileSystem {
    * - a path through a regular file is `FS_NOT_FOUND`;
    * - `resolve(target.displayPath)` yields the same `targetKey` while nothing changed (the sandbox re-resolves by it).
    */
-  async resolve(path: string, opts: ResolveOptions = {}): Promise<FsTarget> {
-    const { cwd, signal } = opts ?? {}
-    return this.#run('resolve', String(path), signal, true, () => {
+  async resolve(path: string, opts?: ResolveOptions): Promise<FsTarget> {
+    const cwd = opts?.cwd
+    const signal = opts?.signal
+    throwIfAborted(signal, 'resolve')
+    let target: FsTarget
+    try {
       assertPathText(path, 'resolve')
       assertCwdText(cwd, path, 'resolve')
-      return this.resolvePath(path, cwd, signal)
-    })
+      target = await this.resolvePath(path, cwd, signal)
+    } catch (err) {
+      throw this.#translate(err, 'resolve', String(path))
+    }
+    throwIfAborted(signal, 'resolve')
+    return target
   }
 
   /**
@@ -197,10 +218,18 @@ export abstract class FileSystem {
    * - `type` is `file`, `directory` or `other`; `size` is the byte size of a file;
    * - `version` is unchanged while the content is unchanged, and changes on every content change.
    */
-  async stat(target: FsTarget, opts: SignalOptions = {}): Promise<FsInfo | undefined> {
-    const { signal } = opts ?? {}
+  async stat(target: FsTarget, opts?: SignalOptions): Promise<FsInfo | undefined> {
+    const signal = opts?.signal
     assertTarget(target, 'stat')
-    return absentAsUndefined(this.#run('stat', target.displayPath, signal, true, () => this.statTarget(target, signal)))
+    throwIfAborted(signal, 'stat')
+    let info: FsInfo | undefined
+    try {
+      info = await this.statTarget(target, signal)
+    } catch (err) {
+      info = this.#absent(err, 'stat', target.displayPath)
+    }
+    throwIfAborted(signal, 'stat')
+    return info
   }
 
   /**
@@ -208,11 +237,20 @@ export abstract class FileSystem {
    * - path text and `cwd` follow `resolve`'s rules; an absent path is `undefined`;
    * - a path through a regular file, or through a link loop, is `undefined` (absent), as in `stat`.
    */
-  async lstat(path: string, opts: ResolveOptions = {}): Promise<FsPathInfo | undefined> {
-    const { cwd, signal } = opts ?? {}
+  async lstat(path: string, opts?: ResolveOptions): Promise<FsPathInfo | undefined> {
+    const cwd = opts?.cwd
+    const signal = opts?.signal
     assertPathText(path, 'lstat')
     assertCwdText(cwd, path, 'lstat')
-    return absentAsUndefined(this.#run('lstat', path, signal, true, () => this.lstatPath(path, cwd, signal)))
+    throwIfAborted(signal, 'lstat')
+    let info: FsPathInfo | undefined
+    try {
+      info = await this.lstatPath(path, cwd, signal)
+    } catch (err) {
+      info = this.#absent(err, 'lstat', path)
+    }
+    throwIfAborted(signal, 'lstat')
+    return info
   }
 
   /**
@@ -222,15 +260,22 @@ export abstract class FileSystem {
    * - a leading UTF-8 BOM is not part of the text; line endings are returned as stored;
    * - a file above `maxTextBytes` (whose text may not fit one JavaScript string) is `FS_TOO_LARGE`.
    */
-  async readText(target: FsTarget, opts: SignalOptions = {}): Promise<string> {
-    const { signal } = opts ?? {}
+  async readText(target: FsTarget, opts?: SignalOptions): Promise<string> {
+    const signal = opts?.signal
     assertTarget(target, 'read')
-    return this.#run('read', target.displayPath, signal, true, async () => {
+    const path = target.displayPath
+    throwIfAborted(signal, 'read')
+    let text: string
+    try {
       const maxBytes = this.maxTextBytes
-      const bytes = await this.loadBytes(target, { signal, maxBytes })
-      if (bytes.length > maxBytes) throw FsError.tooLarge('read', target.displayPath, bytes.length, maxBytes)
-      return decodeText(bytes, target.displayPath, 'read')
-    })
+      const bytes = await this.loadBytes(target, { signal, maxBytes, transient: true })
+      if (bytes.length > maxBytes) throw FsError.tooLarge('read', path, bytes.length, maxBytes)
+      text = decodeText(bytes, path, 'read')
+    } catch (err) {
+      throw this.#translate(err, 'read', path)
+    }
+    throwIfAborted(signal, 'read')
+    return text
   }
 
   /**
@@ -240,10 +285,16 @@ export abstract class FileSystem {
    * - memory stays bounded by the chunk size, whatever the file size;
    * - the signal is checked between chunks; stopping early releases the file.
    */
-  async streamText(target: FsTarget, opts: SignalOptions = {}): Promise<AsyncIterable<string>> {
-    const { signal } = opts ?? {}
+  async streamText(target: FsTarget, opts?: SignalOptions): Promise<AsyncIterable<string>> {
+    const signal = opts?.signal
     assertTarget(target, 'read')
-    const source = await this.#run('read', target.displayPath, signal, false, () => this.openBytes(target, signal))
+    throwIfAborted(signal, 'read')
+    let source: ByteChunks
+    try {
+      source = await this.openBytes(target, signal)
+    } catch (err) {
+      throw this.#translate(err, 'read', target.displayPath)
+    }
     if (signal?.aborted === true) {
       // Aborted while opening: release what the backend opened before reporting it.
       await release(source)
@@ -259,12 +310,18 @@ export abstract class FileSystem {
    * - a symlink's type is its target's; a broken one is `other` without metadata;
    * - no file content is read; staging residue of in-flight writes is never listed.
    */
-  async listDir(target: FsTarget, opts: SignalOptions = {}): Promise<FsDirEntry[]> {
-    const { signal } = opts ?? {}
+  async listDir(target: FsTarget, opts?: SignalOptions): Promise<FsDirEntry[]> {
+    const signal = opts?.signal
     assertTarget(target, 'list')
-    return this.#run('list', target.displayPath, signal, true, async () => {
-      return sortByName(await this.listEntries(target, signal))
-    })
+    throwIfAborted(signal, 'list')
+    let entries: FsDirEntry[]
+    try {
+      entries = sortByName(await this.listEntries(target, signal))
+    } catch (err) {
+      throw this.#translate(err, 'list', target.displayPath)
+    }
+    throwIfAborted(signal, 'list')
+    return entries
   }
 
   /**
@@ -288,11 +345,14 @@ export abstract class FileSystem {
    * - `before: false` (issue 18) makes the outcome's `before` `null` and asks the backend not to fetch the previous content
    *   (`beforeMaxBytes` 0); every other rule holds as without it; a `before` that is not a boolean is `FS_UNSUPPORTED` before any I/O.
    */
-  async writeText(target: FsTarget, content: string, opts: WriteOptions = {}): Promise<FsWriteOutcome> {
-    const { expected, signal, before: wanted } = opts ?? {}
+  async writeText(target: FsTarget, content: string, opts?: WriteOptions): Promise<FsWriteOutcome> {
+    const expected = opts?.expected
+    const signal = opts?.signal
+    const wanted = opts?.before
     assertTarget(target, 'write')
     const path = target.displayPath
-    return this.#run('write', path, signal, false, async () => {
+    throwIfAborted(signal, 'write')
+    try {
       assertWriteIntent(expected, path)
       if (wanted !== undefined && typeof wanted !== 'boolean') throw FsError.unsupported('write', path, 'before must be a boolean')
       const bytes = encodeWriteContent(content, path)
@@ -307,7 +367,9 @@ export abstract class FileSystem {
         // What a read returns next: a leading U+FEFF is stored, and read back as the BOM it is.
         after: normalizeLf(content.charCodeAt(0) === 0xfeff ? content.slice(1) : content),
       }
-    })
+    } catch (err) {
+      throw this.#translate(err, 'write', path)
+    }
   }
 
   /**
@@ -333,11 +395,13 @@ export abstract class FileSystem {
    * - inserted text takes the file's dominant line ending; untouched text keeps its bytes; a BOM stays;
    * - the outcome's `before`/`after` are LF-normalized, without BOM.
    */
-  async editText(target: FsTarget, edit: FsEditRequest | readonly FsEditRequest[], opts: EditOptions = {}): Promise<FsEditOutcome> {
-    const { expected, signal } = opts ?? {}
+  async editText(target: FsTarget, edit: FsEditRequest | readonly FsEditRequest[], opts?: EditOptions): Promise<FsEditOutcome> {
+    const expected = opts?.expected
+    const signal = opts?.signal
     assertTarget(target, 'edit')
     const path = target.displayPath
-    return this.#run('edit', path, signal, false, async () => {
+    throwIfAborted(signal, 'edit')
+    try {
       assertEditRequests(edit)
       assertEditGuard(expected, path)
       const maxBytes = this.maxTextBytes
@@ -351,17 +415,10 @@ export abstract class FileSystem {
       })
       const done = texts
       if (done === undefined) throw FsError.io('edit', path, 'the backend published without applying the edit')
-      // Plain enumerable properties to every reader; the strings are built when first read.
-      return {
-        version,
-        get before() {
-          return done.before
-        },
-        get after() {
-          return done.after
-        },
-      }
-    })
+      return editOutcome(version, done)
+    } catch (err) {
+      throw this.#translate(err, 'edit', path)
+    }
   }
 
   /**
@@ -371,18 +428,25 @@ export abstract class FileSystem {
    * - `maxBytes` that is not a non-negative integer is `FS_UNSUPPORTED` before any I/O;
    * - the bytes are the caller's: changing them changes nothing stored.
    */
-  async readBytes(target: FsTarget, opts: ReadBytesOptions = {}): Promise<Uint8Array> {
-    const { signal, maxBytes: asked } = opts ?? {}
+  async readBytes(target: FsTarget, opts?: ReadBytesOptions): Promise<Uint8Array> {
+    const signal = opts?.signal
+    const asked = opts?.maxBytes
     assertTarget(target, 'read')
-    return this.#run('read', target.displayPath, signal, true, async () => {
+    const path = target.displayPath
+    throwIfAborted(signal, 'read')
+    let bytes: Uint8Array
+    try {
       if (asked !== undefined && (!Number.isSafeInteger(asked) || asked < 0)) {
-        throw FsError.unsupported('read', target.displayPath, 'maxBytes must be a non-negative integer')
+        throw FsError.unsupported('read', path, 'maxBytes must be a non-negative integer')
       }
       const maxBytes = Math.min(asked ?? this.maxTextBytes, this.maxTextBytes)
-      const bytes = await this.loadBytes(target, { signal, maxBytes })
-      if (bytes.length > maxBytes) throw FsError.tooLarge('read', target.displayPath, bytes.length, maxBytes)
-      return bytes
-    })
+      bytes = await this.loadBytes(target, { signal, maxBytes, transient: false })
+      if (bytes.length > maxBytes) throw FsError.tooLarge('read', path, bytes.length, maxBytes)
+    } catch (err) {
+      throw this.#translate(err, 'read', path)
+    }
+    throwIfAborted(signal, 'read')
+    return bytes
   }
 
   /**
@@ -392,19 +456,23 @@ export abstract class FileSystem {
    * - the bytes are copied before the call returns: changing the array afterwards changes nothing written;
    * - the outcome says `create` or `update`, and its `version` equals the next `stat`'s; `readBytes` returns the bytes unchanged.
    */
-  async writeBytes(target: FsTarget, bytes: Uint8Array, opts: WriteOptions = {}): Promise<FsBytesWriteOutcome> {
-    const { expected, signal } = opts ?? {}
+  async writeBytes(target: FsTarget, bytes: Uint8Array, opts?: WriteOptions): Promise<FsBytesWriteOutcome> {
+    const expected = opts?.expected
+    const signal = opts?.signal
     assertTarget(target, 'write')
     const path = target.displayPath
     // Copied synchronously: a caller that reuses its buffer after the call cannot tear the write.
     const owned = bytes instanceof Uint8Array ? Uint8Array.prototype.slice.call(bytes) : undefined
-    return this.#run('write', path, signal, false, async () => {
+    throwIfAborted(signal, 'write')
+    try {
       assertWriteIntent(expected, path)
       if (owned === undefined) throw FsError.unsupported('write', path, 'content must be a Uint8Array')
       if (owned.length > this.maxTextBytes) throw FsError.tooLarge('write', path, owned.length, this.maxTextBytes)
       const result = await this.publishBytes(target, owned, { expected, signal, beforeMaxBytes: 0 })
       return { operation: result.created ? 'create' : 'update', version: result.version }
-    })
+    } catch (err) {
+      throw this.#translate(err, 'write', path)
+    }
   }
 
   /**
@@ -425,7 +493,7 @@ export abstract class FileSystem {
     const { expected, recursive, signal } = opts ?? {}
     assertTarget(target, 'remove')
     const path = target.displayPath
-    return this.#run('remove', path, signal, false, async () => {
+    return this.#run('remove', path, signal, async () => {
       assertEditGuard(expected, path, 'remove')
       if (recursive !== undefined && typeof recursive !== 'boolean') throw FsError.unsupported('remove', path, 'recursive must be a boolean')
       if (this.capabilities.remove !== true) throw FsError.unsupported('remove', path, 'this store does not remove files')
@@ -454,7 +522,7 @@ export abstract class FileSystem {
     assertTarget(from, 'rename')
     assertTarget(to, 'rename')
     const path = from.displayPath
-    return this.#run('rename', path, signal, false, async () => {
+    return this.#run('rename', path, signal, async () => {
       assertEditGuard(expected, path, 'rename')
       assertOverwrite(overwrite, path)
       if (this.capabilities.rename === undefined) throw FsError.unsupported('rename', path, 'this store does not rename files')
@@ -475,7 +543,7 @@ export abstract class FileSystem {
     const { signal } = opts ?? {}
     assertTarget(target, 'create directory')
     const path = target.displayPath
-    return this.#run('create directory', path, signal, false, async () => {
+    return this.#run('create directory', path, signal, async () => {
       if (this.capabilities.createDirectory === undefined) throw FsError.unsupported('create directory', path, 'this store does not create directories')
       return { created: await this.makeDirectory(target, signal) }
     })
@@ -487,19 +555,19 @@ export abstract class FileSystem {
   // ---- hooks: what a backend implements; input is already valid ----
 
   /** `resolve` with valid path text and `cwd`; must honour every rule of `resolve` but the text checks. */
-  protected abstract resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget>
+  protected abstract resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Awaitable<FsTarget>
 
   /** `stat`; absence may be `undefined` or any `FS_NOT_FOUND` (core returns `undefined` for both). */
-  protected abstract statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined>
+  protected abstract statTarget(target: FsTarget, signal: AbortSignal | undefined): Awaitable<FsInfo | undefined>
 
   /** `lstat` with valid path text and `cwd`; absence may be `undefined` or any `FS_NOT_FOUND`. */
-  protected abstract lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined>
+  protected abstract lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Awaitable<FsPathInfo | undefined>
 
   /**
    * The bytes of a regular file: missing is `FsError.notFound`, a non-file `FsError.notRegularFile`;
    * a file larger than `maxBytes` is `FsError.tooLarge`, refused before its content is read.
    */
-  protected abstract loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array>
+  protected abstract loadBytes(target: FsTarget, request: ReadRequest): Awaitable<Uint8Array>
 
   /**
    * The bytes of a regular file as chunks. The open-time checks (missing, non-file, unreadable)
@@ -507,17 +575,17 @@ export abstract class FileSystem {
    * backend once the next one is asked for (core decodes each before asking). `return()` on the
    * iterator must release the file.
    */
-  protected abstract openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks>
+  protected abstract openBytes(target: FsTarget, signal: AbortSignal | undefined): Awaitable<ByteChunks>
 
   /** The entries of a directory, in any order (core sorts): missing is `notFound`, a non-directory `notDirectory`. */
-  protected abstract listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]>
+  protected abstract listEntries(target: FsTarget, signal: AbortSignal | undefined): Awaitable<FsDirEntry[]>
 
   /**
    * Publishes `bytes` atomically under `request.expected` (a known guard kind; see `checkGuard`
    * for process-enforced guards); creates missing parents; a directory or special file is
    * `FsError.notRegularFile`.
    */
-  protected abstract publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult>
+  protected abstract publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Awaitable<WriteResult>
 
   /**
    * One critical section: find the file (missing → `FsError.stale(verb, path, 'gone')`, a non-file
@@ -529,7 +597,7 @@ export abstract class FileSystem {
    * `before`/`after` are decoded from them when first read (give `transform` a copy if the store
    * reuses that buffer in place).
    */
-  protected abstract updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion>
+  protected abstract updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Awaitable<FsVersion>
 
   /**
    * `remove` (called only where `capabilities.remove`): find the target (missing → `notFound`, or
@@ -537,7 +605,7 @@ export abstract class FileSystem {
    * with entries is `FsError.notEmpty` unless `recursive`; a recursive remove counts the tree first
    * (above `maxEntries` → `FS_TOO_LARGE`, nothing removed) and never follows a link.
    */
-  protected removeTarget(target: FsTarget, _request: RemoveRequest): Promise<FsRemoveOutcome> {
+  protected removeTarget(target: FsTarget, _request: RemoveRequest): Awaitable<FsRemoveOutcome> {
     return Promise.reject(FsError.unsupported('remove', target.displayPath, 'this store does not remove files'))
   }
 
@@ -546,12 +614,12 @@ export abstract class FileSystem {
    * `from`): every rule of `rename`, guards checked inside the critical section, never a moment
    * where neither name holds the content.
    */
-  protected renameTarget(from: FsTarget, _to: FsTarget, _request: RenameRequest): Promise<FsRenameOutcome> {
+  protected renameTarget(from: FsTarget, _to: FsTarget, _request: RenameRequest): Awaitable<FsRenameOutcome> {
     return Promise.reject(FsError.unsupported('rename', from.displayPath, 'this store does not rename files'))
   }
 
   /** `createDirectory` (called only where `capabilities.createDirectory`): true when it created the directory. */
-  protected makeDirectory(target: FsTarget, _signal: AbortSignal | undefined): Promise<boolean> {
+  protected makeDirectory(target: FsTarget, _signal: AbortSignal | undefined): Awaitable<boolean> {
     return Promise.reject(FsError.unsupported('create directory', target.displayPath, 'this store does not create directories'))
   }
 
@@ -587,22 +655,31 @@ export abstract class FileSystem {
     }
   }
 
-  /** Abort check, body, error translation; read-only operations check the signal again after. */
-  async #run<T>(verb: FsVerb, path: string, signal: AbortSignal | undefined, readOnly: boolean, body: () => Promise<T>): Promise<T> {
+  /** Abort check, body, error translation: the shape of every mutation that is not on a hot path. */
+  async #run<T>(verb: FsVerb, path: string, signal: AbortSignal | undefined, body: () => Promise<T>): Promise<T> {
     throwIfAborted(signal, verb)
-    let result: T
     try {
-      result = await body()
+      return await body()
     } catch (err) {
       throw this.#translate(err, verb, path)
     }
-    if (readOnly) throwIfAborted(signal, verb)
-    return result
+  }
+
+  /** A failure of `stat`/`lstat`: absence (`FS_NOT_FOUND`, once translated) is `undefined`; anything else is thrown. */
+  #absent(err: unknown, verb: FsVerb, path: string): undefined {
+    const error = this.#translate(err, verb, path)
+    if (error.code === 'FS_NOT_FOUND') return undefined
+    throw error
   }
 
   /** `rename(a, a)`: nothing moves; the source must exist (at the expected version). */
   async #renameOntoItself(target: FsTarget, expected: { readonly version: FsVersion } | undefined, signal: AbortSignal | undefined): Promise<FsRenameOutcome> {
-    const info = await absentAsUndefined(this.statTarget(target, signal))
+    let info: FsInfo | undefined
+    try {
+      info = await this.statTarget(target, signal)
+    } catch (err) {
+      info = this.#absent(err, 'rename', target.displayPath)
+    }
     if (info === undefined) throw expected === undefined ? FsError.notFound('rename', target.displayPath) : FsError.stale('rename', target.displayPath, 'gone')
     if (info.type === 'other') throw FsError.notRegularFile('rename', target.displayPath)
     if (expected !== undefined && info.version !== expected.version) throw FsError.stale('rename', target.displayPath, 'changed')
@@ -624,17 +701,17 @@ export abstract class FileSystem {
 
 /** The protected hooks of a filesystem as plain functions (see `FileSystem.hooksOf`). */
 export interface FileSystemHooks {
-  resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget>
-  statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined>
-  lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined>
-  loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array>
-  openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks>
-  listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]>
-  publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult>
-  updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion>
-  removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome>
-  renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome>
-  makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean>
+  resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Awaitable<FsTarget>
+  statTarget(target: FsTarget, signal: AbortSignal | undefined): Awaitable<FsInfo | undefined>
+  lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Awaitable<FsPathInfo | undefined>
+  loadBytes(target: FsTarget, request: ReadRequest): Awaitable<Uint8Array>
+  openBytes(target: FsTarget, signal: AbortSignal | undefined): Awaitable<ByteChunks>
+  listEntries(target: FsTarget, signal: AbortSignal | undefined): Awaitable<FsDirEntry[]>
+  publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Awaitable<WriteResult>
+  updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Awaitable<FsVersion>
+  removeTarget(target: FsTarget, request: RemoveRequest): Awaitable<FsRemoveOutcome>
+  renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Awaitable<FsRenameOutcome>
+  makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Awaitable<boolean>
   errorRow(err: unknown): ErrorRow | undefined
 }
 
@@ -647,12 +724,27 @@ async function release(source: ByteChunks): Promise<void> {
   }
 }
 
-async function absentAsUndefined<T>(pending: Promise<T | undefined>): Promise<T | undefined> {
-  try {
-    return await pending
-  } catch (err) {
-    if (isFsError(err, 'FS_NOT_FOUND')) return undefined
-    throw err
+/**
+ * Up to this many bytes before and after, an edit's outcome carries its two texts as plain
+ * strings: building them costs less than the accessors that would defer them.
+ */
+const EAGER_OUTCOME_BYTES = 16 * 1024
+
+/**
+ * The outcome of an edit: plain data for a small file; above {@link EAGER_OUTCOME_BYTES} the
+ * strings are built when first read, through enumerable accessors, so that every reader
+ * (spread, `JSON.stringify`, `Object.keys`) still sees `before` and `after`.
+ */
+function editOutcome(version: FsVersion, done: ByteEditResult): FsEditOutcome {
+  if (done.bytes.length <= EAGER_OUTCOME_BYTES && done.inputLength <= EAGER_OUTCOME_BYTES) return { version, before: done.before, after: done.after }
+  return {
+    version,
+    get before() {
+      return done.before
+    },
+    get after() {
+      return done.after
+    },
   }
 }
 

@@ -1,5 +1,6 @@
 import {
   FileSystem,
+  type Awaitable,
   type ByteChunks,
   type FileSystemHooks,
   type ReadRequest,
@@ -49,47 +50,47 @@ export abstract class FileSystemLayer extends FileSystem {
     return this.inner.processPath(target)
   }
 
-  protected override resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
+  protected override resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Awaitable<FsTarget> {
     return this.#hooks.resolvePath(path, cwd, signal)
   }
 
-  protected override statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
+  protected override statTarget(target: FsTarget, signal: AbortSignal | undefined): Awaitable<FsInfo | undefined> {
     return this.#hooks.statTarget(target, signal)
   }
 
-  protected override lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
+  protected override lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Awaitable<FsPathInfo | undefined> {
     return this.#hooks.lstatPath(path, cwd, signal)
   }
 
-  protected override loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
+  protected override loadBytes(target: FsTarget, request: ReadRequest): Awaitable<Uint8Array> {
     return this.#hooks.loadBytes(target, request)
   }
 
-  protected override openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks> {
+  protected override openBytes(target: FsTarget, signal: AbortSignal | undefined): Awaitable<ByteChunks> {
     return this.#hooks.openBytes(target, signal)
   }
 
-  protected override listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
+  protected override listEntries(target: FsTarget, signal: AbortSignal | undefined): Awaitable<FsDirEntry[]> {
     return this.#hooks.listEntries(target, signal)
   }
 
-  protected override publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+  protected override publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Awaitable<WriteResult> {
     return this.#hooks.publishBytes(target, bytes, request)
   }
 
-  protected override updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
+  protected override updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Awaitable<FsVersion> {
     return this.#hooks.updateBytes(target, request, transform)
   }
 
-  protected override removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
+  protected override removeTarget(target: FsTarget, request: RemoveRequest): Awaitable<FsRemoveOutcome> {
     return this.#hooks.removeTarget(target, request)
   }
 
-  protected override renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
+  protected override renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Awaitable<FsRenameOutcome> {
     return this.#hooks.renameTarget(from, to, request)
   }
 
-  protected override makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
+  protected override makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Awaitable<boolean> {
     return this.#hooks.makeDirectory(target, signal)
   }
 

@@ -5,6 +5,7 @@ import {
   type ByteChunks,
   type FileSystemHooks,
   type FsLimits,
+  type Awaitable,
   type ReadRequest,
   type RemoveRequest,
   type RenameRequest,
@@ -231,7 +232,7 @@ export class MountFileSystem extends FileSystem {
       const info = await this.#call(mount, 'rename', from, () => mount.hooks.statTarget(source.inner, request.signal), source.inner)
       if (info?.type === 'directory') throw FsError.unsupported('rename', from.displayPath, 'this mount table does not move directories (a mount cannot)')
     }
-    const rename = (): Promise<FsRenameOutcome> => mount.hooks.renameTarget(source.inner, destination.inner, request)
+    const rename = (): Awaitable<FsRenameOutcome> => mount.hooks.renameTarget(source.inner, destination.inner, request)
     return this.#call(mount, 'rename', from, rename, source.inner, [destination.inner.displayPath, to.displayPath])
   }
 
@@ -309,7 +310,7 @@ export class MountFileSystem extends FileSystem {
    * Runs a hook of `mount`, translating its foreign errors by that filesystem's own table; a message that names
    * the inner target's path (or `also[0]`) names the mount-space path instead.
    */
-  async #call<T>(mount: Mount, verb: FsVerb, at: FsTarget | string, hook: () => Promise<T>, inner?: FsTarget, also?: readonly [string, string]): Promise<T> {
+  async #call<T>(mount: Mount, verb: FsVerb, at: FsTarget | string, hook: () => Awaitable<T>, inner?: FsTarget, also?: readonly [string, string]): Promise<T> {
     try {
       return await hook()
     } catch (err) {

@@ -233,22 +233,24 @@ export function applyLineEnding(lfText: string, eol: LineEnding): string {
   return eol === '\n' ? lfText : lfText.replaceAll('\n', '\r\n')
 }
 
-const encoder = new TextEncoder()
-
-/** UTF-8 bytes of `text`, with a BOM in front when `bom` is set. */
+/**
+ * UTF-8 bytes of `text`, with a BOM in front when `bom` is set. Node's own encoder into a `Buffer`:
+ * a small text lands in Node's shared pool, where a `TextEncoder` would give each call an
+ * `ArrayBuffer` of its own (several times the cost of the encoding itself). The result is a view
+ * (`byteOffset` may be non-zero): read it through its own offset and length, never its `buffer`.
+ */
 export function encodeText(text: string, bom = false): Uint8Array {
-  if (!bom) return encoder.encode(text)
-  const body = encoder.encode(text)
-  const out = new Uint8Array(body.length + 3)
+  if (!bom) return Buffer.from(text, 'utf8')
+  const out = Buffer.allocUnsafe(Buffer.byteLength(text, 'utf8') + 3)
   out.set(UTF8_BOM, 0)
-  out.set(body, 3)
+  out.write(text, 3, 'utf8')
   return out
 }
 
 /**
  * Validates and encodes the content of a write: a non-string, or a string with
  * a lone surrogate (which has no UTF-8 form), is `FS_NOT_TEXT`, so nothing is
- * silently replaced by U+FFFD.
+ * silently replaced by U+FFFD. The bytes are encoded as {@link encodeText} does.
  */
 export function encodeWriteContent(content: unknown, path: string): Uint8Array {
   if (typeof content !== 'string') {
@@ -257,5 +259,5 @@ export function encodeWriteContent(content: unknown, path: string): Uint8Array {
   if (!content.isWellFormed()) {
     throw new FsError('FS_NOT_TEXT', `cannot write "${path}": content has a lone surrogate (not valid Unicode)`)
   }
-  return encoder.encode(content)
+  return Buffer.from(content, 'utf8')
 }

@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { FsError, ObservationPolicy, SandboxedFileSystem, type FileSystem } from '@seamfs/core'
-import { FileSystemLayer, type FsDirEntry, type FsPathInfo, type FsTarget, type ReadRequest } from '@seamfs/core/backend'
+import { FileSystemLayer, type Awaitable, type FsDirEntry, type FsPathInfo, type FsTarget, type ReadRequest } from '@seamfs/core/backend'
 import { createFileTools, type FileTool, type ToolResult } from '@seamfs/tools'
 import { BACKENDS, makeHarness, type Harness } from './tool-harness.js'
 
@@ -42,7 +42,7 @@ class Faulty extends FileSystemLayer {
     return path.endsWith(`/${this.name}`)
   }
 
-  protected override listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
+  protected override listEntries(target: FsTarget, signal: AbortSignal | undefined): Awaitable<FsDirEntry[]> {
     if (this.#hits(target.displayPath) && this.fault === 'list') throw FsError.io('list', target.displayPath, 'input/output error')
     // A store error whose own text repeats the path (Node's `EXYZ: …, scandir '<path>'`), with a code no table knows.
     if (this.#hits(target.displayPath) && this.fault === 'foreign') {
@@ -51,12 +51,12 @@ class Faulty extends FileSystemLayer {
     return super.listEntries(target, signal)
   }
 
-  protected override lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
+  protected override lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Awaitable<FsPathInfo | undefined> {
     if (this.#hits(path) && this.fault === 'lstat') throw FsError.io('lstat', path, 'input/output error')
     return super.lstatPath(path, cwd, signal)
   }
 
-  protected override loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
+  protected override loadBytes(target: FsTarget, request: ReadRequest): Awaitable<Uint8Array> {
     if (this.#hits(target.displayPath) && this.fault === 'read') throw FsError.io('read', target.displayPath, 'input/output error')
     return super.loadBytes(target, request)
   }
