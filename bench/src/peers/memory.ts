@@ -12,11 +12,38 @@
  * `StoreBackend` over LangGraph's `InMemoryStore`; flystorage over
  * `InMemoryStorageAdapter` and just-bash's `InMemoryFs` (neither has an edit:
  * their read + the limit's splice + their write).
+ *
+ * Two floors under memfs, in the "other" slot: memfs's lower layer (the
+ * `Superblock` the `Volume` calls: writeFile / getResolvedLinkOrThrow + the
+ * node's string), and memfs's nodes with no API at all (the memory backend's
+ * own node helpers: a walk by name, a new link and node, a buffer swapped in;
+ * no version, guard, check or text rule). The second is what storing in memfs
+ * costs before any contract; issue 21 asked for seamfs at ≤ 0.30× raw memfs.
  */
 import { Volume } from 'memfs'
+import type { Link, Superblock } from '@jsonjoy.com/fs-core'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { checked, runRounds, spliceOnce, tryColumn, type Column, type JobResult, type Sizes, type Slot, type Unavailable } from './harness.js'
 import { deepagents, flyMemory, justBashFs, langGraphMemoryStore, type DeepAgentsBackend } from './load.js'
+
+/** open(2) flags of a create-or-truncate write: O_WRONLY | O_CREAT | O_TRUNC. */
+const WRITE_FLAGS = 0o1101
+
+/** The memory backend's node helpers (not part of its package API: loaded from its build for this floor only). */
+interface NodeHelpers {
+  walk(root: Link, path: string): Link | null | undefined
+  bytesOf(node: Link['node']): Uint8Array
+  createFileLink(core: Superblock, dir: Link, name: string, mode: number, owner: { uid: number; gid: number }, at: Date): Link
+  replaceContent(core: Superblock, link: Link, bytes: Uint8Array, at: Date): void
+}
+
+async function memfsNodes(): Promise<NodeHelpers> {
+  return (await import(new URL('../../../packages/backend-memory/dist/nodes.js', import.meta.url).href)) as NodeHelpers
+}
+
+function fail(path: string): never {
+  throw new Error(`${path}: not a plain path`)
+}
 
 /** The three passes on one store, each a per-file operation. */
 interface Store {
@@ -78,6 +105,39 @@ export async function memoryJob(size: Sizes): Promise<JobResult> {
       edit: async (p, o, n) => fs.editText(await fs.resolve(p), { oldString: o, newString: n, replaceAll: false }),
     }
   }
+  const superblock = async (): Promise<Store> => {
+    const vol = new Volume()
+    for (const dir of dirs) vol.mkdirSync(dir, { recursive: true })
+    const core = vol._core
+    const text = (p: string): string => core.getResolvedLinkOrThrow(p).getNode().getString()
+    return {
+      write: (p, c) => core.writeFile(p, Buffer.from(c), WRITE_FLAGS, 0o644),
+      read: text,
+      edit: (p, o, n) => core.writeFile(p, Buffer.from(spliceOnce(text(p), o, n)), WRITE_FLAGS, 0o644),
+    }
+  }
+  const nodes = async (): Promise<Store> => {
+    const helpers = await memfsNodes()
+    const fs = new MemoryFileSystem()
+    for (const dir of dirs) fs.volume.mkdirSync(dir, { recursive: true })
+    const core = fs.volume._core
+    const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 }
+    const found = (p: string): Link => helpers.walk(core.root, p) ?? fail(p)
+    const text = (p: string): string => {
+      const bytes = helpers.bytesOf(found(p).node)
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString()
+    }
+    return {
+      write: (p, c) => {
+        const at = new Date()
+        const slash = p.lastIndexOf('/')
+        const link = helpers.createFileLink(core, found(p.slice(0, slash)), p.slice(slash + 1), 0o644, owner, at)
+        helpers.replaceContent(core, link, Buffer.from(c), at)
+      },
+      read: text,
+      edit: (p, o, n) => helpers.replaceContent(core, found(p), Buffer.from(spliceOnce(text(p), o, n)), new Date()),
+    }
+  }
   const deepStore = (backend: DeepAgentsBackend, apply: (update: Record<string, unknown> | null | undefined) => void): Store => ({
     write: async (p, c) => apply(checked(await backend.write(p, c)).filesUpdate),
     read: async (p) => checked(await backend.read(p)).content,
@@ -125,6 +185,8 @@ export async function memoryJob(size: Sizes): Promise<JobResult> {
     await probe('deepagents', 'store', deepStoreBackend),
     await probe('flystorage', undefined, fly),
     await probe('other', 'just-bash', justBash),
+    await probe('other', 'memfs Superblock (lower layer)', superblock, true),
+    await probe('other', 'memfs nodes, no API (store floor)', nodes, true),
   ]
   const title = `memory: ${count.toLocaleString('en')} × 200 B files, write + read + edit`
   return runRounds('memory', title, entries, size.rounds)

@@ -25,22 +25,11 @@ import {
   type WriteResult,
 } from '@seamfs/core/backend'
 import { codeOf, memfsErrorRow } from './errors.js'
+import { forgetsWalks, LinkLookup } from './lookup.js'
 import { childLinks, isWritableDirectory, pathOf, removeTree, treeLinks } from './links.js'
 import { DEFAULT_NEW_FILE_MODE, type MemoryEntry, type MemoryFileSystemOptions } from './options.js'
 import { seedTree, snapshotTree } from './tree.js'
-import {
-  bytesOf,
-  canOpenForWrite,
-  copyOf,
-  createFileLink,
-  isFileNode,
-  replaceContent,
-  stampNode,
-  volumeProcess,
-  walk,
-  walkParent,
-  type Caller,
-} from './nodes.js'
+import { bytesOf, canOpenForWrite, copyOf, createFileLink, isFileNode, replaceContent, stampNode, volumeProcess, type Caller } from './nodes.js'
 
 type Stats = MemStats<number>
 
@@ -115,6 +104,8 @@ export class MemoryFileSystem extends FileSystem {
   readonly #generations = new Map<number, number>()
   readonly #unsubscribe: () => void
   readonly #core: Superblock
+  /** Plain walks remembered by path, forgotten on every change that could falsify one. */
+  readonly #lookup: LinkLookup
   /** Who the volume acts as (its process), and who memfs's `open` checks write permission for (the host process). */
   readonly #owner: Caller
   readonly #host: Caller
@@ -131,10 +122,13 @@ export class MemoryFileSystem extends FileSystem {
     this.#fastCreate = this.#owner.uid === this.#host.uid
     this.#core = new Superblock({ process: volumeProcess(this.#owner) })
     this.volume = new Volume(this.#core)
+    this.#lookup = new LinkLookup(this.#core)
     this.#unsubscribe = this.#core.changes.listen((event) => {
       const type: number = event.type
       if (type === EVENT_CREATE || type === EVENT_MODIFY) {
         this.#generations.set(event.node.ino, ++this.#generation)
+      } else if (forgetsWalks(type)) {
+        this.#lookup.forget()
       }
     })
     this.cwd = posix.resolve('/', options.cwd ?? '/')
@@ -151,6 +145,7 @@ export class MemoryFileSystem extends FileSystem {
 
   override async close(): Promise<void> {
     this.#unsubscribe()
+    this.#lookup.stop()
   }
 
   override fileUrl(target: FsTarget): string {
@@ -163,7 +158,7 @@ export class MemoryFileSystem extends FileSystem {
 
   protected override resolvePath(path: string, cwd: string | undefined): Awaitable<FsTarget> {
     // A plain absolute path (no `.`, `..`, `//`, symlink or file on the way) is its own key: found or missing, no realpath to make.
-    if (cwd === undefined && walk(this.#core.root, path) !== undefined) return { targetKey: FsTargetKey(path), displayPath: path }
+    if (cwd === undefined && this.#lookup.find(path) !== undefined) return { targetKey: FsTargetKey(path), displayPath: path }
     const abs = this.#absolute(path, cwd)
     return { targetKey: FsTargetKey(this.#canonical(abs, 0)), displayPath: abs }
   }
@@ -226,7 +221,7 @@ export class MemoryFileSystem extends FileSystem {
   /** {@link publishBytes} on memfs's nodes, where every check memfs would make passes; `undefined` where it would not decide. */
   #publishPlain(target: FsTarget, encoded: Uint8Array, request: WriteRequest): WriteResult | undefined {
     const core = this.#core
-    const place = walkParent(core.root, target.targetKey, this.#owner)
+    const place = this.#lookup.parent(target.targetKey, this.#owner)
     if (place === undefined) return undefined
     const link = place.dir.children.get(place.name)
     if (link === undefined) {
@@ -280,7 +275,7 @@ export class MemoryFileSystem extends FileSystem {
 
   protected override updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Awaitable<FsVersion> {
     const key = target.targetKey
-    const link = walk(this.#core.root, key, this.#owner)
+    const link = this.#lookup.find(key, this.#owner)
     if (link !== undefined && link !== null && isFileNode(link.node) && canOpenForWrite(this.#core, link.node, this.#host)) {
       const plain = link.node
       if (request.expected !== undefined) checkGuard('edit', target.displayPath, request.expected, this.#nodeVersion(plain))
@@ -457,7 +452,7 @@ export class MemoryFileSystem extends FileSystem {
 
   /** The link at a canonical key (symlinks followed), or undefined when absent or a link loop. */
   #link(key: string): Link | undefined {
-    const plain = walk(this.#core.root, key)
+    const plain = this.#lookup.find(key)
     if (plain !== undefined) return plain ?? undefined
     try {
       return this.volume._core.getResolvedLink(key) ?? undefined

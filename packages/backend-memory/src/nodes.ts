@@ -7,8 +7,9 @@ import { FsEvent, Node as MemNode, type IProcess, type Link, type Superblock } f
  * buffer instead of opening a descriptor. Each fast path decides only the plain
  * case (plain directories, no symlink, every permission granted); anything else
  * returns `undefined` and the caller asks memfs, which then behaves (and fails)
- * exactly as before. Nothing is cached: every call walks the live tree, so a
- * change made straight on the `Volume` is always seen.
+ * exactly as before. A walk's result is remembered only by `lookup.ts`, which
+ * forgets it on every change memfs announces that could falsify it, so a change
+ * made straight on the `Volume` is always seen.
  */
 
 /** A uid/gid pair a permission check is made for. */
@@ -121,15 +122,6 @@ export function walk(root: Link, path: string, access?: Caller): Link | null | u
     if (to === end) return link
     from = to + 1
   }
-}
-
-/** The directory holding `path` and the name in it, when both are plain (see {@link walk}); `undefined` otherwise. */
-export function walkParent(root: Link, path: string, access: Caller): { readonly dir: Link; readonly name: string } | undefined {
-  const slash = path.lastIndexOf('/')
-  if (slash === -1 || isOddSegment(path, slash + 1, path.length)) return undefined
-  const dir = walk(root, slash === 0 ? '/' : path.slice(0, slash), access)
-  if (dir === null || dir === undefined || !isDirectoryNode(dir.node) || !dir.node.canExecute(access.uid, access.gid)) return undefined
-  return { dir, name: path.slice(slash + 1) }
 }
 
 /**

@@ -140,6 +140,13 @@ export interface RenameRequest {
  * `errorRow` table. A hook throws the store's own errors or `FsError`s built
  * with the named constructors (`FsError.notFound(verb, path)`…).
  *
+ * A hook answers with its value or a promise of it ({@link Awaitable}; issue 21):
+ * a store at hand answers synchronously, and may throw synchronously; core
+ * treats a throw like a rejection. The bytes handed to `publishBytes`, and the
+ * array `updateBytes`' `transform` returns, are the hook's to keep (nothing
+ * changes them afterwards) and may be views into Node's `Buffer` pool: read
+ * them through their `byteOffset` and `byteLength`, never their whole `buffer`.
+ *
  * Rules common to every method:
  * - every failure is an `FsError` with a code of `FsErrorCode`; nothing else escapes;
  * - an aborted `signal` fails with `FS_ABORTED` and changes nothing (a mutation
