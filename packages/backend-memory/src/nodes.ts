@@ -1,4 +1,4 @@
-import { FsEvent, Node as MemNode, type IProcess, type Link, type Superblock } from '@jsonjoy.com/fs-core'
+import { FsEvent, Link, Node as MemNode, type IProcess, type Superblock } from '@jsonjoy.com/fs-core'
 
 /**
  * memfs's own nodes, used directly on the hot paths: a lookup is a few `Map`
@@ -38,6 +38,22 @@ interface NodeFields {
 
 /** The own fields of a memfs 4.80.1 `Node`, in the order its constructor sets them. */
 const NODE_LAYOUT = 'changes,_uid,_gid,_atime,_mtime,_ctime,_btime,buf,capacity,size,rdev,_nlink,mode,ino'
+/** memfs 4.80.1's `Link` fields set directly (its constructor and `setChild` add `Date`s, arrays and events nobody asked for). */
+interface LinkFields {
+  changes: Link['changes']
+  children: Map<string, Link | undefined>
+  _steps: string[]
+  ino: number
+  length: number
+  vol: Superblock
+  parent: Link | undefined
+  name: string
+  node: MemNode
+}
+
+/** The own fields of a memfs 4.80.1 `Link` with its node set, in the order its constructor and `setNode` set them. */
+const LINK_LAYOUT = 'changes,children,_steps,ino,length,vol,parent,name,node'
+
 /** The `Superblock` fields its private `newInoNumber` and `createNode` use. */
 interface InodeTable {
   ino: number
@@ -133,14 +149,20 @@ export function canOpenForWrite(core: Superblock, node: MemNode, host: Caller): 
   return core.openFiles < core.maxFiles && node.canWrite(host.uid, host.gid)
 }
 
-/** What building a node without memfs's constructor needs, or `null` where memfs's `Node` is not the layout this module knows. */
+/** What building a node and its link without memfs's constructors needs, or `null` where memfs's `Node` or `Link` is not the layout this module knows. */
 let nodeParts: { readonly FanOut: new () => MemNode['changes']; readonly empty: Buffer } | null | undefined
 
 function knownNodeParts(core: Superblock): typeof nodeParts {
   if (nodeParts === undefined) {
     const probe = new MemNode(0, S_IFREG)
+    const link = new Link(core, undefined, 'probe')
+    link.setNode(probe)
     const table = core as unknown as Partial<InodeTable>
-    const known = Object.keys(probe).join() === NODE_LAYOUT && typeof table.ino === 'number' && Array.isArray(table.releasedInos)
+    const known =
+      Object.keys(probe).join() === NODE_LAYOUT &&
+      Object.keys(link).join() === LINK_LAYOUT &&
+      typeof table.ino === 'number' &&
+      Array.isArray(table.releasedInos)
     nodeParts = known ? { FanOut: probe.changes.constructor as new () => MemNode['changes'], empty: probe.buf } : null
   }
   return nodeParts
@@ -183,11 +205,45 @@ function newNode(core: Superblock, mode: number, owner: Caller, at: Date): MemNo
   return node
 }
 
-/** A new, empty regular file `name` in `dir`, owned by `owner` and stamped `at`, announced on memfs's change bus as its own create is. */
+/**
+ * A new, empty regular file `name` in `dir`, owned by `owner` and stamped `at`, announced on
+ * memfs's change bus as its own create is. The link is built as memfs's `createChild` builds it
+ * (steps, parent, count, the directory's mtime and ctime, its `child:add` event where anyone
+ * listens), without the `Date`s and arrays made on the way; where memfs's layout is not the one
+ * known, memfs builds it.
+ */
 export function createFileLink(core: Superblock, dir: Link, name: string, mode: number, owner: Caller, at: Date): Link {
-  const link = dir.createChild(name, newNode(core, S_IFREG | mode, owner, at))
+  const node = newNode(core, S_IFREG | mode, owner, at)
+  const parts = knownNodeParts(core)
+  let link: Link
+  if (parts === null || parts === undefined) {
+    link = dir.createChild(name, node)
+  } else {
+    link = Object.create(Link.prototype) as Link
+    const fields = link as unknown as LinkFields
+    fields.changes = new parts.FanOut() as unknown as Link['changes']
+    fields.children = new Map()
+    fields._steps = [...dir.steps, name]
+    fields.ino = node.ino
+    fields.length = 0
+    fields.vol = (dir as unknown as LinkFields).vol
+    fields.parent = dir
+    fields.name = name
+    fields.node = node
+    dir.children.set(name, link)
+    dir.length++
+    stampDirectory(dir.node, at)
+    if (dir.changes.listeners.size > 0) dir.changes.emit(['child:add', link, dir])
+  }
   core.changes.emit(new FsEvent(EVENT_CREATE, link.steps, link.node, link))
   return link
+}
+
+/** A directory's mtime and ctime after an entry was added (memfs's setter would stamp ctime with a `Date` of its own). */
+function stampDirectory(node: MemNode, at: Date): void {
+  const fields = node as unknown as NodeFields
+  fields._mtime = at
+  fields._ctime = at
 }
 
 /** Stamps `at` as the node's atime, mtime and ctime (memfs's setters would add a `Date` of the host clock for ctime). */
