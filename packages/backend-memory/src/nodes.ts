@@ -259,7 +259,10 @@ export function stampNode(node: MemNode, at: Date): void {
  * hook's own, which nothing changes afterwards) and stamps `at` as its atime, mtime and ctime:
  * one synchronous step, so no reader sees a mix. The node gets a new buffer (a view of the old
  * one stays as it was). The change is announced as memfs's own truncate + write would (nothing
- * when an empty file stays empty), so versions and watchers follow.
+ * when an empty file stays empty), so versions and watchers follow. The buffer is adopted with no
+ * spare capacity (0): memfs writes in place only within a node's capacity, so a later write or
+ * growing truncate through the volume copies first and never changes bytes core still reads
+ * (an edit outcome decodes `after` from them when first read).
  */
 export function replaceContent(core: Superblock, link: Link, bytes: Uint8Array, at: Date): void {
   const node = link.node
@@ -267,7 +270,7 @@ export function replaceContent(core: Superblock, link: Link, bytes: Uint8Array, 
   const hadContent = fields.size > 0
   fields.buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   fields.size = bytes.length
-  fields.capacity = bytes.length
+  fields.capacity = 0
   stampNode(node, at)
   // The node's own (deprecated) bus, as memfs's write announces it; nothing is built for no listener.
   if (node.changes.listeners.size > 0) node.changes.emit(['modify'])

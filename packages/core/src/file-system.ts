@@ -468,8 +468,9 @@ export abstract class FileSystem {
     const signal = opts?.signal
     assertTarget(target, 'write')
     const path = target.displayPath
-    // Copied synchronously: a caller that reuses its buffer after the call cannot tear the write.
-    const owned = bytes instanceof Uint8Array ? Uint8Array.prototype.slice.call(bytes) : undefined
+    // Copied synchronously: a caller that reuses its buffer after the call cannot tear the write. The
+    // constructor, not `slice`: `slice` builds through the array's species, which may hand back a caller's view.
+    const owned = bytes instanceof Uint8Array ? new Uint8Array(bytes) : undefined
     throwIfAborted(signal, 'write')
     try {
       assertWriteIntent(expected, path)
