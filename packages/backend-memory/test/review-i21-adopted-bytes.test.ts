@@ -25,7 +25,7 @@ describe('edit outcome vs. the adopted node buffer', () => {
     const big = 'a'.repeat(20_000) + '\nneedle\n'
     fs.volume.writeFileSync('/work/big.txt', big)
     const t = await fs.resolve('big.txt')
-    const outcome = await fs.editText(t, { oldString: 'needle', newString: 'pin' })
+    const outcome = await fs.editText(t, { oldString: 'needle', newString: 'pin', replaceAll: false })
     // Someone with the volume (the documented way for tests to act behind the filesystem's back) writes in place.
     const fd = fs.volume.openSync('/work/big.txt', 'r+')
     fs.volume.writeSync(fd, Buffer.from('ZZZZ'), 0, 4, 0)
@@ -39,7 +39,7 @@ describe('edit outcome vs. the adopted node buffer', () => {
     const fs = memory()
     fs.volume.writeFileSync('/work/big.txt', 'b'.repeat(20_000) + '\nold\n')
     const t = await fs.resolve('big.txt')
-    const outcome = await fs.editText(t, { oldString: 'old', newString: 'new' })
+    const outcome = await fs.editText(t, { oldString: 'old', newString: 'new', replaceAll: false })
     fs.volume.truncateSync('/work/big.txt', 10)
     fs.volume.truncateSync('/work/big.txt', 20_000)
     expect(outcome.after).toBe('b'.repeat(20_000) + '\nnew\n')
@@ -55,7 +55,7 @@ describe('writeBytes vs. a caller that keeps the array it passed', () => {
     const fs = memory()
     const shared = new Uint8Array(64)
     class Pooled extends Uint8Array {
-      static override get [Symbol.species](): Uint8ArrayConstructor {
+      static get [Symbol.species](): Uint8ArrayConstructor {
         return function (n: number) {
           return shared.subarray(0, n)
         } as unknown as Uint8ArrayConstructor
