@@ -1,0 +1,53 @@
+/**
+ * Review of 9b6b094 (issue 21): remembered walks are forgotten only on what memfs ANNOUNCES.
+ * A few of the `Superblock`'s public helpers change the tree without a word: `deleteLink` (the
+ * detach `unlink`/`rmdir`/`rm` use, after their event) and `createLink` (memfs's `createChild`,
+ * which replaces an existing name). Before the commit each call walked the live tree and saw
+ * them; now a remembered walk outlives them: reads return a detached file, writes are lost.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { MemoryFileSystem } from '@seamfs/backend-memory'
+import { isFsError } from '@seamfs/core'
+import type { Link } from '@jsonjoy.com/fs-core'
+
+const opened: MemoryFileSystem[] = []
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((fs) => fs.close()))
+})
+
+function memory(files: Record<string, string | null>): MemoryFileSystem {
+  const fs = new MemoryFileSystem({ files })
+  opened.push(fs)
+  return fs
+}
+
+async function readAt(fs: MemoryFileSystem, path: string): Promise<string> {
+  try {
+    return await fs.readText(await fs.resolve(path))
+  } catch (err) {
+    if (isFsError(err)) return err.code
+    throw err
+  }
+}
+
+describe('tree changes memfs does not announce (`volume._core` helpers)', () => {
+  it('a directory detached with `_core.deleteLink` is gone for the filesystem too', async () => {
+    const fs = memory({ 'd/f.txt': 'one' })
+    expect(await readAt(fs, '/d/f.txt')).toBe('one')
+    const core = fs.volume._core
+    core.deleteLink(core.getLink(['d']) as Link)
+    expect(fs.volume.existsSync('/d')).toBe(false)
+    expect(await readAt(fs, '/d/f.txt')).toBe('FS_NOT_FOUND')
+  })
+
+  it('a file replaced with `_core.createLink` is the one read and written', async () => {
+    const fs = memory({ 'd/f.txt': 'one' })
+    expect(await readAt(fs, '/d/f.txt')).toBe('one')
+    const core = fs.volume._core
+    core.createLink(core.getLink(['d']) as Link, 'f.txt')
+    expect(String(fs.volume.readFileSync('/d/f.txt', 'utf8'))).toBe('')
+    expect(await readAt(fs, '/d/f.txt')).toBe('')
+    await fs.writeText(await fs.resolve('/d/f.txt'), 'two')
+    expect(String(fs.volume.readFileSync('/d/f.txt', 'utf8'))).toBe('two')
+  })
+})
