@@ -59,6 +59,7 @@ export class LinkLookup {
       this.#root = root
     }
     let link = this.#found.get(path)
+    if (link !== undefined && !attached(link, root)) link = undefined
     if (link === undefined) {
       const walked = walk(root, path)
       if (walked === null || walked === undefined) return access === undefined || walked === null ? walked : walk(root, path, access)
@@ -86,6 +87,16 @@ function searchable(link: Link, access: Caller): boolean {
   // memfs's root is its own parent.
   for (let dir = link.parent; dir; dir = dir.parent === dir ? undefined : dir.parent) {
     if (!dir.node.canExecute(access.uid, access.gid)) return false
+  }
+  return true
+}
+
+/** True while `link` hangs, link by link, from `root` (no change, announced or not, detached or replaced it). */
+function attached(link: Link, root: Link): boolean {
+  for (let at = link; at !== root;) {
+    const parent = at.parent
+    if (parent === undefined || parent.children.get(at.name) !== at) return false
+    at = parent
   }
   return true
 }
