@@ -22,7 +22,10 @@ export function forgetsWalks(type: number): boolean {
  * forgotten ({@link forget}) on each change memfs announces that could make a remembered walk
  * wrong: a removal, a move, a mode or owner change. A creation never can (it only adds a name
  * where there was none), nor can a content change. A volume whose root was replaced
- * (`reset()`, which announces nothing) is noticed by the root itself.
+ * (`reset()`, which announces nothing) is noticed by the root itself. And a remembered link is
+ * used only while it still hangs, link by link, from the root: memfs announces a removal before
+ * it makes it (a listener that calls the filesystem then would remember a link about to go), and
+ * a few of its `Superblock` helpers change the tree without announcing anything.
  */
 export class LinkLookup {
   readonly #core: Superblock
