@@ -5,31 +5,13 @@
  * sees the tree as it is. A model test drives random volume changes and compares every read
  * and write with what memfs itself says.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { isFsError } from '@seamfs/core'
+import { closeAfterEach, memory, readAt } from './support.js'
 
-const opened: MemoryFileSystem[] = []
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((fs) => fs.close()))
-})
-
-function memory(files: Record<string, string | null>): MemoryFileSystem {
-  const fs = new MemoryFileSystem({ files })
-  opened.push(fs)
-  return fs
-}
-
-/** What the filesystem reads at `path`, or the error code. */
-async function readAt(fs: MemoryFileSystem, path: string): Promise<string> {
-  try {
-    return await fs.readText(await fs.resolve(path))
-  } catch (err) {
-    if (isFsError(err)) return err.code
-    throw err
-  }
-}
+closeAfterEach()
 
 /** What memfs itself reads at `path` (links followed), or `undefined` where it refuses. */
 function volumeReads(fs: MemoryFileSystem, path: string): string | undefined {

@@ -3,19 +3,25 @@
  * issue 21) must be indistinguishable from one memfs creates: the same fields, path, events,
  * watcher notifications, directory count and times, and every memfs call on it must work.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { MemoryFileSystem } from '@seamfs/backend-memory'
+import { describe, expect, it } from 'vitest'
+import type { Link } from '@jsonjoy.com/fs-core'
+import type { MemoryFileSystem } from '@seamfs/backend-memory'
+import { closeAfterEach, memory } from './support.js'
 
-const opened: MemoryFileSystem[] = []
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((fs) => fs.close()))
-})
+closeAfterEach()
+
+/** `d/ours.txt` made through the filesystem, `d/theirs.txt` by memfs; both links. */
+async function pair(fs: MemoryFileSystem): Promise<{ ours: Link; theirs: Link; dir: Link }> {
+  await fs.writeText(await fs.resolve('/d/ours.txt'), 'ours')
+  fs.volume.writeFileSync('/d/theirs.txt', 'theirs')
+  const core = fs.volume._core
+  return { ours: core.getLink(['d', 'ours.txt']) as Link, theirs: core.getLink(['d', 'theirs.txt']) as Link, dir: core.getLink(['d']) as Link }
+}
 
 describe('a file created on the fast path is a file memfs could have made', () => {
   it('same fields, path, events, watcher notifications and directory bookkeeping as memfs’s own create', async () => {
     let now = Date.parse('2026-01-02T03:04:05Z')
-    const fs = new MemoryFileSystem({ files: { 'd/': null }, clock: () => now })
-    opened.push(fs)
+    const fs = memory({ 'd/': null }, { clock: () => now })
     const core = fs.volume._core
     const dir = core.getResolvedLink('/d')
     if (dir === null) throw new Error('no /d')
@@ -35,7 +41,11 @@ describe('a file created on the fast path is a file memfs could have made', () =
     const theirs = core.getResolvedLink('/d/theirs.txt')
     if (ours === null || theirs === null) throw new Error('a file is missing')
     expect(Object.keys(ours)).toEqual(Object.keys(theirs))
+    expect(Object.getPrototypeOf(ours)).toBe(Object.getPrototypeOf(theirs))
     expect(Object.keys(ours.getNode())).toEqual(Object.keys(theirs.getNode()))
+    expect(ours.ino).toBe(ours.getNode().ino)
+    expect(ours.getNode().nlink).toBe(theirs.getNode().nlink)
+    expect(core.inodes[ours.ino]).toBe(ours.getNode())
     expect(ours.getPath()).toBe('/d/ours.txt')
     expect(ours.steps).toEqual(['', 'd', 'ours.txt'])
     expect(ours.parent).toBe(dir)
@@ -48,8 +58,7 @@ describe('a file created on the fast path is a file memfs could have made', () =
   })
 
   it('memfs’s own calls work on it: stat, read, append, rename, link, unlink, and the inode is released', async () => {
-    const fs = new MemoryFileSystem()
-    opened.push(fs)
+    const fs = memory()
     await fs.writeText(await fs.resolve('/a/f.txt'), 'one')
     const v = fs.volume
     expect(v.statSync('/a/f.txt').size).toBe(3)
@@ -65,5 +74,34 @@ describe('a file created on the fast path is a file memfs could have made', () =
     expect(fs.toJSON()).toEqual({ 'a/': null })
     await fs.writeText(await fs.resolve('/a/again.txt'), 'again')
     expect(fs.toJSON()).toEqual({ 'a/again.txt': 'again' })
+  })
+
+  // From the review of ffe60b5.
+  it('follows a rename of the directory holding it (steps, getPath, reads through the new path)', async () => {
+    const fs = memory({ 'd/': null })
+    const { ours } = await pair(fs)
+    fs.volume.mkdirSync('/top')
+    fs.volume.renameSync('/d', '/top/e')
+    expect(ours.getPath()).toBe('/top/e/ours.txt')
+    expect(fs.volume.realpathSync('/top/e/ours.txt')).toBe('/top/e/ours.txt')
+    expect(await fs.readText(await fs.resolve('/top/e/ours.txt'))).toBe('ours')
+    await fs.writeText(await fs.resolve('/top/e/ours.txt'), 'again')
+    expect(String(fs.volume.readFileSync('/top/e/ours.txt', 'utf8'))).toBe('again')
+  })
+
+  it('hard-links, unlinks and counts like memfs’s own: a non-recursive rmdir relies on the count', async () => {
+    const fs = memory({ 'd/': null })
+    const { ours, dir } = await pair(fs)
+    fs.volume.linkSync('/d/ours.txt', '/d/hard.txt')
+    expect(ours.getNode().nlink).toBe(2)
+    await fs.writeText(await fs.resolve('/d/ours.txt'), 'shared')
+    expect(String(fs.volume.readFileSync('/d/hard.txt', 'utf8'))).toBe('shared')
+    fs.volume.unlinkSync('/d/ours.txt')
+    expect(String(fs.volume.readFileSync('/d/hard.txt', 'utf8'))).toBe('shared')
+    fs.volume.unlinkSync('/d/hard.txt')
+    fs.volume.unlinkSync('/d/theirs.txt')
+    expect(dir.length).toBe(0)
+    fs.volume.rmdirSync('/d')
+    expect(fs.volume.existsSync('/d')).toBe(false)
   })
 })

@@ -8,20 +8,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
-import { isFsError } from '@seamfs/core'
+import { closeAfterEach, memory, readAt } from './support.js'
 
-const opened: MemoryFileSystem[] = []
 const watchers: { close(): void }[] = []
-afterEach(async () => {
+afterEach(() => {
   for (const w of watchers.splice(0)) w.close()
-  await Promise.all(opened.splice(0).map((fs) => fs.close()))
 })
-
-function memory(files: Record<string, string | null>): MemoryFileSystem {
-  const fs = new MemoryFileSystem({ files })
-  opened.push(fs)
-  return fs
-}
+closeAfterEach()
 
 /** A harness-style watcher: on every change under `/`, it stats the changed path through the filesystem. */
 function statOnChange(fs: MemoryFileSystem): void {
@@ -32,15 +25,6 @@ function statOnChange(fs: MemoryFileSystem): void {
       .catch(() => undefined)
   })
   watchers.push(watcher)
-}
-
-async function readAt(fs: MemoryFileSystem, path: string): Promise<string> {
-  try {
-    return await fs.readText(await fs.resolve(path))
-  } catch (err) {
-    if (isFsError(err)) return err.code
-    throw err
-  }
 }
 
 describe('a listener of the change bus that calls the filesystem while memfs removes', () => {

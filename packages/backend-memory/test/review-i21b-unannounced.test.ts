@@ -5,30 +5,11 @@
  * which replaces an existing name). Before the commit each call walked the live tree and saw
  * them; now a remembered walk outlives them: reads return a detached file, writes are lost.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { MemoryFileSystem } from '@seamfs/backend-memory'
-import { isFsError } from '@seamfs/core'
+import { describe, expect, it } from 'vitest'
+import { closeAfterEach, memory, readAt } from './support.js'
 import type { Link } from '@jsonjoy.com/fs-core'
 
-const opened: MemoryFileSystem[] = []
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((fs) => fs.close()))
-})
-
-function memory(files: Record<string, string | null>): MemoryFileSystem {
-  const fs = new MemoryFileSystem({ files })
-  opened.push(fs)
-  return fs
-}
-
-async function readAt(fs: MemoryFileSystem, path: string): Promise<string> {
-  try {
-    return await fs.readText(await fs.resolve(path))
-  } catch (err) {
-    if (isFsError(err)) return err.code
-    throw err
-  }
-}
+closeAfterEach()
 
 describe('tree changes memfs does not announce (`volume._core` helpers)', () => {
   it('a directory detached with `_core.deleteLink` is gone for the filesystem too', async () => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { describe, expect, inject, it } from 'vitest'
 import { isFsError } from '@seamfs/core'
 import { SftpFileSystem } from '@seamfs/backend-ssh'
-import { CuttingProxy } from './proxy.js'
+import { CuttingProxy, suiteBehindProxy } from './proxy.js'
 import { RawSftp } from './raw.js'
 
 const server = inject('sftp')
@@ -21,20 +21,7 @@ describe.skipIf(server === null)(`fault injection: a TCP proxy cuts the connecti
   let raw: RawSftp
   let root: string
   let fs: SftpFileSystem
-
-  beforeAll(async () => {
-    if (server === null) return
-    proxy = await CuttingProxy.start(server.port)
-    raw = await RawSftp.connect(server)
-    root = await raw.freshDir(server.root, 'faults-')
-    fs = new SftpFileSystem({ ...server, port: proxy.port, root })
-  })
-  afterAll(async () => {
-    await fs?.close()
-    await raw?.rmrf(root)
-    raw?.close()
-    await proxy?.close()
-  })
+  suiteBehindProxy(server, 'faults-', (suite) => ({ proxy, raw, root, fs } = suite))
 
   it('mid-write: FS_IO_ERROR (retryable), the old file intact, no temp file, the next call reconnects', async () => {
     const target = await fs.resolve('big.txt')

@@ -1,4 +1,8 @@
 import { createServer, connect, type Server, type Socket } from 'node:net'
+import { afterAll, beforeAll } from 'vitest'
+import { SftpFileSystem } from '@seamfs/backend-ssh'
+import type { SftpServerInfo } from '../../../test-servers/sftp.js'
+import { RawSftp } from './raw.js'
 
 /**
  * A TCP proxy on 127.0.0.1 in front of the SFTP server that can cut every
@@ -76,4 +80,39 @@ export class CuttingProxy {
     for (const s of this.#sockets) s.destroy()
     await new Promise<void>((resolve) => this.#server.close(() => resolve()))
   }
+}
+
+/** What {@link suiteBehindProxy} hands a suite: the proxy, a raw connection past it, the suite's directory, a filesystem through the proxy. */
+export interface ProxiedSuite {
+  readonly proxy: CuttingProxy
+  readonly raw: RawSftp
+  readonly root: string
+  readonly fs: SftpFileSystem
+}
+
+/**
+ * Registers the hooks of a suite whose filesystem talks through a {@link CuttingProxy}: before it,
+ * the proxy, a raw connection straight to the server, a fresh directory named `prefix…` and an
+ * `SftpFileSystem` rooted there through the proxy (given to `ready`); after it, all of them closed
+ * and the directory removed. Nothing happens without a server (the suite skips).
+ */
+export function suiteBehindProxy(server: SftpServerInfo | null, prefix: string, ready: (suite: ProxiedSuite) => void): void {
+  let proxy: CuttingProxy | undefined
+  let raw: RawSftp | undefined
+  let root: string | undefined
+  let fs: SftpFileSystem | undefined
+  beforeAll(async () => {
+    if (server === null) return
+    proxy = await CuttingProxy.start(server.port)
+    raw = await RawSftp.connect(server)
+    root = await raw.freshDir(server.root, prefix)
+    fs = new SftpFileSystem({ ...server, port: proxy.port, root })
+    ready({ proxy, raw, root, fs })
+  })
+  afterAll(async () => {
+    await fs?.close()
+    if (root !== undefined) await raw?.rmrf(root)
+    raw?.close()
+    await proxy?.close()
+  })
 }

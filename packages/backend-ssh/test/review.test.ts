@@ -7,14 +7,14 @@ import { execFileSync } from 'node:child_process'
 import { chownSync, mkdirSync, renameSync, statSync, symlinkSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client } from 'ssh2'
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
+import { beforeEach, describe, expect, inject, it } from 'vitest'
 import { codeOf } from '@seamfs/conformance'
 import { SftpFileSystem } from '@seamfs/backend-ssh'
 import type { FsTarget } from '@seamfs/core'
 import type { SftpServerInfo } from '../../../test-servers/sftp.js'
 import { HINT_MS } from '../src/hints.js'
 import { titled } from './helpers.js'
-import { CuttingProxy } from './proxy.js'
+import { CuttingProxy, suiteBehindProxy } from './proxy.js'
 import { RawSftp, suiteScratch } from './raw.js'
 
 const server = inject('sftp')
@@ -198,20 +198,7 @@ describe.skipIf(server === null)(titled('SftpFileSystem: the connection cut at e
   let raw: RawSftp
   let root: string
   let fs: SftpFileSystem
-
-  beforeAll(async () => {
-    if (server === null) return
-    proxy = await CuttingProxy.start(server.port)
-    raw = await RawSftp.connect(server)
-    root = await raw.freshDir(server.root, 'review-cut-')
-    fs = new SftpFileSystem({ ...server, port: proxy.port, root })
-  })
-  afterAll(async () => {
-    await fs?.close()
-    await raw?.rmrf(root)
-    raw?.close()
-    await proxy?.close()
-  })
+  suiteBehindProxy(server, 'review-cut-', (suite) => ({ proxy, raw, root, fs } = suite))
 
   it('old or new content whole, FS_IO_ERROR or success, no temp left once reconnected', { timeout: 120_000 }, async () => {
     const ops = {
