@@ -362,8 +362,7 @@ export abstract class FileSystem {
     try {
       assertWriteIntent(expected, path)
       if (wanted !== undefined && typeof wanted !== 'boolean') throw FsError.unsupported('write', path, 'before must be a boolean')
-      const bytes = encodeWriteContent(content, path)
-      if (bytes.length > this.maxTextBytes) throw FsError.tooLarge('write', path, bytes.length, this.maxTextBytes)
+      const bytes = encodeWriteContent(content, path, this.maxTextBytes)
       const beforeMaxBytes = wanted === false ? 0 : this.diffBasisMaxBytes
       const result = await this.publishBytes(target, bytes, { expected, signal, beforeMaxBytes })
       const previous = wanted === false || result.before === null || result.before.length > beforeMaxBytes ? null : decodeTextOrNull(result.before)

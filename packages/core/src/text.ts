@@ -250,14 +250,21 @@ export function encodeText(text: string, bom = false): Uint8Array {
 /**
  * Validates and encodes the content of a write: a non-string, or a string with
  * a lone surrogate (which has no UTF-8 form), is `FS_NOT_TEXT`, so nothing is
- * silently replaced by U+FFFD. The bytes are encoded as {@link encodeText} does.
+ * silently replaced by U+FFFD; content of more than `maxBytes` UTF-8 bytes is
+ * `FS_TOO_LARGE`, counted before anything is encoded (a string of hundreds of
+ * MiB is refused without its bytes ever being held). The bytes are encoded as
+ * {@link encodeText} does.
  */
-export function encodeWriteContent(content: unknown, path: string): Uint8Array {
+export function encodeWriteContent(content: unknown, path: string, maxBytes = Number.POSITIVE_INFINITY): Uint8Array {
   if (typeof content !== 'string') {
     throw new FsError('FS_NOT_TEXT', `cannot write "${path}": content must be a string`)
   }
   if (!content.isWellFormed()) {
     throw new FsError('FS_NOT_TEXT', `cannot write "${path}": content has a lone surrogate (not valid Unicode)`)
+  }
+  // Every UTF-16 unit is at least one UTF-8 byte: a longer string is too large whatever it holds.
+  if (content.length > maxBytes || Buffer.byteLength(content, 'utf8') > maxBytes) {
+    throw FsError.tooLarge('write', path, Buffer.byteLength(content, 'utf8'), maxBytes)
   }
   return Buffer.from(content, 'utf8')
 }

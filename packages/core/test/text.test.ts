@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import fc from 'fast-check'
 import { FsError } from '@seamfs/core/backend'
 import {
@@ -251,6 +251,33 @@ describe('encodeWriteContent', () => {
     )
     expect(Array.from(encodeWriteContent('\uFEFFa', 'w'))).toEqual([0xef, 0xbb, 0xbf, 0x61])
     expect(encodeWriteContent('', 'w').length).toBe(0)
+  })
+
+  it('refuses content above maxBytes UTF-8 bytes with FS_TOO_LARGE, exactly at the boundary', () => {
+    fc.assert(
+      fc.property(fc.oneof(wellFormed, graphemes), fc.nat({ max: 64 }), (s, limit) => {
+        const size = Buffer.byteLength(s, 'utf8')
+        if (size <= limit) {
+          expect(encodeWriteContent(s, 'w', limit).length).toBe(size)
+          return
+        }
+        const err = expectFsError(() => encodeWriteContent(s, 'w', limit), 'FS_TOO_LARGE')
+        expect(err.details).toEqual({ size, limit })
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('refuses a huge string before encoding it: no buffer of its size is ever made', () => {
+    const huge = 'é'.repeat(8 * 1024 * 1024)
+    const from = vi.spyOn(Buffer, 'from')
+    try {
+      const err = expectFsError(() => encodeWriteContent(huge, 'w', 1024 * 1024), 'FS_TOO_LARGE')
+      expect(err.details).toEqual({ size: 16 * 1024 * 1024, limit: 1024 * 1024 })
+      expect(from).not.toHaveBeenCalled()
+    } finally {
+      from.mockRestore()
+    }
   })
 })
 
