@@ -16,6 +16,7 @@ import { byteClauses } from './clauses/bytes.js'
 import { removeClauses } from './clauses/remove.js'
 import { renameClauses } from './clauses/rename.js'
 import { directoryClauses } from './clauses/directories.js'
+import { crossProcessClauses } from './clauses/cross-process.js'
 import type { FileSystem } from '@seamfs/core'
 
 function tuningOf(options: ConformanceOptions['options']): Tuning {
@@ -65,6 +66,7 @@ export async function describeConformance<F extends FileSystem>(options: Conform
     removeClauses(kit)
     renameClauses(kit)
     directoryClauses(kit)
+    crossProcessClauses(kit)
     modelClauses(kit, options.external?.writeBytes !== undefined)
   })
 }

@@ -6,6 +6,7 @@ export {
   type ConformanceOptions,
   type ConformanceSubject,
   type ConformanceTuning,
+  type CrossProcessHook,
   type ExternalHooks,
 } from './types.js'
 export { externalByMount } from './mounts.js'

@@ -1,7 +1,7 @@
 import { appendFileSync } from 'node:fs'
 import { afterEach, beforeEach, describe, expect, it, type RunnerTask } from 'vitest'
 import { isFsError, type FileSystem, type FsCapabilities, type FsErrorCode, type FsTarget, type FsWriteOutcome } from '@seamfs/core'
-import type { ConformanceOptions, ConformanceSubject, ConformanceTuning, CreateContext, ExternalHooks } from './types.js'
+import type { ConformanceOptions, ConformanceSubject, ConformanceTuning, CreateContext, CrossProcessHook, ExternalHooks } from './types.js'
 
 type HookName = keyof ExternalHooks
 
@@ -149,9 +149,12 @@ export class Kit {
   readonly #external: ExternalHooks
   /** Envs of the running test (several for the model-based test): ended together when it times out. */
   readonly #live = new Set<Env>()
+  /** How to open the subject's store in another process, when the backend gives it. */
+  readonly crossProcess: CrossProcessHook | undefined
 
   constructor(options: ConformanceOptions, caps: FsCapabilities, tuning: Tuning) {
     this.#options = options
+    this.crossProcess = options.crossProcess
     this.#external = options.external ?? {}
     this.caps = caps
     this.tuning = tuning
@@ -172,6 +175,12 @@ export class Kit {
   /** A describe block; skipped as a whole, with the reason in its title, when `needs` is unmet. */
   group(title: string, needs: Needs, body: () => void): void {
     const reason = this.unmet(needs)
+    if (reason === undefined) describe(title, body)
+    else describe.skip(`${title} (skipped: ${reason})`, body)
+  }
+
+  /** A describe block; skipped as a whole with `reason` in its title when there is one. */
+  groupIf(title: string, reason: string | undefined, body: () => void): void {
     if (reason === undefined) describe(title, body)
     else describe.skip(`${title} (skipped: ${reason})`, body)
   }

@@ -467,4 +467,24 @@ export const TRACE: Readonly<Record<string, Readonly<Record<string, RuleTrace>>>
         'createDirectory with an aborted signal is FS_ABORTED and creates nothing',
       ],
   },
+
+  GuardStrength: {
+    '`atomic`: by the store itself, against any writer (a program that knows nothing of seamfs too)': {
+      tests: [
+        'N concurrent createIfAbsent writers: exactly one creates',
+        'N concurrent replaceIfVersion writers from one version: exactly one wins',
+        'cross-instance races › *',
+      ],
+      note: "writers that are not seamfs are raced by each backend's own suite (outside writers in place), not by the kit",
+    },
+    '`seamfs`: among every seamfs writer of the store, in any process on any machine (lock entries with leases kept in the store); a writer that is not seamfs can still slip between check and commit':
+      {
+        tests: ['cross-instance races › *', 'cross-instance races: moves › *', 'cross-instance races: moves, deletes and edits of the same files › *'],
+        note: 'processes on one machine only (the children run where the kit runs); a killed holder is tested by each backend suite',
+      },
+    '`process`: only among the callers inside this process': [
+      'N concurrent replaceIfVersion writers from one version: exactly one wins',
+      'of N concurrent guarded removers of one version exactly one wins; the others are FS_STALE_VERSION',
+    ],
+  },
 }

@@ -29,6 +29,22 @@ export interface ExternalHooks<F extends FileSystem = FileSystem> {
   readonly mode?: ((subject: ConformanceSubject<F>, path: string) => Promise<number> | number) | undefined
 }
 
+/**
+ * How to open the subject's store from another process: unlocks the cross-instance race clauses,
+ * which prove that guards declared `'atomic'` or `'seamfs'` hold between processes (racing child
+ * processes, each with its own instance), not only between calls of one instance.
+ */
+export interface CrossProcessHook<F extends FileSystem = FileSystem> {
+  /**
+   * A module plain `node` can import (built JavaScript; a `file:` URL) exporting `open(descriptor)`
+   * (or a default function) that returns (a promise of) a filesystem on the store `descriptor`
+   * names, its default cwd the subject's.
+   */
+  readonly module: string
+  /** What a child needs to open the subject's store: JSON (a directory, a bucket and prefix, server coordinates). */
+  readonly descriptor: (subject: ConformanceSubject<F>) => unknown
+}
+
 /** Tuning of the kit; every field has a default. */
 export interface ConformanceTuning {
   /** Runs of the model-based test (default 100; cheap backends take more, remote ones fewer). */
@@ -67,6 +83,8 @@ export interface ConformanceOptions<F extends FileSystem = FileSystem> {
    */
   readonly create: (context: CreateContext) => Promise<ConformanceSubject<F>> | ConformanceSubject<F>
   readonly external?: ExternalHooks<F> | undefined
+  /** Opens the subject's store in other processes, for the cross-instance race clauses (absent: skipped). */
+  readonly crossProcess?: CrossProcessHook<F> | undefined
   readonly options?: ConformanceTuning | undefined
 }
 

@@ -14,7 +14,7 @@
  * This needs descriptor paths (Linux's procfs). Elsewhere ({@link DESCRIPTOR_PATHS} false) the
  * same functions work by path string: the sandbox's check then holds only against a static tree.
  */
-import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readlinkSync, rmdirSync, statSync } from 'node:fs'
+import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readlinkSync, realpathSync, rmdirSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { FsError, type FsVerb } from '@seamfs/core/backend'
 import { errnoOf } from './errors.js'
@@ -39,24 +39,36 @@ export function pathChanged(verb: FsVerb, path: string, cause?: unknown): FsErro
 
 /**
  * Opens the canonical path `key` with `flags` and checks that the descriptor is that path now.
- * A mismatch (a directory on the way swapped for a link, the file unlinked) closes it and throws
- * {@link pathChanged}. Open errors are thrown as they are, for the error table.
+ * A mismatch closes it. When every directory on the way is still real (the path leads where it
+ * should), the mismatch was an ordinary race — another process renamed or removed the file between
+ * the open and the check — and the open is tried again (a file now gone fails as a missing one).
+ * Otherwise a directory on the way was swapped for a link: {@link pathChanged}. Open errors are
+ * thrown as they are, for the error table.
  */
 export function openVerified(key: string, flags: number, verb: FsVerb, displayPath: string): number {
-  const fd = openSync(key, flags)
-  if (!DESCRIPTOR_PATHS) return fd
-  let real: string
+  for (let attempt = 0; ; attempt++) {
+    const fd = openSync(key, flags)
+    if (!DESCRIPTOR_PATHS) return fd
+    let real: string
+    try {
+      real = readlinkSync(fdPath(fd))
+    } catch (err) {
+      closeSync(fd)
+      throw err
+    }
+    if (real === key) return fd
+    closeSync(fd)
+    if (attempt >= 4 || !directoriesReal(dirname(key))) throw pathChanged(verb, displayPath)
+  }
+}
+
+/** Whether the canonical directory path `dir` still leads where it says: every level a real directory. */
+function directoriesReal(dir: string): boolean {
   try {
-    real = readlinkSync(fdPath(fd))
-  } catch (err) {
-    closeSync(fd)
-    throw err
+    return realpathSync.native(dir) === dir
+  } catch {
+    return false
   }
-  if (real !== key) {
-    closeSync(fd)
-    throw pathChanged(verb, displayPath)
-  }
-  return fd
 }
 
 /** A directory held open: children are named through its descriptor, so they are looked up in it. */

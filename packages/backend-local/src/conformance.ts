@@ -31,8 +31,15 @@ export function localConformance(tuning: ConformanceTuning = {}, parent = tmpdir
         symlinkSync(target, hostPath(subject, path))
       },
     },
+    // The built module (from src/ or dist/ alike): racing child processes open the same directory.
+    crossProcess: { module: new URL('../dist/conformance.js', import.meta.url).href, descriptor: (subject) => ({ root: subject.fs.cwd }) },
     options: tuning,
   }
+}
+
+/** Opens the store a test's subject is on, in another process (the kit's cross-instance races). */
+export function open(descriptor: { readonly root: string }): LocalFileSystem {
+  return new LocalFileSystem({ cwd: descriptor.root })
 }
 
 export default localConformance({ modelRuns: 100 })

@@ -10,6 +10,7 @@ import {
   FsVersion,
   isFsError,
   KeyedMutex,
+  LeaseLocks,
   processWide,
   throwIfAborted,
   type ErrorRow,
@@ -21,6 +22,7 @@ import {
   type FsRenameOutcome,
   type FsTarget,
   type FsVerb,
+  type LeaseHold,
   type ReadRequest,
   type RemoveRequest,
   type RenameRequest,
@@ -33,6 +35,7 @@ import { errnoOf, errnoRow } from './errors.js'
 import { DEFAULT_NEW_FILE_MODE, type LocalFileSystemOptions, type LocalHooks } from './options.js'
 import { absolutePath, canonicalPath, containsPath } from './paths.js'
 import { makeDirectoryAt, removeEntry } from './mutate.js'
+import { isLockName, localLeaseStore } from './leases.js'
 import { isStagingName, Publisher } from './publish.js'
 import { moveEntry } from './rename.js'
 import { assertWritable, infoOf, pathInfoOf, versionOf } from './stats.js'
@@ -53,7 +56,7 @@ const LOCAL_CAPABILITIES: FsCapabilities = Object.freeze({
   permissions: true,
   processPath: true,
   createIfAbsent: 'atomic',
-  replaceIfVersion: 'process',
+  replaceIfVersion: 'seamfs',
   versionSource: 'stat',
   newlineInNames: true,
   emptyDirectories: true,
@@ -136,10 +139,13 @@ export class LocalFileSystem extends FileSystem {
   readonly #hooks: LocalHooks | undefined
   /** Per-target locks, shared by every instance in the process: `replaceIfVersion` is `'process'`. */
   readonly #locks: KeyedMutex = processWide('backend-local:locks', () => new KeyedMutex())
+  /** Lock entries in the store: guards hold among every seamfs writer of this disk, in any process (`'seamfs'`). */
+  readonly #leases: LeaseLocks
   readonly #publisher = new Publisher()
 
   constructor(options: Readonly<LocalFileSystemOptions> = {}) {
     super(options)
+    this.#leases = new LeaseLocks(localLeaseStore, { leaseMs: options.lockLeaseMs, maxWaitMs: options.lockWaitMs })
     this.cwd = absolutePath(options.cwd ?? process.cwd(), process.cwd())
     const mode = options.newFileMode ?? DEFAULT_NEW_FILE_MODE
     if (!Number.isInteger(mode) || mode < 0 || mode > 0o777) throw new RangeError('newFileMode must be within 0o000..0o777')
@@ -223,6 +229,8 @@ export class LocalFileSystem extends FileSystem {
       const name = dirent.name
       let type: FsDirEntry['type']
       if (dirent.isFile()) {
+        // Lock entries of writers at work (or of dead ones) are dropped in this same pass.
+        if (isLockName(name)) continue
         type = 'file'
       } else if (dirent.isDirectory()) {
         // Staging residue is dropped in this same pass.
@@ -241,34 +249,43 @@ export class LocalFileSystem extends FileSystem {
   }
 
   protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    // A create-if-absent publishes by link(2), which never replaces: the kernel arbitrates, no lock needed.
+    if (request.expected?.kind === 'createIfAbsent') return this.#locks.run(target.targetKey, () => this.#publish(target, bytes, request, undefined))
+    // Every other write takes the cross-process lock too: an edit of another process must not read
+    // the old content, lose this write under its own and report success.
+    return this.#locked([target.targetKey], 'write', target.displayPath, request.signal, (hold) => this.#publish(target, bytes, request, hold))
+  }
+
+  async #publish(target: FsTarget, bytes: Uint8Array, request: WriteRequest, hold: LeaseHold | undefined): Promise<WriteResult> {
     const { expected, signal, beforeMaxBytes } = request
     const path = target.displayPath
-    return this.#locks.run(target.targetKey, async () => {
-      throwIfAborted(signal, 'write')
-      // The sweep removes (and listings hide) such names: a file or directory made under one would be lost.
-      const reserved = target.targetKey.split(sep).find(isStagingName)
-      if (reserved !== undefined) {
-        throw FsError.unsupported('write', path, `the name "${reserved}" is reserved for staging directories`)
-      }
-      const current = statSync(target.targetKey, { bigint: true, throwIfNoEntry: false })
-      if (current !== undefined && !current.isFile()) throw FsError.notRegularFile('write', path)
-      checkGuard('write', path, expected, current && versionOf(current))
-      if (current !== undefined) assertWritable(target.targetKey, current, 'write', path)
-      const before = current === undefined ? null : await this.#diffBasis(target, current, beforeMaxBytes, signal)
-      const published = await this.#publisher.publish({
-        key: target.targetKey,
-        displayPath: path,
-        bytes,
-        mode: expected?.kind === 'createIfAbsent' ? 'link' : 'rename',
-        permissions: current === undefined ? this.#newFileMode : Number(current.mode & 0o777n),
-        owner: current === undefined ? undefined : { uid: Number(current.uid), gid: Number(current.gid) },
-        verb: 'write',
-        signal,
-        hooks: this.#hooks,
-        recheck: expected?.kind === 'replaceIfVersion' ? (now) => checkGuard('write', path, expected, now && versionOf(now)) : undefined,
-      })
-      return { created: current === undefined, version: versionOf(published), before }
+    throwIfAborted(signal, 'write')
+    // The sweep removes (and listings hide) such names: a file or directory made under one would be lost.
+    const reserved = target.targetKey.split(sep).find((name) => isStagingName(name) || isLockName(name))
+    if (reserved !== undefined) {
+      throw FsError.unsupported('write', path, `the name "${reserved}" is reserved for staging directories and lock entries`)
+    }
+    const current = statSync(target.targetKey, { bigint: true, throwIfNoEntry: false })
+    if (current !== undefined && !current.isFile()) throw FsError.notRegularFile('write', path)
+    checkGuard('write', path, expected, current && versionOf(current))
+    if (current !== undefined) assertWritable(target.targetKey, current, 'write', path)
+    const before = current === undefined ? null : await this.#diffBasis(target, current, beforeMaxBytes, signal)
+    const published = await this.#publisher.publish({
+      key: target.targetKey,
+      displayPath: path,
+      bytes,
+      mode: expected?.kind === 'createIfAbsent' ? 'link' : 'rename',
+      permissions: current === undefined ? this.#newFileMode : Number(current.mode & 0o777n),
+      owner: current === undefined ? undefined : { uid: Number(current.uid), gid: Number(current.gid) },
+      verb: 'write',
+      signal,
+      hooks: this.#hooks,
+      recheck: (now) => {
+        hold?.assertHeld('write', path)
+        if (expected?.kind === 'replaceIfVersion') checkGuard('write', path, expected, now && versionOf(now))
+      },
     })
+    return { created: current === undefined, version: versionOf(published), before }
   }
 
   protected override async updateBytes(
@@ -277,7 +294,7 @@ export class LocalFileSystem extends FileSystem {
     transform: (bytes: Uint8Array) => Uint8Array,
   ): Promise<FsVersion> {
     const path = target.displayPath
-    return this.#locks.run(target.targetKey, async () => {
+    return this.#locked([target.targetKey], 'edit', path, signal, async (hold) => {
       throwIfAborted(signal, 'edit')
       let fd: number
       try {
@@ -308,28 +325,43 @@ export class LocalFileSystem extends FileSystem {
         signal,
         hooks: this.#hooks,
         // The edit read this version: whatever replaced it since would be lost under the edit's text.
-        recheck: (now) => checkGuard('edit', path, { version: versionOf(current) }, now && versionOf(now)),
+        recheck: (now) => {
+          hold.assertHeld('edit', path)
+          checkGuard('edit', path, { version: versionOf(current) }, now && versionOf(now))
+        },
       })
       return versionOf(published)
     })
   }
 
   protected override async removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
-    return this.#locks.run(target.targetKey, async () => {
+    return this.#locked([target.targetKey], 'remove', target.displayPath, request.signal, async (hold) => {
       throwIfAborted(request.signal, 'remove')
-      return removeEntry(target.targetKey, target.displayPath, request, this.#hooks)
+      return removeEntry(target.targetKey, target.displayPath, request, hold, this.#hooks)
     })
   }
 
   /** Both keys locked, in one fixed order (so two renames between the same names cannot deadlock). */
   protected override async renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
-    const [first, second] = [from.targetKey, to.targetKey].sort()
-    return this.#locks.run(first as string, () =>
-      this.#locks.run(second as string, async () => {
-        throwIfAborted(request.signal, 'rename')
-        return moveEntry(from, to, request, this.#hooks)
-      }),
-    )
+    return this.#locked([from.targetKey, to.targetKey], 'rename', from.displayPath, request.signal, async (hold) => {
+      throwIfAborted(request.signal, 'rename')
+      return moveEntry(from, to, request, hold, this.#hooks)
+    })
+  }
+
+  /**
+   * Runs `fn` holding every key: first this process's mutex of each (FIFO among the callers here, so
+   * one of them at a time polls the store), then each key's lock entry (among every seamfs process
+   * on this disk). Keys are taken in sorted order, so two callers of the same pair cannot deadlock.
+   */
+  #locked<T>(keys: readonly string[], verb: FsVerb, path: string, signal: AbortSignal | undefined, fn: (hold: LeaseHold) => Promise<T>): Promise<T> {
+    const sorted = [...new Set(keys)].sort()
+    const hold = (i: number): Promise<T> => {
+      const key = sorted[i]
+      if (key === undefined) return this.#leases.run(sorted, { verb, path, signal }, fn)
+      return this.#locks.run(key, () => hold(i + 1))
+    }
+    return hold(0)
   }
 
   protected override async makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {

@@ -7,10 +7,11 @@
  */
 import { type BigIntStats, type Stats, fsync, lstatSync, readdirSync, rmdirSync, statSync, unlinkSync } from 'node:fs'
 import { basename, dirname, sep } from 'node:path'
-import { checkGuard, FsError, isFsError, throwIfAborted, type FsRemoveOutcome, type FsVersion, type RemoveRequest } from '@seamfs/core/backend'
+import { checkGuard, FsError, isFsError, throwIfAborted, type FsRemoveOutcome, type FsVersion, type LeaseHold, type RemoveRequest } from '@seamfs/core/backend'
 import { type DirAnchor, ensureAnchor, openAnchor, pathChanged } from './anchor.js'
 import { errnoOf } from './errors.js'
 import type { LocalHooks } from './options.js'
+import { clearIfStale, isLockName } from './leases.js'
 import { clearStages, isStagingName } from './publish.js'
 import { typeOf, versionOf } from './stats.js'
 
@@ -27,10 +28,10 @@ export function lstatIn(dir: DirAnchor, name: string): BigIntStats | undefined {
   return lstatSync(dir.at(name), { bigint: true, throwIfNoEntry: false })
 }
 
-/** Refuses a path through a staging directory's name: the sweep removes those, listings hide them. */
+/** Refuses a path through a staging directory's or lock entry's name: sweeps remove those, listings hide them. */
 export function assertUnreserved(key: string, verb: MutationVerb, path: string): void {
-  const reserved = key.split(sep).find(isStagingName)
-  if (reserved !== undefined) throw FsError.unsupported(verb, path, `the name "${reserved}" is reserved for staging directories`)
+  const reserved = key.split(sep).find((name) => isStagingName(name) || isLockName(name))
+  if (reserved !== undefined) throw FsError.unsupported(verb, path, `the name "${reserved}" is reserved for staging directories and lock entries`)
 }
 
 /** Refuses the root of the disk: it has no parent to be removed from or moved out of. */
@@ -86,6 +87,7 @@ function removeEmptyDirectory(parent: DirAnchor, name: string, verb: MutationVer
   if (dir === undefined) return
   try {
     clearStages(dir)
+    for (const entry of readdirSync(dir.at(''))) if (isLockName(entry)) clearIfStale(dir, entry)
   } finally {
     dir.close()
   }
@@ -100,7 +102,7 @@ function removeEmptyDirectory(parent: DirAnchor, name: string, verb: MutationVer
 /** Counts the entries below `dir` into `count`, stopping once it passes `limit`. Links count, and are never entered. */
 function countBelow(dir: DirAnchor, limit: number, count: { n: number }, path: string): void {
   for (const entry of readdirSync(dir.at(''), { withFileTypes: true })) {
-    if (entry.isDirectory() && isStagingName(entry.name)) continue
+    if ((entry.isDirectory() && isStagingName(entry.name)) || (entry.isFile() && isLockName(entry.name))) continue
     if (++count.n > limit) return
     if (!entry.isDirectory()) continue
     const child = enter(dir, entry.name, 'remove', path)
@@ -120,7 +122,12 @@ function removeBelow(dir: DirAnchor, path: string): number {
   let removed = 0
   for (const name of readdirSync(dir.at(''))) {
     const st = lstatIn(dir, name)
-    // Gone meanwhile, or a staging directory a write is using now (its parent's rmdir then says not empty).
+    // Gone meanwhile, or a staging directory or lock entry a writer is using now (its parent's rmdir
+    // then says not empty); a dead writer's lock entry goes.
+    if (st !== undefined && st.isFile() && isLockName(name)) {
+      clearIfStale(dir, name)
+      continue
+    }
     if (st === undefined || (st.isDirectory() && isStagingName(name))) continue
     try {
       if (st.isDirectory()) {
@@ -149,7 +156,14 @@ function removeBelow(dir: DirAnchor, path: string): number {
  * included, and refused above the bound (`details.entries` is where the count stopped: bound + 1,
  * the walk goes no further), then removed depth first. Returns how many entries went.
  */
-async function removeTree(parent: DirAnchor, key: string, path: string, request: RemoveRequest, hooks: LocalHooks | undefined): Promise<number> {
+async function removeTree(
+  parent: DirAnchor,
+  key: string,
+  path: string,
+  request: RemoveRequest,
+  hold: LeaseHold,
+  hooks: LocalHooks | undefined,
+): Promise<number> {
   const { maxEntries: limit, signal } = request
   const name = basename(key)
   const dir = enter(parent, name, 'remove', path)
@@ -163,6 +177,7 @@ async function removeTree(parent: DirAnchor, key: string, path: string, request:
     }
     if (hooks?.beforeMutate !== undefined) await hooks.beforeMutate(key)
     throwIfAborted(signal, 'remove')
+    hold.assertHeld('remove', path)
     removed = removeBelow(dir, path)
   } finally {
     dir.close()
@@ -174,9 +189,10 @@ async function removeTree(parent: DirAnchor, key: string, path: string, request:
 /**
  * `remove` of canonical `key` (the caller holds its lock): the entry is looked at and removed
  * through its parent held open, so the guard and the type checked are those of the entry removed
- * (against this process; another process can still race between the check and the unlink).
+ * (against every seamfs writer of this disk: the caller holds the key's lock entry; a program that
+ * is not seamfs can still race between the check and the unlink).
  */
-export async function removeEntry(key: string, path: string, request: RemoveRequest, hooks?: LocalHooks): Promise<FsRemoveOutcome> {
+export async function removeEntry(key: string, path: string, request: RemoveRequest, hold: LeaseHold, hooks?: LocalHooks): Promise<FsRemoveOutcome> {
   const { expected, recursive, signal } = request
   assertNotRoot(key, 'remove', path)
   assertUnreserved(key, 'remove', path)
@@ -195,6 +211,7 @@ export async function removeEntry(key: string, path: string, request: RemoveRequ
     if (type === 'file') {
       if (hooks?.beforeMutate !== undefined) await hooks.beforeMutate(key)
       throwIfAborted(signal, 'remove')
+      hold.assertHeld('remove', path)
       try {
         unlinkSync(parent.at(name))
       } catch (err) {
@@ -202,10 +219,11 @@ export async function removeEntry(key: string, path: string, request: RemoveRequ
         throw err
       }
     } else if (recursive) {
-      entries = await removeTree(parent, key, path, request, hooks)
+      entries = await removeTree(parent, key, path, request, hold, hooks)
     } else {
       if (hooks?.beforeMutate !== undefined) await hooks.beforeMutate(key)
       throwIfAborted(signal, 'remove')
+      hold.assertHeld('remove', path)
       removeEmptyDirectory(parent, name, 'remove', path)
     }
     await syncQuietly(parent)

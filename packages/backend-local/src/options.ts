@@ -7,6 +7,14 @@ export interface LocalFileSystemOptions extends FsLimits {
   /** Mode bits of newly created files (default `0o600`, owner-only). Existing files keep theirs. */
   readonly newFileMode?: number | undefined
   /**
+   * The lease written into this filesystem's lock entries (ms, default 10 000, at most 120 000):
+   * how long a holder on another machine that stopped renewing (frozen, cut off) blocks the others.
+   * A holder on this machine that died is taken over at once.
+   */
+  readonly lockLeaseMs?: number | undefined
+  /** How long an operation waits for another writer's lock before a retryable `FS_IO_ERROR` (ms, default 30 000). */
+  readonly lockWaitMs?: number | undefined
+  /**
    * Test-only fault injection points of the publish procedure.
    * @internal
    */

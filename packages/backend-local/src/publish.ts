@@ -3,9 +3,10 @@ import { closeSync, openSync, renameSync, rmdirSync, rmSync, statSync, unlinkSyn
 import { open } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { threadId } from 'node:worker_threads'
-import { FsError, processWide, throwIfAborted, type FsVerb } from '@seamfs/core/backend'
+import { FsError, pidIsAlive, processWide, throwIfAborted, type FsVerb } from '@seamfs/core/backend'
 import { type DirAnchor, ensureAnchor, openAnchor, pathChanged, removeMadeDirectories } from './anchor.js'
 import { doubleFault, errnoOf } from './errors.js'
+import { clearIfStale, isLockName } from './leases.js'
 import type { LocalHooks } from './options.js'
 
 /**
@@ -75,15 +76,6 @@ function fsyncFd(fd: number): Promise<void> {
   return new Promise((resolve, reject) => {
     fsyncCallback(fd, (err) => (err === null ? resolve() : reject(err)))
   })
-}
-
-function pidIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return errnoOf(err) === 'EPERM'
-  }
 }
 
 /**
@@ -348,6 +340,8 @@ export class Publisher {
     const state = (): string => signature(fstatOrStat(anchor))
     if (this.#leftAt.get(owner) === state()) return
     for (const entry of readdirSync(anchor.at(''), { withFileTypes: true })) {
+      // A lock entry whose holder died (or whose lease ran out) goes; a live one stays.
+      if (entry.isFile() && isLockName(entry.name)) clearIfStale(anchor, entry.name)
       // Staging directories are directories: a file that merely has such a name is someone's data.
       if (!entry.isDirectory() || !isAbandoned(entry.name, owner)) continue
       try {

@@ -16,7 +16,7 @@
  */
 import { type BigIntStats, linkSync, renameSync, unlinkSync } from 'node:fs'
 import { basename, dirname } from 'node:path'
-import { checkGuard, FsError, throwIfAborted, type FsRenameOutcome, type FsTarget, type RenameRequest } from '@seamfs/core/backend'
+import { checkGuard, FsError, throwIfAborted, type FsRenameOutcome, type FsTarget, type LeaseHold, type RenameRequest } from '@seamfs/core/backend'
 import { type DirAnchor, ensureAnchor, pathChanged, removeMadeDirectories } from './anchor.js'
 import { errnoOf } from './errors.js'
 import type { LocalHooks } from './options.js'
@@ -110,11 +110,11 @@ function commit(from: End, to: End, st: BigIntStats, type: 'file' | 'directory',
 
 /**
  * `rename` of canonical `from` to canonical `to` (two different keys, `to` not inside `from`; the
- * caller holds both locks): source checked (type, guard), destination parents made, destination
+ * caller holds both locks, in this process and in the store): source checked (type, guard), destination parents made, destination
  * checked (`overwrite`), then one commit. A failure before the commit leaves both names as they
  * were and removes the parents it made.
  */
-export async function moveEntry(from: FsTarget, to: FsTarget, request: RenameRequest, hooks?: LocalHooks): Promise<FsRenameOutcome> {
+export async function moveEntry(from: FsTarget, to: FsTarget, request: RenameRequest, hold: LeaseHold, hooks?: LocalHooks): Promise<FsRenameOutcome> {
   const { expected, signal } = request
   assertNotRoot(from.targetKey, 'rename', from.displayPath)
   assertUnreserved(from.targetKey, 'rename', from.displayPath)
@@ -139,6 +139,7 @@ export async function moveEntry(from: FsTarget, to: FsTarget, request: RenameReq
         replaced = checkDestination(destination, lstatIn(destination.dir, destination.name), type, request.overwrite)
         if (hooks?.beforeMutate !== undefined) await hooks.beforeMutate(from.targetKey)
         throwIfAborted(signal, 'rename')
+        hold.assertHeld('rename', from.displayPath)
         commit(source, destination, st, type, request)
       } catch (err) {
         removeMadeDirectories(made)

@@ -25,6 +25,22 @@ export {
 export { FileSystemLayer } from './layer.js'
 export { FsTargetKey, FsVersion, type Branded } from './types.js'
 export { KeyedMutex } from './mutex.js'
+export {
+  DEFAULT_LEASE_MS,
+  DEFAULT_LOCK_WAIT_MS,
+  formatLeaseRecord,
+  LeaseLocks,
+  MAX_LEASE_MS,
+  parseLeaseRecord,
+  pidIsAlive,
+  staleReason,
+  THIS_HOST,
+  type LeaseEntry,
+  type LeaseHold,
+  type LeaseOptions,
+  type LeaseRecord,
+  type LeaseStore,
+} from './lease-lock.js'
 export { compareNames } from './order.js'
 /** For readers of raw UTF-8 chunks (the read tool's byte window): where a chunk cuts a character. */
 export { incompleteTail } from './text.js'

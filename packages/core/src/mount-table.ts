@@ -87,7 +87,8 @@ export function mountUrl(displayPath: string): string {
   return `seamfs-mount:${displayPath.split('/').map(encodeURIComponent).join('/')}`
 }
 
-const weaker = (strengths: readonly GuardStrength[]): GuardStrength => (strengths.includes('process') ? 'process' : 'atomic')
+const weaker = (strengths: readonly GuardStrength[]): GuardStrength =>
+  strengths.includes('process') ? 'process' : strengths.includes('seamfs') ? 'seamfs' : 'atomic'
 
 /**
  * The weakest guarantee over all mounts: booleans AND, a guard `process` if any is, `rename` absent if any

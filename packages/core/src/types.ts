@@ -196,8 +196,14 @@ export interface RenameOptions extends SignalOptions {
   readonly overwrite?: boolean | { readonly version: FsVersion } | undefined
 }
 
-/** How a guard is enforced: by the store itself (`atomic`), or only inside this process (`process`). */
-export type GuardStrength = 'atomic' | 'process'
+/**
+ * How a guard is enforced, strongest first:
+ * - `atomic`: by the store itself, against any writer (a program that knows nothing of seamfs too);
+ * - `seamfs`: among every seamfs writer of the store, in any process on any machine (lock entries
+ *   with leases kept in the store); a writer that is not seamfs can still slip between check and commit;
+ * - `process`: only among the callers inside this process.
+ */
+export type GuardStrength = 'atomic' | 'seamfs' | 'process'
 
 /**
  * What a backend can do, declared once. The conformance kit gates its tests on

@@ -235,7 +235,12 @@ describe('MountFileSystem: contains, capabilities, URLs, close', () => {
       override readonly capabilities = noRenameCaps
     })()
     const fs = new MountFileSystem({ '/': memory, '/local': local, '/copy': copying })
-    expect(fs.capabilities).toMatchObject({ processPath: false, replaceIfVersion: 'process', versionSource: 'content-hash', rename: 'copy' })
+    // Local's guards hold among seamfs writers, memory's by the store: the weaker is seamfs's.
+    expect(fs.capabilities).toMatchObject({ processPath: false, replaceIfVersion: 'seamfs', versionSource: 'content-hash', rename: 'copy' })
+    const processOnly = new (class extends MemoryFileSystem {
+      override readonly capabilities: FsCapabilities = { ...memory.capabilities, replaceIfVersion: 'process' }
+    })()
+    expect(new MountFileSystem({ '/': local, '/p': processOnly }).capabilities.replaceIfVersion).toBe('process')
     expect(fs.capabilities).toMatchObject({ createDirectory: 'marker', mtime: false, remove: true, symlinks: true })
     expect(new MountFileSystem({ '/': memory, '/x': noRename }).capabilities.rename).toBeUndefined()
     expect(new MountFileSystem({ '/': memory, '/x': new MemoryFileSystem() }).capabilities.versionSource).toBe('generation')
