@@ -30,8 +30,9 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { LocalFileSystem } from '@seamfs/backend-local'
 
-type Side = 'raw' | 'lib'
-const SIDES: readonly Side[] = ['raw', 'lib']
+/** `raw`: bare calls; `lib`: seamfs as shipped (lock entries: guards among processes); `proc`: seamfs with `lockScope: 'process'`. */
+type Side = 'raw' | 'lib' | 'proc'
+const SIDES: readonly Side[] = ['raw', 'lib', 'proc']
 const TARGETS = { write: 1.15, edit: 1.2, list: 1.3 } as const
 
 interface Job {
@@ -52,9 +53,13 @@ interface JobResult {
   readonly opsPerRep: number
   readonly rawMs: number[]
   readonly libMs: number[]
+  readonly procMs: number[]
   readonly rawMedian: number
   readonly libMedian: number
+  readonly procMedian: number
   readonly ratio: number
+  /** What the cross-process lock costs: seamfs as shipped over seamfs with process-only locks. */
+  readonly lockCost: number
   readonly target: number
   readonly ok: boolean
 }
@@ -72,6 +77,8 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
 await mkdir(join(repoRoot, '.bench-tmp'), { recursive: true })
 const root = await mkdtemp(join(repoRoot, '.bench-tmp', 'local-'))
 const fs = new LocalFileSystem({ cwd: root })
+const fsProcess = new LocalFileSystem({ cwd: root, lockScope: 'process' })
+const fsOf = (side: Side): LocalFileSystem => (side === 'proc' ? fsProcess : fs)
 
 /** The raw durable write: temp 'wx' + write + fsync + close + rename + fsync of the directory. */
 async function rawDurableWrite(path: string, content: string): Promise<void> {
@@ -113,7 +120,7 @@ async function durableWrites(side: Side, paths: readonly string[], contents: rea
     const path = paths[i] as string
     const content = contents[i] as string
     if (side === 'raw') await rawDurableWrite(path, content)
-    else await fs.writeText(await fs.resolve(path), content)
+    else await fsOf(side).writeText(await fsOf(side).resolve(path), content)
   }
 }
 
@@ -136,7 +143,11 @@ function createJob(): Job {
 }
 
 function overwriteJob(): Job {
-  const paths = { raw: fileNames(join(root, 'overwrite-raw'), size.files), lib: fileNames(join(root, 'overwrite-lib'), size.files) }
+  const paths = {
+    raw: fileNames(join(root, 'overwrite-raw'), size.files),
+    lib: fileNames(join(root, 'overwrite-lib'), size.files),
+    proc: fileNames(join(root, 'overwrite-proc'), size.files),
+  }
   let contents: string[] = []
   return {
     name: `overwrite ${size.files} × 4 KiB`,
@@ -162,7 +173,11 @@ const marker = (k: number, generation: number): string => `@@EDIT-${k}-g${genera
 
 function editJob(): Job {
   const { editFiles, editsPerFile } = size
-  const paths = { raw: fileNames(join(root, 'edit-raw'), editFiles), lib: fileNames(join(root, 'edit-lib'), editFiles) }
+  const paths = {
+    raw: fileNames(join(root, 'edit-raw'), editFiles),
+    lib: fileNames(join(root, 'edit-lib'), editFiles),
+    proc: fileNames(join(root, 'edit-proc'), editFiles),
+  }
   return {
     name: `edit ${editFiles * editsPerFile} in 1 MiB files`,
     kind: 'edit',
@@ -183,8 +198,8 @@ function editJob(): Job {
         for (let k = 0; k < editsPerFile; k++) {
           const oldString = marker(k, rep)
           const newString = marker(k, rep + 1)
-          if (side === 'lib') {
-            await fs.editText(await fs.resolve(path), { oldString, newString, replaceAll: false })
+          if (side !== 'raw') {
+            await fsOf(side).editText(await fsOf(side).resolve(path), { oldString, newString, replaceAll: false })
             continue
           }
           const text = await readFile(path, 'utf8')
@@ -216,8 +231,8 @@ function listJob(): Job {
     async run(side) {
       for (let n = 0; n < LISTINGS_PER_REP; n++) {
         let count: number
-        if (side === 'lib') {
-          count = (await fs.listDir(await fs.resolve(dir))).length
+        if (side !== 'raw') {
+          count = (await fsOf(side).listDir(await fsOf(side).resolve(dir))).length
         } else {
           const dirents = await readdir(dir, { withFileTypes: true })
           dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
@@ -241,7 +256,7 @@ function median(values: readonly number[]): number {
 
 async function measure(job: Job): Promise<JobResult> {
   await job.setup?.()
-  const times: Record<Side, number[]> = { raw: [], lib: [] }
+  const times: Record<Side, number[]> = { raw: [], lib: [], proc: [] }
   for (let rep = 0; rep <= job.reps; rep++) {
     for (const side of SIDES) {
       await job.prepare?.(side, rep)
@@ -253,15 +268,39 @@ async function measure(job: Job): Promise<JobResult> {
   }
   const rawMedian = median(times.raw)
   const libMedian = median(times.lib)
+  const procMedian = median(times.proc)
   const ratio = libMedian / rawMedian
   const target = TARGETS[job.kind]
-  return { job: job.name, opsPerRep: job.opsPerRep, rawMs: times.raw, libMs: times.lib, rawMedian, libMedian, ratio, target, ok: ratio <= target }
+  const lockCost = libMedian / procMedian
+  return {
+    job: job.name,
+    opsPerRep: job.opsPerRep,
+    rawMs: times.raw,
+    libMs: times.lib,
+    procMs: times.proc,
+    rawMedian,
+    libMedian,
+    procMedian,
+    ratio,
+    lockCost,
+    target,
+    ok: ratio <= target,
+  }
 }
 
 function table(results: readonly JobResult[]): string {
   const rows = [
-    ['job', 'raw median (ms/op)', 'seamfs median (ms/op)', 'ratio', 'target', 'ok'],
-    ...results.map((r) => [r.job, r.rawMedian.toFixed(3), r.libMedian.toFixed(3), `${r.ratio.toFixed(2)}×`, `≤ ${r.target.toFixed(2)}×`, r.ok ? 'yes' : 'NO']),
+    ['job', 'raw median (ms/op)', 'seamfs median (ms/op)', 'ratio', 'target', 'ok', 'process-locks seamfs (ms/op)', 'lock cost'],
+    ...results.map((r) => [
+      r.job,
+      r.rawMedian.toFixed(3),
+      r.libMedian.toFixed(3),
+      `${r.ratio.toFixed(2)}×`,
+      `≤ ${r.target.toFixed(2)}×`,
+      r.ok ? 'yes' : 'NO',
+      r.procMedian.toFixed(3),
+      `${r.lockCost.toFixed(2)}×`,
+    ]),
   ]
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => (row[c] as string).length)))
   const line = (row: readonly string[]): string => `| ${row.map((cell, c) => cell.padEnd(widths[c] as number)).join(' | ')} |`
@@ -294,7 +333,7 @@ try {
   }
   console.log(`\n${table(results)}\n\nper-repetition spread (ms/op, min–max):`)
   const range = (ms: readonly number[]): string => `${Math.min(...ms).toFixed(3)}–${Math.max(...ms).toFixed(3)}`
-  for (const r of results) console.log(`  ${r.job}: raw ${range(r.rawMs)} · seamfs ${range(r.libMs)}`)
+  for (const r of results) console.log(`  ${r.job}: raw ${range(r.rawMs)} · seamfs ${range(r.libMs)} · process locks ${range(r.procMs)}`)
   if (args.json !== undefined) {
     await writeFile(args.json, `${JSON.stringify({ environment, results }, null, 2)}\n`)
     console.log(`\nresults written to ${args.json}`)

@@ -1,12 +1,13 @@
 /**
  * Lock entries on the local disk, for the cross-process guards (`LeaseLocks` in core): the lock of
- * the file `dir/name` is the file `dir/.seamfs-lock-<24 hex of sha256(name)>`, made with
- * `O_CREAT | O_EXCL | O_NOFOLLOW` (mode 0600) through `dir` held open and verified, so neither a
- * planted link nor a directory swapped for one carries it out of the directory. Listings hide these
- * names and writes refuse them. An entry is never followed: a link, a directory or a FIFO planted
- * at the name is reported (`text: undefined`), never opened, never removed.
+ * the file `dir/name` is the symlink `dir/.seamfs-lock-<24 hex of sha256(name)>` whose text is the
+ * lease record, made through `dir` held open and verified, so a directory swapped for a link
+ * cannot carry it out of the directory. Listings hide these names and writes refuse them. An entry
+ * is never followed; anything but a symlink at the name is not an entry seamfs made: a regular
+ * file is garbage (taken over after a lease), a directory, FIFO or socket is reported
+ * (`text: undefined`), never opened, never removed.
  */
-import { closeSync, constants, fstatSync, lstatSync, lutimesSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs'
+import { lstatSync, lutimesSync, readlinkSync, symlinkSync, unlinkSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { basename, dirname, join } from 'node:path'
 import { staleReason, type LeaseEntry, type LeaseStore } from '@seamfs/core/backend'
@@ -15,8 +16,6 @@ import { errnoOf } from './errors.js'
 
 const LOCK_PREFIX = '.seamfs-lock-'
 const LOCK_NAME = /^\.seamfs-lock-[0-9a-f]{24}$/
-/** An entry longer than this is not a record; only this much is read. */
-const MAX_ENTRY_BYTES = 1024
 /** The token of a lock that needs no entry: the target's directory does not exist, so neither does the target. */
 export const NO_ENTRY = 'none'
 
@@ -49,50 +48,43 @@ function withParent<T, M>(key: string, missing: M, fn: (dir: DirAnchor, name: st
   }
 }
 
-/** The entry of `name` in `dir`, read without following anything. */
+/** The entry of `name` in `dir`: a symlink's text, read without following it. */
 function inspectIn(dir: DirAnchor, name: string): LeaseEntry | undefined {
   const path = dir.at(name)
   const st = lstatSync(path, { throwIfNoEntry: false })
   if (st === undefined) return undefined
   const ageMs = Date.now() - st.mtimeMs
-  if (!st.isFile()) return { text: undefined, token: `other:${st.ino}`, ageMs }
-  let fd: number
+  // A regular file here is not an entry seamfs makes: garbage, judged by its age, removed after a lease.
+  if (st.isFile()) return { text: '', token: `file:${st.ino}:${st.mtimeMs}`, ageMs }
+  // A directory, a FIFO, a socket: never removed, never opened.
+  if (!st.isSymbolicLink()) return { text: undefined, token: `other:${st.ino}`, ageMs }
+  let text: string
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    text = readlinkSync(path, 'latin1')
   } catch (err) {
     if (errnoOf(err) === 'ENOENT') return undefined
-    if (errnoOf(err) === 'ELOOP') return { text: undefined, token: `other:${st.ino}`, ageMs }
     throw err
   }
-  try {
-    const now = fstatSync(fd)
-    if (!now.isFile()) return { text: undefined, token: `other:${now.ino}`, ageMs }
-    const buffer = Buffer.alloc(MAX_ENTRY_BYTES)
-    const n = readSync(fd, buffer, 0, MAX_ENTRY_BYTES, 0)
-    const text = buffer.subarray(0, n).toString('latin1')
-    return { text, token: `${now.ino}:${text}`, ageMs: Date.now() - now.mtimeMs }
-  } finally {
-    closeSync(fd)
-  }
+  return { text, token: `${st.ino}:${text}`, ageMs }
 }
 
-/** The lock entries of one local disk. Every call is synchronous: a few syscalls through the directory held open. */
+/**
+ * The lock entries of one local disk. An entry is a symlink whose text is the lease record: made
+ * whole in one syscall that fails when the name exists (`symlink(2)`), read whole in one
+ * (`readlink(2)`), never followed, and kept in the inode (a record is under 60 bytes), so taking
+ * a lock writes no data block for the next fsync to flush. Every call is synchronous.
+ */
 export const localLeaseStore: LeaseStore = {
   create(key, text) {
     return withParent(key, NO_ENTRY, (dir, name) => {
-      let fd: number
       try {
-        fd = openSync(dir.at(name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
+        symlinkSync(text, dir.at(name))
       } catch (err) {
         if (errnoOf(err) === 'EEXIST') return undefined
         throw err
       }
-      try {
-        writeSync(fd, text)
-        return `${fstatSync(fd).ino}:${text}`
-      } finally {
-        closeSync(fd)
-      }
+      const st = lstatSync(dir.at(name), { throwIfNoEntry: false })
+      return st === undefined ? undefined : `${st.ino}:${text}`
     })
   },
   inspect(key) {

@@ -1,6 +1,6 @@
 import { accessSync, type BigIntStats, type Dirent, closeSync, constants, fstatSync, lstatSync, readSync, read, statSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
-import { sep } from 'node:path'
+import { dirname, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import {
   checkGuard,
@@ -23,6 +23,7 @@ import {
   type FsTarget,
   type FsVerb,
   type LeaseHold,
+  type LeaseStore,
   type ReadRequest,
   type RemoveRequest,
   type RenameRequest,
@@ -66,6 +67,12 @@ const LOCAL_CAPABILITIES: FsCapabilities = Object.freeze({
   createDirectory: 'native',
   mtime: true,
 })
+
+/** With `lockScope: 'process'`: no lock entries, guards among this process's callers only. */
+const PROCESS_SCOPED_CAPABILITIES: FsCapabilities = Object.freeze({ ...LOCAL_CAPABILITIES, replaceIfVersion: 'process' })
+
+/** The hold of an operation without lock entries (`lockScope: 'process'`): nothing to lose. */
+const PROCESS_HOLD: LeaseHold = { assertHeld: () => undefined }
 
 function childPath(parent: string, name: string): string {
   return parent.endsWith(sep) ? parent + name : parent + sep + name
@@ -133,19 +140,29 @@ async function readdirVerified(target: FsTarget): Promise<Dirent[]> {
  * (microseconds on a local disk); data transfer and fsync are asynchronous.
  */
 export class LocalFileSystem extends FileSystem {
-  override readonly capabilities: FsCapabilities = LOCAL_CAPABILITIES
+  override readonly capabilities: FsCapabilities
   readonly cwd: string
   readonly #newFileMode: number
   readonly #hooks: LocalHooks | undefined
   /** Per-target locks, shared by every instance in the process: `replaceIfVersion` is `'process'`. */
   readonly #locks: KeyedMutex = processWide('backend-local:locks', () => new KeyedMutex())
-  /** Lock entries in the store: guards hold among every seamfs writer of this disk, in any process (`'seamfs'`). */
-  readonly #leases: LeaseLocks
+  /** Lock entries in the store: guards hold among every seamfs writer of this disk, in any process (`'seamfs'`); none with `lockScope: 'process'`. */
+  readonly #leases: LeaseLocks | undefined
   readonly #publisher = new Publisher()
 
   constructor(options: Readonly<LocalFileSystemOptions> = {}) {
     super(options)
-    this.#leases = new LeaseLocks(localLeaseStore, { leaseMs: options.lockLeaseMs, maxWaitMs: options.lockWaitMs })
+    const scope = options.lockScope ?? 'store'
+    if (scope !== 'store' && scope !== 'process') throw new RangeError("lockScope must be 'store' or 'process'")
+    // Lock entries come and go in the target's directory: the publisher is told, so its residue sweep does not take them for someone else's.
+    const own = <T>(key: string, change: () => T): T => this.#publisher.own(dirname(key), change)
+    const store: LeaseStore = {
+      ...localLeaseStore,
+      create: (key, text, signal) => own(key, () => localLeaseStore.create(key, text, signal)),
+      remove: (key, token) => own(key, () => localLeaseStore.remove(key, token)),
+    }
+    this.#leases = scope === 'store' ? new LeaseLocks(store, { leaseMs: options.lockLeaseMs, maxWaitMs: options.lockWaitMs }) : undefined
+    this.capabilities = scope === 'store' ? LOCAL_CAPABILITIES : PROCESS_SCOPED_CAPABILITIES
     this.cwd = absolutePath(options.cwd ?? process.cwd(), process.cwd())
     const mode = options.newFileMode ?? DEFAULT_NEW_FILE_MODE
     if (!Number.isInteger(mode) || mode < 0 || mode > 0o777) throw new RangeError('newFileMode must be within 0o000..0o777')
@@ -237,6 +254,7 @@ export class LocalFileSystem extends FileSystem {
         if (isStagingName(name)) continue
         type = 'directory'
       } else if (dirent.isSymbolicLink()) {
+        if (isLockName(name)) continue
         entries.push(this.#linkEntry(name, keyPrefix + name, displayPrefix + name))
         continue
       } else {
@@ -358,7 +376,10 @@ export class LocalFileSystem extends FileSystem {
     const sorted = [...new Set(keys)].sort()
     const hold = (i: number): Promise<T> => {
       const key = sorted[i]
-      if (key === undefined) return this.#leases.run(sorted, { verb, path, signal }, fn)
+      if (key === undefined) {
+        if (this.#leases === undefined) return fn(PROCESS_HOLD)
+        return this.#leases.run(sorted, { verb, path, signal }, fn)
+      }
       return this.#locks.run(key, () => hold(i + 1))
     }
     return hold(0)

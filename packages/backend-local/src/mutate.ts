@@ -102,7 +102,7 @@ function removeEmptyDirectory(parent: DirAnchor, name: string, verb: MutationVer
 /** Counts the entries below `dir` into `count`, stopping once it passes `limit`. Links count, and are never entered. */
 function countBelow(dir: DirAnchor, limit: number, count: { n: number }, path: string): void {
   for (const entry of readdirSync(dir.at(''), { withFileTypes: true })) {
-    if ((entry.isDirectory() && isStagingName(entry.name)) || (entry.isFile() && isLockName(entry.name))) continue
+    if ((entry.isDirectory() && isStagingName(entry.name)) || (!entry.isDirectory() && isLockName(entry.name))) continue
     if (++count.n > limit) return
     if (!entry.isDirectory()) continue
     const child = enter(dir, entry.name, 'remove', path)
@@ -124,7 +124,7 @@ function removeBelow(dir: DirAnchor, path: string): number {
     const st = lstatIn(dir, name)
     // Gone meanwhile, or a staging directory or lock entry a writer is using now (its parent's rmdir
     // then says not empty); a dead writer's lock entry goes.
-    if (st !== undefined && st.isFile() && isLockName(name)) {
+    if (st !== undefined && !st.isDirectory() && isLockName(name)) {
       clearIfStale(dir, name)
       continue
     }

@@ -7,6 +7,13 @@ export interface LocalFileSystemOptions extends FsLimits {
   /** Mode bits of newly created files (default `0o600`, owner-only). Existing files keep theirs. */
   readonly newFileMode?: number | undefined
   /**
+   * Where guards hold: `'store'` (default) among every seamfs writer of this disk, in any process,
+   * through lock entries next to the targets (`replaceIfVersion: 'seamfs'`); `'process'` only
+   * among the callers in this process, without lock entries (`replaceIfVersion: 'process'`): for a
+   * workspace only this process writes, a few syscalls cheaper per write. Narrowing is explicit.
+   */
+  readonly lockScope?: 'store' | 'process' | undefined
+  /**
    * The lease written into this filesystem's lock entries (ms, default 10 000, at most 120 000):
    * how long a holder on another machine that stopped renewing (frozen, cut off) blocks the others.
    * A holder on this machine that died is taken over at once.

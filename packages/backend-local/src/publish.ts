@@ -216,6 +216,27 @@ export class Publisher {
   readonly #leftAt = new Map<string, string>()
   readonly #stages = new Stages()
 
+  /**
+   * Runs `change`, a change of this filesystem's own in the directory `dir` (a lock entry made or
+   * removed): when the directory was as this publisher last left it before, it is remembered as it
+   * is after, so the next write does not read the whole directory for residue that is not there. A
+   * change by anyone else in between leaves the memory stale, and the sweep runs.
+   */
+  own<T>(dir: string, change: () => T): T {
+    const before = statSync(dir, { bigint: true, throwIfNoEntry: false })
+    const result = change()
+    try {
+      const owner = before === undefined ? undefined : `${before.dev}:${before.ino}`
+      if (owner !== undefined && this.#leftAt.get(owner) === signature(before!)) {
+        const after = statSync(dir, { bigint: true, throwIfNoEntry: false })
+        if (after !== undefined && `${after.dev}:${after.ino}` === owner) this.#remember(owner, signature(after))
+      }
+    } catch {
+      // Gone or unreadable: the next write in it sweeps as usual.
+    }
+    return result
+  }
+
   /** Removes this publisher's idle staging directories now. */
   flush(): void {
     this.#stages.flush()
@@ -341,7 +362,7 @@ export class Publisher {
     if (this.#leftAt.get(owner) === state()) return
     for (const entry of readdirSync(anchor.at(''), { withFileTypes: true })) {
       // A lock entry whose holder died (or whose lease ran out) goes; a live one stays.
-      if (entry.isFile() && isLockName(entry.name)) clearIfStale(anchor, entry.name)
+      if (!entry.isDirectory() && isLockName(entry.name)) clearIfStale(anchor, entry.name)
       // Staging directories are directories: a file that merely has such a name is someone's data.
       if (!entry.isDirectory() || !isAbandoned(entry.name, owner)) continue
       try {

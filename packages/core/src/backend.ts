@@ -29,6 +29,7 @@ export {
   DEFAULT_LEASE_MS,
   DEFAULT_LOCK_WAIT_MS,
   formatLeaseRecord,
+  HOST_ID,
   LeaseLocks,
   MAX_LEASE_MS,
   parseLeaseRecord,

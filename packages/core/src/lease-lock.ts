@@ -23,7 +23,7 @@
  */
 import { hostname } from 'node:os'
 import { readFileSync, readlinkSync } from 'node:fs'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { FsError, type FsVerb } from './errors.js'
 
 /** The lease of an entry made by this process, unless the backend says otherwise. */
@@ -83,19 +83,26 @@ export const THIS_HOST: string = (() => {
   return `${hostname()}|${boot}|${pidns}`.replace(/\s/g, '_')
 })()
 
-/** A parsed lease record: `seamfs-lock 1 <host> <pid> <nonce> <leaseMs>`. */
+/** {@link THIS_HOST} as it stands in a lease record: 12 hex digits of its SHA-256. */
+export const HOST_ID: string = createHash('sha256').update(THIS_HOST).digest('hex').slice(0, 12)
+
+/**
+ * A parsed lease record: `sfl1 <host id> <pid> <nonce> <leaseMs>`. Short on purpose (under 60
+ * bytes): a backend may keep it in a symlink's text, which the file system stores in the inode.
+ */
 export interface LeaseRecord {
+  /** {@link HOST_ID} of the holder's machine. */
   readonly host: string
   readonly pid: number
   readonly nonce: string
   readonly leaseMs: number
 }
 
-const RECORD = /^seamfs-lock 1 (\S{1,300}) (\d{1,10}) ([0-9a-f]{16,64}) (\d{1,9})\n$/
+const RECORD = /^sfl1 ([0-9a-f]{12}) (\d{1,10}) ([0-9a-f]{16,32}) (\d{1,9})\n?$/
 
 /** The text of a lease record. */
 export function formatLeaseRecord(record: LeaseRecord): string {
-  return `seamfs-lock 1 ${record.host} ${record.pid} ${record.nonce} ${record.leaseMs}\n`
+  return `sfl1 ${record.host} ${record.pid} ${record.nonce} ${record.leaseMs}`
 }
 
 /** The record in `text`, or `undefined` when it is not one (torn, garbage). */
@@ -105,13 +112,14 @@ export function parseLeaseRecord(text: string): LeaseRecord | undefined {
   return { host: m[1] as string, pid: Number(m[2]), nonce: m[3] as string, leaseMs: Number(m[4]) }
 }
 
-/** Whether process `pid` is alive on this machine (in this pid namespace); a process of another user counts as alive. */
+/** Whether process `pid` may be alive on this machine (in this pid namespace): false only when the kernel says there is none. */
 export function pidIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
+    // Only "no such process" means dead: EPERM is someone else's live process, anything else unknown.
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH'
   }
 }
 
@@ -119,7 +127,7 @@ export function pidIsAlive(pid: number): boolean {
 export function staleReason(entry: LeaseEntry, defaultLeaseMs = DEFAULT_LEASE_MS): string | undefined {
   const record = entry.text === undefined ? undefined : parseLeaseRecord(entry.text)
   const lease = Math.min(record?.leaseMs ?? defaultLeaseMs, MAX_LEASE_MS)
-  if (record !== undefined && record.host === THIS_HOST && record.pid !== process.pid && !pidIsAlive(record.pid)) {
+  if (record !== undefined && record.host === HOST_ID && record.pid !== process.pid && !pidIsAlive(record.pid)) {
     return `its holder (pid ${record.pid} on this host) is gone`
   }
   if (entry.ageMs > lease) return `its lease ran out ${Math.round(entry.ageMs - lease)} ms ago`
@@ -133,7 +141,7 @@ function holderOf(entry: LeaseEntry): string {
   if (entry.text === undefined) return 'an entry that is not a file'
   const record = parseLeaseRecord(entry.text)
   if (record === undefined) return `an entry that is not a lock record (${JSON.stringify(entry.text.slice(0, 40))})`
-  return `pid ${record.pid} on ${record.host.split('|')[0] ?? '?'}`
+  return `pid ${record.pid} on ${record.host === HOST_ID ? 'this host' : `host ${record.host}`}`
 }
 
 /** A held lock. */
@@ -149,6 +157,11 @@ interface Held {
   lastRenewed: number
   timer: ReturnType<typeof setInterval> | undefined
 }
+
+/** Nonces unique to this process: a random base and a counter (no entropy drawn per lock). */
+const NONCE_BASE = randomBytes(4).toString('hex')
+let nonceCounter = 0
+const nextNonce = (): string => NONCE_BASE + (nonceCounter++ % 0x100000000).toString(16).padStart(8, '0')
 
 const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
   new Promise((resolve) => {
@@ -217,7 +230,7 @@ export class LeaseLocks {
     let last: LeaseEntry | undefined
     for (;;) {
       if (ctx.signal?.aborted === true) throw FsError.aborted(ctx.verb, ctx.signal.reason)
-      const text = formatLeaseRecord({ host: THIS_HOST, pid: process.pid, nonce: randomBytes(12).toString('hex'), leaseMs: this.#leaseMs })
+      const text = formatLeaseRecord({ host: HOST_ID, pid: process.pid, nonce: nextNonce(), leaseMs: this.#leaseMs })
       const token = await this.#store.create(key, text, ctx.signal)
       if (token !== undefined) {
         const h: Held = { key, token, text, lastRenewed: Date.now(), timer: undefined }
