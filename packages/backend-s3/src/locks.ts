@@ -1,6 +1,10 @@
-import { KeyedMutex, processWide } from '@seamfs/core/backend'
+import { KeyedMutex, processWide, type FsVerb, type LeaseHold, type LeaseLocks } from '@seamfs/core/backend'
 
-/** Per-key locks of the `'process'` fallback, shared by every instance (and copy of this package) in the process. */
+/**
+ * Per-key locks inside this process, shared by every instance (and copy of this package) in the
+ * process: the `'process'` fallback, and the first layer of the lock objects (one waiter per key
+ * per process polls the store).
+ */
 export const LOCKS = processWide('backend-s3:locks', () => new KeyedMutex())
 
 interface GateState {
@@ -66,13 +70,57 @@ export const GATES = processWide('backend-s3:gates', () => new KeyedGate())
  * Runs `fn` holding every key both ways: the key's mutex (edits and `'process'` writes take
  * it) and its gate exclusively (writes with enforced guards hold it shared). Keys are taken in
  * sorted order, so two renames of the same pair in opposite directions cannot deadlock.
+ * `exclusive: false` takes the mutexes only.
  */
-export function withKeysHeld<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T> {
+export function withKeysHeld<T>(keys: readonly string[], fn: () => Promise<T>, exclusive = true): Promise<T> {
   const sorted = [...new Set(keys)].sort()
   const hold = (i: number): Promise<T> => {
     const key = sorted[i]
     if (key === undefined) return fn()
-    return LOCKS.run(key, () => GATES.exclusive(key, () => hold(i + 1)))
+    return LOCKS.run(key, () => (exclusive ? GATES.exclusive(key, () => hold(i + 1)) : hold(i + 1)))
   }
   return hold(0)
+}
+
+/** What a lock is taken for: the verb and path its errors name, and the signal that ends the wait. */
+export interface LockContext {
+  readonly verb: FsVerb
+  readonly path: string
+  readonly signal: AbortSignal | undefined
+}
+
+/** A key to lock: its in-process key (`bucket \0 object key`) and its object key (whose lock object is taken). */
+export interface LockedKey {
+  readonly local: string
+  readonly object: string
+}
+
+/**
+ * Runs `fn` holding every key: first in this process ({@link withKeysHeld}; `exclusive`: the
+ * gates too, for check-then-DELETE), so one waiter per key and process polls the store; then,
+ * with `leases`, the keys' lock objects (in key order), held among every seamfs writer of the
+ * bucket. `fn` gets the lease hold (`undefined` without `leases`): it calls `assertHeld` right
+ * before its commit step, so a holder frozen past its lease does not commit over the writer who
+ * took the lock since.
+ */
+export function withLocks<T>(
+  keys: readonly LockedKey[],
+  exclusive: boolean,
+  leases: LeaseLocks | undefined,
+  ctx: LockContext,
+  fn: (hold: LeaseHold | undefined) => Promise<T>,
+): Promise<T> {
+  const inner = (): Promise<T> =>
+    leases === undefined
+      ? fn(undefined)
+      : leases.run(
+          keys.map((k) => k.object),
+          ctx,
+          (hold) => fn(hold),
+        )
+  return withKeysHeld(
+    keys.map((k) => k.local),
+    inner,
+    exclusive,
+  )
 }

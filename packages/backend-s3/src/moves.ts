@@ -8,16 +8,28 @@ import {
   type FsRenameOutcome,
   type FsTarget,
   type FsVerb,
+  type LeaseHold,
   type RemoveRequest,
   type RenameRequest,
 } from '@seamfs/core/backend'
-import { createHash } from 'node:crypto'
 import { httpStatusOf } from './errors.js'
-import { withKeysHeld } from './locks.js'
-import { MAX_PUT_RENAME_BYTES, putsDestination, removeSourceVersion, undoLostWrite, type Move, type Transfer } from './rename-steps.js'
+import type { LockContext } from './locks.js'
+import {
+  copyConditions,
+  copyHeaders,
+  copyRevision,
+  lostCopy,
+  MAX_PUT_RENAME_BYTES,
+  putsDestination,
+  removeSourceVersion,
+  undoCopy,
+  type Move,
+  type Transfer,
+  type Undo,
+} from './rename-steps.js'
 import type { S3MoveProbeResult, S3ProbeResult } from './options.js'
 import type { Paths } from './paths.js'
-import { keyFits, MAX_KEY_BYTES, versionOf, type CopyConditions, type PutConflict, type PutResult, type Revision, type Store } from './store.js'
+import { keyFits, MAX_KEY_BYTES, newOpId, OP_ID_META, opIdOf, versionOf, type PutConflict, type PutResult, type Revision, type Store } from './store.js'
 
 /** The version of every directory (`stat` reports it): directories are key prefixes, nothing about them changes but their listing. */
 export const DIRECTORY_VERSION = FsVersion('directory')
@@ -34,8 +46,11 @@ export interface MoveContext {
   probeMoves(): Promise<S3MoveProbeResult>
   /** Whether a file lies on the path to `rel` (see `S3FileSystem`'s resolve). */
   underFile(rel: string, signal: AbortSignal | undefined): Promise<boolean>
-  /** The key of the process-wide locks of `rel`. */
-  lockKey(rel: string): string
+  /**
+   * Runs `fn` holding the locks of `rels`: the in-process ones (exclusive), and their lock
+   * objects where they are used (then `fn` gets the hold; see `leases.ts`).
+   */
+  locked<T>(rels: readonly string[], ctx: LockContext, fn: (hold: LeaseHold | undefined) => Promise<T>): Promise<T>
   /** An ETag in the `If-Match` form the server accepts. */
   ifMatch(etag: string): string
   /** `requireAtomicGuards`: a guard the server would not enforce is `FS_UNSUPPORTED`, not a lock. */
@@ -54,10 +69,19 @@ interface DirectoryRemove {
 const deletesAreGuarded = (probe: S3ProbeResult, moves: S3MoveProbeResult): boolean => moves.deleteIfMatch && !probe.versioned
 
 /**
+ * Whether the server enforces every condition removes and renames send (DELETE `If-Match`, the
+ * copy's source and destination conditions): then they need no lock, and no write need hold one
+ * to stay out of their way (radosgw 16: false).
+ */
+export const serverArbitratesMoves = (probe: S3ProbeResult, moves: S3MoveProbeResult): boolean =>
+  deletesAreGuarded(probe, moves) && moves.copyIfNoneMatch && moves.copyIfMatch && moves.copySourceIfMatch !== null
+
+/**
  * The three optional operations. Guards the server enforces are sent as request conditions;
- * the others are checked while holding the key's process-wide lock, which every write and
- * edit of this process also takes (writes with server-enforced guards take it shared), so
- * in-process they hold like `'process'` guards of writes.
+ * the others are checked while holding the key's lock: its lock object where lock objects are
+ * used (every seamfs write, edit, remove and rename of the key, in any process, holds it too:
+ * `'seamfs'`), else the process-wide lock, which every write and edit of this process also
+ * takes (writes with server-enforced guards take it shared): `'process'`.
  */
 export class Moves {
   readonly #ctx: MoveContext
@@ -75,6 +99,11 @@ export class Moves {
    * still a directory (no file took its place, which HEAD finds first), checked like a file's
    * guard (under the key's lock where DELETE conditions are not enforced). Deleting the keys
    * below the prefix never deletes a file written at the path meanwhile.
+   *
+   * The key's lock: where lock objects are used, every remove holds the lock object of the path's
+   * key (guarded or not: a DELETE takes no condition, and no seamfs writer of the key may land
+   * between the HEAD and it); else the in-process lock. A recursive remove locks the directory's
+   * own key, not every key below it.
    */
   async remove(target: FsTarget, { expected, recursive, signal, maxEntries }: RemoveRequest): Promise<FsRemoveOutcome> {
     const { paths, store } = this.#ctx
@@ -82,14 +111,20 @@ export class Moves {
     const rel = paths.relOf(target, 'remove')
     if (rel === '') throw FsError.unsupported('remove', path, 'the root of the filesystem cannot be removed')
     const key = paths.objectKey(rel)
+    const ctx = { verb: 'remove', path, signal } as const
     if (expected === undefined) {
-      if ((await store.head(key, signal)) === undefined) return this.#removeDirectory(rel, path, { recursive, signal, maxEntries, guarded: false })
-      throwIfAborted(signal, 'remove')
-      await store.remove(key)
-      return { type: 'file', entries: 1 }
+      // The probe tells whether lock objects are used.
+      await this.#ctx.probe()
+      return this.#ctx.locked([rel], ctx, async (hold) => {
+        if ((await store.head(key, signal)) === undefined) return this.#removeDirectory(rel, path, { recursive, signal, maxEntries, guarded: false })
+        throwIfAborted(signal, 'remove')
+        hold?.assertHeld('remove', path)
+        await store.remove(key)
+        return { type: 'file', entries: 1 }
+      })
     }
     const [probe, moves] = await Promise.all([this.#ctx.probe(), this.#ctx.probeMoves()])
-    const removeChecked = async (): Promise<FsRemoveOutcome> => {
+    const removeChecked = async (hold: LeaseHold | undefined): Promise<FsRemoveOutcome> => {
       const revision = await store.head(key, signal)
       if (revision === undefined) {
         if (!(await this.#isDirectory(rel, signal))) throw FsError.stale('remove', path, 'gone')
@@ -99,13 +134,14 @@ export class Moves {
       checkGuard('remove', path, expected, versionOf(revision))
       throwIfAborted(signal, 'remove')
       const ifMatch = deletesAreGuarded(probe, moves) ? this.#ctx.ifMatch(revision.etag) : undefined
+      hold?.assertHeld('remove', path)
       const removed = await store.remove(key, ifMatch)
       if (!removed.ok) throw await this.#lostDelete(removed, key, 'remove', path)
       return { type: 'file', entries: 1 }
     }
-    if (deletesAreGuarded(probe, moves)) return removeChecked()
+    if (deletesAreGuarded(probe, moves)) return removeChecked(undefined)
     if (this.#ctx.requireAtomic) throw FsError.unsupported('remove', path, 'the server does not enforce If-Match on DELETE and requireAtomicGuards is set')
-    return withKeysHeld([this.#ctx.lockKey(rel)], removeChecked)
+    return this.#ctx.locked([rel], ctx, removeChecked)
   }
 
   /**
@@ -144,51 +180,53 @@ export class Moves {
    *    `details: { size, limit }`, nothing changes;
    * 2. HEAD and LIST the destination (and the path check of resolve): a directory there, an
    *    existing file without `overwrite`, or another version than `overwrite.version` fail here;
-   * 3. the destination is written with exactly `V`:
+   * 3. the destination is written with exactly `V`, carrying this rename's operation id in its
+   *    user metadata (`x-amz-meta-seamfs-op`; the source's Content-Type, other headers and user
+   *    metadata kept):
    *    - without `overwrite`, where the server enforces `If-None-Match: *` on PUT but not on
    *      CopyObject (radosgw's unversioned buckets), and `V` has at most
    *      {@link MAX_PUT_RENAME_BYTES} (64 MiB): GET of the source (its ETag must still be `V`'s),
-   *      then PUT with `If-None-Match: *`, Content-Type and user metadata kept. A destination
-   *      created by anyone meanwhile, in any process, refuses it: `FS_NOT_OBSERVED`;
-   *    - else CopyObject of `V`: by VersionId in a versioned bucket, else with the source's ETag
-   *      as copy condition (`x-amz-copy-source-if-match`, or radosgw's `x-amz-copy-if-match`, as
-   *      the second probe found). Destination conditions (`If-None-Match: *`, `If-Match`) are
-   *      sent where the probe saw CopyObject enforce them; where it did not, the destination
-   *      check of 2 holds only against this process (see below).
+   *      then PUT with `If-None-Match: *`. A destination created by anyone meanwhile, in any
+   *      process, refuses it: `FS_NOT_OBSERVED`;
+   *    - else CopyObject of `V` (`MetadataDirective: REPLACE`): by VersionId in a versioned
+   *      bucket, else with the source's ETag as copy condition (`x-amz-copy-source-if-match`, or
+   *      radosgw's `x-amz-copy-if-match`, as the second probe found). Destination conditions
+   *      (`If-None-Match: *`, `If-Match`) are sent where the probe saw CopyObject enforce them;
+   *      where it did not, the destination check of 2 holds as far as the lock does (below).
    *
    *    A refused write changes nothing: the source changed (`FS_STALE_VERSION` on `from`) or the
    *    destination did (`FS_NOT_OBSERVED`, or `FS_STALE_VERSION` on `to`). A write whose every
    *    answer was lost (the connection failed) is looked for: a `to` that was absent and now
-   *    holds `V`'s content is deleted again (guarded by that revision), so both names are as
-   *    they were, and the error is `FS_IO_ERROR`, retryable. An aborted signal is honoured up to
-   *    here, not after;
+   *    holds this rename's copy (its operation id) is deleted again where that is provably safe
+   *    (`rename-steps.ts`), and the error is `FS_IO_ERROR`, retryable; where it is not, the copy
+   *    stays and the message says the file may be at both names. An aborted signal is honoured
+   *    up to here, not after;
    * 4. delete the source `V`: in a versioned bucket by its VersionId (that version only, for
    *    good: a version written meanwhile stays the current object), then one HEAD (an older
    *    version that surfaced is hidden by a delete marker); in an unversioned bucket `If-Match`
    *    where DELETE enforces it, else HEAD + compare + DELETE. Both names hold the content from
-   *    3 to 4: never neither.
+   *    3 to 4: never neither, also when the process is killed in between.
    *
-   * Guard strength: the no-overwrite default holds against other processes with the
-   * `createIfAbsent` strength, and only where the PUT of 3 is used (radosgw: unversioned
-   * buckets, objects up to 64 MiB); above that bound, and in a versioned bucket on radosgw
-   * (which enforces no PUT condition), it holds only against this process. With
-   * `requireAtomicGuards`, a rename that would fall back to the lock is `FS_UNSUPPORTED`.
+   * Locks: where a condition is not enforced (on radosgw 16: the destination of a copy and the
+   * DELETE), steps 1–4 run holding the locks of both keys (taken in key order): the in-process
+   * ones, and, where lock objects can be made (`S3ProbeResult.lockObjects`), both keys' lock
+   * objects, which every seamfs writer, remove and rename of those keys in any process also
+   * holds (`removeIfVersion: 'seamfs'`): renames, writes and removes of a key never interleave,
+   * and of N racing renamers exactly one wins; the lock is checked (`assertHeld`) right before
+   * the copy and before the DELETE. Without lock objects (a versioned bucket on radosgw, a
+   * credential limited to the prefix) only the in-process lock holds (`'process'`). With
+   * `requireAtomicGuards`, a rename that would need the lock is `FS_UNSUPPORTED`. The
+   * no-overwrite default has the `createIfAbsent` strength where the PUT of 3 is used, else the
+   * lock's.
    *
-   * Where a condition is not enforced (on radosgw 16: the destination of a copy and the DELETE),
-   * steps 1–4 run holding the process-wide locks of both keys (taken in key order), which this
-   * process's writes, edits and removes of those keys also take: inside one process renames,
-   * writes and removes of a key never interleave, and of N racing renamers exactly one wins.
-   *
-   * If the source changed or went between 3 and 4 (only a writer outside this process's locks
-   * can do that), it is kept, and the rename fails with `FS_STALE_VERSION`: in a versioned
-   * bucket always (a version written even just before the DELETE stays current); in an
-   * unversioned bucket only when the change came before the HEAD of 4 (no server checks a
-   * DELETE condition there; a rewrite between that HEAD and the DELETE is deleted with it). A
-   * destination the copy created is deleted again, guarded by the copy's revision: both names
-   * are as they were, and of renamers racing from several processes only the one whose DELETE
-   * took the source wins. A file the copy replaced (`overwrite`) cannot be brought back: `to`
-   * keeps the copied version, the source its new content, and the message says so. The copy is
-   * never deleted unguarded.
+   * If the source changed or went between 3 and 4 (only a writer outside the locks can do
+   * that), it is kept, and the rename fails with `FS_STALE_VERSION`: in a versioned bucket always
+   * (a version written even just before the DELETE stays current); in an unversioned bucket only
+   * when the change came before the HEAD of 4 (no server checks a DELETE condition there). The
+   * copy is deleted again only when it is provably this rename's and nothing else goes with it:
+   * by its own VersionId (versioned; a file it replaced comes back), or, unversioned, when `to`
+   * was absent and this rename holds `to`'s lock object. Otherwise `to` keeps the copy (the file
+   * is at both names) and the message says so. Nothing is ever recognised by its content hash.
    */
   async rename(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
     const { paths } = this.#ctx
@@ -199,16 +237,17 @@ export class Moves {
     if (toRel === '') throw request.overwrite === false ? FsError.destinationExists('rename', to.displayPath) : FsError.notRegularFile('rename', to.displayPath)
     if (!keyFits(paths.objectKey(toRel))) throw FsError.io('rename', to.displayPath, `the object key would be longer than ${MAX_KEY_BYTES} bytes, the S3 limit`)
     const [probe, moves] = await Promise.all([this.#ctx.probe(), this.#ctx.probeMoves()])
-    const move = { fromRel, toRel, from, to, request, probe, moves, locked: false }
+    const move: Move = { fromRel, toRel, from, to, request, probe, moves, opId: newOpId(), locked: false, hold: undefined }
     if (this.#atomicMove(probe, moves, request)) return this.#move(move)
     if (this.#ctx.requireAtomic)
       throw FsError.unsupported('rename', path, 'the server does not enforce the copy and delete conditions a rename needs, and requireAtomicGuards is set')
     return this.#locked(move)
   }
 
-  /** The move, holding the process-wide locks of both keys. */
+  /** The move, holding the locks of both keys (their lock objects where used, taken in key order). */
   #locked(move: Move): Promise<FsRenameOutcome> {
-    return withKeysHeld([this.#ctx.lockKey(move.fromRel), this.#ctx.lockKey(move.toRel)], () => this.#move({ ...move, locked: true }))
+    const ctx = { verb: 'rename', path: move.from.displayPath, signal: move.request.signal } as const
+    return this.#ctx.locked([move.fromRel, move.toRel], ctx, (hold) => this.#move({ ...move, locked: true, hold }))
   }
 
   /**
@@ -249,7 +288,7 @@ export class Moves {
         throw FsError.unsupported(
           'rename',
           path,
-          `above ${MAX_PUT_RENAME_BYTES} bytes only the process lock keeps "${to.displayPath}" absent, and requireAtomicGuards is set`,
+          `above ${MAX_PUT_RENAME_BYTES} bytes only the lock keeps "${to.displayPath}" absent, and requireAtomicGuards is set`,
         )
       return this.#locked(move)
     }
@@ -269,62 +308,69 @@ export class Moves {
     throwIfAborted(signal, 'rename')
     // From here on the rename completes (or fails) without looking at the signal: the copy is published.
     const copy = await this.#transfer({ fromKey, toKey, source, dest, viaPut }, move)
-    await this.#removeSource(fromKey, toKey, source, copy, dest !== undefined, move)
+    await this.#removeSource(fromKey, toKey, source, dest === undefined, move)
     return { type: 'file', replaced: dest !== undefined, version: versionOf(copy) }
   }
 
   /**
    * Step 3: the destination written with the source's revision `V` (PUT or CopyObject, see
-   * `rename`); the new revision. A write whose every answer was lost is undone where it landed
-   * on an absent `to`, and its error rethrown.
+   * `rename`), carrying this rename's operation id; the new revision. A write whose every answer
+   * was lost is undone where it landed on an absent `to` and that is provably safe (see
+   * `rename-steps.ts`), and its error rethrown.
    */
   async #transfer(t: Transfer, move: Move): Promise<Revision> {
     const { store } = this.#ctx
     const { fromKey, toKey, source, dest, viaPut } = t
-    const { from, to, request, probe, moves } = move
+    const { from, to, request, probe, moves, opId } = move
     let sent: () => Promise<PutResult>
-    let etag = source.etag
     if (viaPut) {
       const got = await store.getBytes(fromKey, MAX_PUT_RENAME_BYTES, from.displayPath)
       if (got === undefined) throw FsError.stale('rename', from.displayPath, 'gone')
       if (got === 'too large' || versionOf(got.revision) !== versionOf(source)) throw FsError.stale('rename', from.displayPath, 'changed')
-      etag = createHash('md5').update(got.bytes).digest('hex')
-      sent = () => store.put(toKey, got.bytes, { ifNoneMatch: '*' }, got.contentType ?? 'application/octet-stream', got.metadata)
+      const metadata = { ...got.metadata, [OP_ID_META]: opId }
+      sent = () => store.put(toKey, got.bytes, { ifNoneMatch: '*' }, got.contentType ?? 'application/octet-stream', metadata)
     } else {
-      sent = () =>
-        store.copy({ key: fromKey, versionId: source.versionId, size: source.size }, toKey, this.#copyConditions(source, dest, request.overwrite, probe, moves))
+      const conditions = copyConditions(source, dest, request.overwrite, probe, moves, (etag) => this.#ctx.ifMatch(etag))
+      sent = () => store.copy({ key: fromKey, versionId: source.versionId, size: source.size }, toKey, conditions, copyHeaders(source, opId))
     }
+    move.hold?.assertHeld('rename', from.displayPath)
     let written: PutResult
     try {
       written = await sent()
       // No attempt got an answer (a conditional PUT returns that as status 0): handled as a thrown network error.
       if (!written.ok && written.status === 0) throw written.error
     } catch (err) {
-      if (httpStatusOf(err) === undefined && dest === undefined)
-        await undoLostWrite(this.#ctx, toKey, etag, deletesAreGuarded(probe, moves)).catch(() => undefined)
-      throw err
+      if (httpStatusOf(err) !== undefined || dest !== undefined) throw err
+      const undo = await undoCopy(store, toKey, move, true, this.#undoIfMatch(move)).catch((): Undo => 'kept')
+      if (undo !== 'kept') throw err
+      throw FsError.io('rename', from.displayPath, `the copy got no answer, and "${to.displayPath}" may hold a copy of the file as well; the source was kept`, {
+        cause: err,
+        retryable: true,
+      })
     }
     if (!written.ok && written.unanswered && written.status === 412 && dest === undefined) {
-      // An earlier attempt landed but its answer was lost; the retry then met our own object.
+      // An earlier attempt landed but its answer was lost; the retry then met our own object (our operation id, not just our bytes).
       const now = await store.head(toKey)
-      if (now?.etag === etag) return now
+      if (now !== undefined && opIdOf(now) === opId) return now
     }
-    if (!written.ok) throw await this.#lostCopy(written, source, fromKey, from, to, request.overwrite)
-    return viaPut ? written.revision : this.#copyRevision(toKey, to, written.revision, probe)
+    if (!written.ok) throw await lostCopy(store, written, source, fromKey, move)
+    return viaPut ? written.revision : copyRevision(store, toKey, written.revision, move)
   }
 
   /** Step 4: the source `V` deleted (see `rename`), or, if it changed meanwhile, kept and the rename failed. */
-  async #removeSource(fromKey: string, toKey: string, source: Revision, copy: Revision, replaced: boolean, move: Move): Promise<void> {
+  async #removeSource(fromKey: string, toKey: string, source: Revision, destAbsent: boolean, move: Move): Promise<void> {
     const { store } = this.#ctx
     const { from, to, probe, moves } = move
     if (source.versionId !== undefined) {
-      if (!(await removeSourceVersion(this.#ctx.store, fromKey, source.versionId))) await this.#sourceChanged(toKey, copy, replaced, false, from, to)
+      if (!(await removeSourceVersion(this.#ctx.store, fromKey, source.versionId))) await this.#sourceChanged(fromKey, toKey, destAbsent, move)
       return
     }
     const ifMatch = deletesAreGuarded(probe, moves) ? this.#ctx.ifMatch(source.etag) : undefined
     const now = ifMatch === undefined ? await store.head(fromKey) : source
-    const removed = now !== undefined && versionOf(now) === versionOf(source) ? await store.remove(fromKey, ifMatch) : undefined
-    if (removed !== undefined && !removed.ok && removed.status !== 412 && removed.status !== 404) {
+    if (now === undefined || versionOf(now) !== versionOf(source)) return this.#sourceChanged(fromKey, toKey, destAbsent, move)
+    this.#assertHeldBeforeDelete(move)
+    const removed = await store.remove(fromKey, ifMatch)
+    if (!removed.ok && removed.status !== 412 && removed.status !== 404) {
       throw FsError.io(
         'rename',
         from.displayPath,
@@ -335,76 +381,51 @@ export class Moves {
         },
       )
     }
-    if (removed?.ok !== true) await this.#sourceChanged(toKey, copy, replaced, ifMatch !== undefined, from, to)
+    if (!removed.ok) await this.#sourceChanged(fromKey, toKey, destAbsent, move)
+  }
+
+  /** The lock objects must still be held before the source's DELETE; if not, the copy stays and the error says so. */
+  #assertHeldBeforeDelete(move: Move): void {
+    try {
+      move.hold?.assertHeld('rename', move.from.displayPath)
+    } catch (err) {
+      throw FsError.io(
+        'rename',
+        move.from.displayPath,
+        `the lock was not renewed within its lease before the source could be deleted: the source was kept, and "${move.to.displayPath}" holds a copy as well`,
+        { cause: err, retryable: true },
+      )
+    }
+  }
+
+  /** `If-Match` for an undo's DELETE, where the server enforces it on DELETE. */
+  #undoIfMatch(move: Move): ((etag: string) => string) | undefined {
+    return deletesAreGuarded(move.probe, move.moves) ? (etag) => this.#ctx.ifMatch(etag) : undefined
   }
 
   /**
-   * The copy's revision. radosgw 16 answers a copy into a versioned bucket without the new
-   * VersionId: then one HEAD of the destination finds it (the copy's ETag must match; a write
-   * that landed in between, only possible from outside this process's locks, fails the rename).
+   * The source changed or went between the copy and its delete (a writer outside the locks: one
+   * that is not seamfs, or another process where lock objects cannot be made): it is kept (or it is
+   * where that writer put it). The copy is deleted again only where that is provably safe (see
+   * `rename-steps.ts`), else `to` keeps it and the file is at both names. Either way the rename
+   * fails with `FS_STALE_VERSION`, and its message says which.
    */
-  async #copyRevision(toKey: string, to: FsTarget, copied: Revision, probe: S3ProbeResult): Promise<Revision> {
-    if (!probe.versioned || copied.versionId !== undefined) return copied
-    const now = await this.#ctx.store.head(toKey)
-    if (now?.etag !== copied.etag) throw FsError.io('rename', to.displayPath, 'the copy was overwritten before its version could be read; the source was kept')
-    return now
-  }
-
-  /** The source's exact revision (its VersionId, or its ETag where the server checks it), and the destination's state as seen. */
-  #copyConditions(
-    source: Revision,
-    dest: Revision | undefined,
-    overwrite: RenameRequest['overwrite'],
-    probe: S3ProbeResult,
-    moves: S3MoveProbeResult,
-  ): CopyConditions {
-    const header = moves.copySourceIfMatch
-    const sourceIfMatch = source.versionId === undefined && header !== null ? { header, etag: source.etag } : undefined
-    if (overwrite === true) return { sourceIfMatch }
-    if (dest === undefined) return { sourceIfMatch, ifNoneMatch: moves.copyIfNoneMatch ? '*' : undefined }
-    return { sourceIfMatch, ifMatch: moves.copyIfMatch && !probe.versioned ? this.#ctx.ifMatch(dest.etag) : undefined }
-  }
-
-  /** A refused copy: the source changed or went (its condition), else the destination did (its condition); anything else is the server's failure. */
-  async #lostCopy(
-    conflict: PutConflict,
-    source: Revision,
-    fromKey: string,
-    from: FsTarget,
-    to: FsTarget,
-    overwrite: RenameRequest['overwrite'],
-  ): Promise<FsError> {
-    const now = conflict.status === 412 ? await this.#ctx.store.head(fromKey) : source
-    if (now === undefined) return FsError.stale('rename', from.displayPath, 'gone', conflict.error)
-    if (versionOf(now) !== versionOf(source)) return FsError.stale('rename', from.displayPath, 'changed', conflict.error)
-    if (conflict.status !== 412) {
-      return FsError.io('rename', from.displayPath, `the server failed the copy (status ${conflict.status}); the source was kept`, {
-        cause: conflict.error,
-        retryable: true,
-      })
+  async #sourceChanged(fromKey: string, toKey: string, destAbsent: boolean, move: Move): Promise<never> {
+    const { from, to } = move
+    const [now, undo] = await Promise.all([
+      this.#ctx.store.head(fromKey).catch(() => null),
+      undoCopy(this.#ctx.store, toKey, move, destAbsent, this.#undoIfMatch(move)).catch((): Undo => 'kept'),
+    ])
+    const source = now === undefined ? 'another writer removed or moved the source during the rename' : 'the source changed during the rename; it was kept'
+    const outcomes: Record<Undo, string> = {
+      undone: 'the copy was deleted again',
+      absent: `"${to.displayPath}" no longer holds the copy`,
+      foreign: `another writer wrote "${to.displayPath}" after the copy; it is left as it is`,
+      kept: `"${to.displayPath}" keeps the copy of the version that was moved`,
     }
-    return overwrite === false
-      ? FsError.destinationExists('rename', to.displayPath, conflict.error)
-      : FsError.stale('rename', to.displayPath, 'changed', conflict.error)
-  }
-
-  /**
-   * The source changed or went between the copy and its guarded delete (another process, or a
-   * client that does not take this process's locks): it is kept. A destination this rename
-   * created is deleted again, guarded by the copy's revision, so both names are as they were;
-   * a file it replaced cannot be brought back, so `to` keeps the copied version. Either way
-   * the rename fails with `FS_STALE_VERSION`, and its message says which.
-   */
-  async #sourceChanged(toKey: string, copy: Revision, replaced: boolean, conditional: boolean, from: FsTarget, to: FsTarget): Promise<never> {
-    const { store } = this.#ctx
-    let undone = false
-    if (!replaced) {
-      const now = conditional ? copy : await store.head(toKey)
-      undone = now !== undefined && versionOf(now) === versionOf(copy) && (await store.remove(toKey, conditional ? this.#ctx.ifMatch(copy.etag) : undefined)).ok
-    }
-    const outcome = undone ? 'the copy was deleted again' : `"${to.displayPath}" keeps the copy of the version that was moved`
+    const outcome = outcomes[undo]
     // eslint-disable-next-line no-restricted-syntax -- FsError.stale cannot say what the rename kept and undid
-    throw FsError.at('FS_STALE_VERSION', 'rename', from.displayPath, `the source changed during the rename; it was kept, and ${outcome}`)
+    throw FsError.at('FS_STALE_VERSION', 'rename', from.displayPath, `${source}, and ${outcome}`)
   }
 
   /** A guarded DELETE that was refused, or the source check before it that failed: gone or changed. */

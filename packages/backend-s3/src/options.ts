@@ -55,6 +55,19 @@ export interface S3FileSystemOptions extends FsLimits {
    * on a target check the store as it is: a create asks again, a read or stat finds nothing there.
    */
   readonly resolveCacheMs?: number | undefined
+  /**
+   * The lease written into this instance's lock objects, in ms (default 10,000; at least 1,000,
+   * at most 120,000): the holder renews it every third of it, and a lock object that was not
+   * renewed for longer (its holder was killed on another machine, or froze) is taken over by the
+   * next writer. A holder on this machine whose process is gone is taken over at once. Only where
+   * lock objects are used (see `S3ProbeResult.lockObjects` and the README).
+   */
+  readonly lockLeaseMs?: number | undefined
+  /**
+   * How long an operation waits for a lock object another writer holds, in ms (default 30,000),
+   * before it fails with a retryable `FS_IO_ERROR` that names the holder. Nothing waits longer.
+   */
+  readonly lockWaitMs?: number | undefined
 }
 
 export const DEFAULT_PAGE_SIZE = 1000
@@ -80,6 +93,14 @@ export interface S3ProbeResult {
   readonly ifMatchRefusesMissing: boolean
   /** Writes return a VersionId: the version token includes it. */
   readonly versioned: boolean
+  /**
+   * Cross-process lock objects can be made here: the server enforces `If-None-Match: *` and
+   * `If-Match` on PUT (and refuses `If-Match` on a missing key), the bucket is unversioned, and a
+   * PUT in the lock namespace (`/.seamfs-locks/`, at the bucket root) was accepted. Then removes,
+   * renames, writes and edits hold the lock object of each key they change (`removeIfVersion:
+   * 'seamfs'`); else only the in-process lock (`'process'`).
+   */
+  readonly lockObjects: boolean
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { FsError } from '@seamfs/core/backend'
+import { probeLockNamespace } from './leases.js'
 import type { S3MoveProbeResult, S3ProbeResult } from './options.js'
 import type { CopyConditions, PutConflict, PutResult, Store } from './store.js'
 
@@ -45,8 +46,10 @@ async function refusesIfMatchOnMissing(store: Store, key: string, ifMatch: strin
 /**
  * Finds out, on a scratch key, whether the server enforces `If-None-Match: *` and `If-Match`
  * on PUT, in which form `If-Match` must carry the ETag, and whether it refuses `If-Match` on a
- * missing key; then deletes every version of the scratch key. 5 to 8 PUTs, 1 LIST of versions
- * and 1 to 3 DELETEs (more where an `If-Match` PUT on a missing key created one).
+ * missing key; then deletes every version of the scratch key. Where all hold in an unversioned
+ * bucket, whether a lock object can be made (`lockObjects`: one PUT and one DELETE of a scratch
+ * lock object). 5 to 9 PUTs, 1 LIST of versions and 1 to 4 DELETEs (more where an `If-Match` PUT on
+ * a missing key created one).
  */
 export async function probeConditions(store: Store, key: string): Promise<S3ProbeResult> {
   try {
@@ -54,7 +57,7 @@ export async function probeConditions(store: Store, key: string): Promise<S3Prob
     if (!created.ok) {
       accepted(created)
       // Refused on a fresh random key: the server rejects the condition itself; trust none.
-      return { createIfAbsent: false, replaceIfVersion: false, ifMatchForm: null, ifMatchRefusesMissing: false, versioned: false }
+      return { createIfAbsent: false, replaceIfVersion: false, ifMatchForm: null, ifMatchRefusesMissing: false, versioned: false, lockObjects: false }
     }
     const versioned = created.revision.versionId !== undefined
     const createIfAbsent = !accepted(await store.put(key, BODY, { ifNoneMatch: '*' }))
@@ -71,7 +74,9 @@ export async function probeConditions(store: Store, key: string): Promise<S3Prob
     }
     const quote = (e: string): string => (ifMatchForm === 'quoted' ? `"${e}"` : e)
     const ifMatchRefusesMissing = ifMatchForm !== null && (await refusesIfMatchOnMissing(store, `${key}.absent`, quote(WRONG_ETAG)))
-    return { createIfAbsent, replaceIfVersion: ifMatchForm !== null, ifMatchForm, ifMatchRefusesMissing, versioned }
+    // Lock objects need both conditions (create, renew, take over) and an unversioned bucket (no history of every lock).
+    const lockObjects = createIfAbsent && ifMatchRefusesMissing && !versioned && (await probeLockNamespace(store))
+    return { createIfAbsent, replaceIfVersion: ifMatchForm !== null, ifMatchForm, ifMatchRefusesMissing, versioned, lockObjects }
   } finally {
     // A scratch key left behind is invisible (see scratchKey); a failed cleanup is not a failed probe.
     await store.purge(key).catch(() => undefined)

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { S3Client } from '@aws-sdk/client-s3'
 import {
   checkGuard,
@@ -17,6 +16,8 @@ import {
   type FsTarget,
   type FsVerb,
   type FsWriteIntent,
+  type LeaseHold,
+  type LeaseLocks,
   type ReadRequest,
   type RemoveRequest,
   type RenameRequest,
@@ -27,24 +28,16 @@ import {
 import { bodyChunks, readBody } from './body.js'
 import { ClearPaths } from './clear-paths.js'
 import { s3ErrorRow, toFsError } from './errors.js'
-import { GATES, LOCKS } from './locks.js'
-import { DIRECTORY_VERSION, Moves } from './moves.js'
+import { leaseOptionsOf, s3LeaseLocks, type LeaseTuning } from './leases.js'
+import { GATES, LOCKS, withLocks, type LockContext } from './locks.js'
+import { DIRECTORY_VERSION, Moves, serverArbitratesMoves } from './moves.js'
 import { DEFAULT_PAGE_SIZE, DEFAULT_RESOLVE_CACHE_MS, type S3FileSystemOptions, type S3MoveProbeResult, type S3ProbeResult } from './options.js'
 import { normalizePrefix, Paths } from './paths.js'
 import { probeConditions, probeMoves, scratchKey } from './probe.js'
 import { capabilitiesOf, clientConfig } from './setup.js'
 import { underFile } from './under-file.js'
-import { keyFits, MAX_KEY_BYTES, Store, versionOf, type Revision } from './store.js'
-import { afterConflict, Writes, type Fetched } from './writes.js'
-
-/**
- * An unguarded edit that keeps losing conditional PUTs to other clients (edits in this process
- * wait for each other and never race) is redone on the new content, with jittered backoff,
- * until this much time has passed since its first attempt; then it fails `FS_IO_ERROR`
- * (retryable), never `FS_STALE_VERSION`: nobody asked it to be guarded.
- */
-const EDIT_RETRY_MS = 30_000
-const EDIT_BACKOFF_MS = { first: 20, max: 1_000 }
+import { keyFits, MAX_KEY_BYTES, newOpId, Store, versionOf, type Revision } from './store.js'
+import { afterConflict, EDIT_RETRY_MS, editBackoff, opMetadata, Writes, type Fetched } from './writes.js'
 
 /** A listed name a path can reach: not empty, `.` or `..`. */
 const isEntryName = (name: string): boolean => name !== '' && name !== '.' && name !== '..'
@@ -63,6 +56,14 @@ const isEntryName = (name: string): boolean => name !== '' && name !== '.' && na
  * writes are checked under a per-key lock inside this process (`'process'`), or refused with
  * `FS_UNSUPPORTED` when `requireAtomicGuards` is set.
  *
+ * Cross-process locks (`leases.ts`): where the probe found lock objects can be made
+ * (`S3ProbeResult.lockObjects`), every write, edit, remove and rename holds the lock object of
+ * each key it changes (after the key's in-process lock), so the check-then-DELETE of removes and
+ * renames, which radosgw cannot make conditional, holds among every seamfs writer in any process
+ * (`removeIfVersion: 'seamfs'`). The rule everywhere: nothing is removed, truncated or undone that
+ * this operation cannot prove it made (its operation id, `x-amz-meta-seamfs-op`), and an unversioned
+ * object only while holding its key's lock object.
+ *
  * Request costs (after the probe): stat of a file 1 HEAD (of a directory HEAD + LIST);
  * read 1 GET; write 1 GET (the `before` diff basis, which also tells create from update; a HEAD
  * when `before` is not wanted) + 1 PUT, plus on a create 1 LIST (is the target a directory?) and
@@ -80,11 +81,12 @@ const isEntryName = (name: string): boolean => name !== '' && name !== '.' && na
  * where neither name holds the file) and `createDirectory` are in `moves.ts`, with what happens
  * when a source changes mid-rename; a second probe ({@link probeMoves}) on the first of them
  * finds which copy and delete conditions the server enforces. Those it does not (radosgw 16:
- * `If-Match` on DELETE, destination conditions on CopyObject) are checked under the keys'
- * process-wide locks, which writes with enforced guards respect too (they hold their key's gate
- * shared). Costs: remove of a file 1 HEAD + 1 DELETE; of an empty directory + 1 LIST; recursive
- * ⌈keys / pageSize⌉ LISTs + ⌈keys / 1000⌉ DeleteObjects; createDirectory 1 HEAD + 1 LIST + the
- * path check, then 1 PUT; rename 3 HEAD + 1 LIST + the path check of `to` + 1 COPY + 1 DELETE.
+ * `If-Match` on DELETE, destination conditions on CopyObject) are checked under the keys' locks
+ * (lock objects where used), which writes respect too. Costs: remove of a file 1 HEAD + 1 DELETE;
+ * of an empty directory + 1 LIST; recursive ⌈keys / pageSize⌉ LISTs + ⌈keys / 1000⌉ DeleteObjects;
+ * createDirectory 1 HEAD + 1 LIST + the path check, then 1 PUT; rename 3 HEAD + 1 LIST + the path
+ * check of `to` + 1 COPY + 1 DELETE.
+ * Lock objects add 1 PUT before and 1 DELETE after, per key a write, edit, remove or rename changes.
  */
 export class S3FileSystem extends FileSystem {
   readonly client: S3Client
@@ -104,6 +106,9 @@ export class S3FileSystem extends FileSystem {
   readonly #moves: Moves
   readonly #writes: Writes
   readonly #clearPaths: ClearPaths
+  readonly #lease: LeaseTuning
+  /** The lock objects, once the probe found they can be made (see `leases.ts`). */
+  #leases: LeaseLocks | undefined
   #closed = false
 
   /** Builds the filesystem and runs the capability probe, so `capabilities` is final. */
@@ -134,6 +139,7 @@ export class S3FileSystem extends FileSystem {
     const cacheMs = options.resolveCacheMs ?? DEFAULT_RESOLVE_CACHE_MS
     if (!Number.isSafeInteger(cacheMs) || cacheMs < 0) throw new RangeError('resolveCacheMs must be a non-negative integer')
     this.#clearPaths = new ClearPaths(cacheMs)
+    this.#lease = leaseOptionsOf(options)
     this.#writes = new Writes({
       paths: this.#paths,
       store: this.#store,
@@ -149,7 +155,7 @@ export class S3FileSystem extends FileSystem {
       probe: () => this.probe(),
       probeMoves: () => this.probeMoves(),
       underFile: (rel, signal) => this.#underFile(rel, signal),
-      lockKey: (rel) => this.#lockKey(rel),
+      locked: (rels, ctx, fn) => this.#locked(rels, true, ctx, fn),
       ifMatch: (etag) => this.#ifMatch(etag),
       requireAtomic: this.#requireAtomic,
     })
@@ -175,6 +181,14 @@ export class S3FileSystem extends FileSystem {
       (result) => {
         this.#probed = result
         this.#capabilities = capabilitiesOf(result)
+        this.#leases ??= result.lockObjects
+          ? s3LeaseLocks(
+              this.#store,
+              this.#lease,
+              (etag) => this.#ifMatch(etag),
+              () => this.#moveProbed?.deleteIfMatch === true,
+            )
+          : undefined
         return result
       },
       (err: unknown) => {
@@ -310,7 +324,9 @@ export class S3FileSystem extends FileSystem {
     const probe = await this.probe()
     const { expected } = request
     if (expected !== undefined && !probe[expected.kind]) this.#assertFallbackAllowed(expected.kind, 'write', path)
-    return this.#serialized(rel, probe, () => this.#writes.write(rel, path, bytes, request, probe))
+    const write = (hold?: LeaseHold): Promise<WriteResult> => this.#writes.write(rel, path, bytes, request, probe, hold)
+    if (this.#activeLeases() !== undefined) return this.#locked([rel], false, { verb: 'write', path, signal: request.signal }, write)
+    return this.#serialized(rel, probe, write)
   }
 
   protected override removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
@@ -341,7 +357,7 @@ export class S3FileSystem extends FileSystem {
     const probe = await this.probe()
     if (request.expected !== undefined && !probe.replaceIfVersion) this.#assertFallbackAllowed('replaceIfVersion', 'edit', path)
     // Edits of one key always wait for each other in this process, so they never race here.
-    return LOCKS.run(this.#lockKey(rel), () => this.#update(rel, path, request, transform, probe))
+    return this.#locked([rel], false, { verb: 'edit', path, signal: request.signal }, (hold) => this.#update(rel, path, request, transform, probe, hold))
   }
 
   async #update(
@@ -350,6 +366,7 @@ export class S3FileSystem extends FileSystem {
     { expected, signal, maxBytes }: UpdateRequest,
     transform: (bytes: Uint8Array) => Uint8Array,
     probe: S3ProbeResult,
+    hold: LeaseHold | undefined,
   ): Promise<FsVersion> {
     const key = this.#paths.objectKey(rel)
     const deadline = Date.now() + EDIT_RETRY_MS
@@ -367,24 +384,15 @@ export class S3FileSystem extends FileSystem {
       const bytes = transform(current.bytes ?? new Uint8Array(0))
       throwIfAborted(signal, 'edit')
       const conditions = probe.replaceIfVersion ? { ifMatch: this.#ifMatch(current.revision.etag) } : undefined
-      const put = await this.#clearPaths.writing(rel, () => this.#store.put(key, bytes, conditions))
-      const revision = put.ok ? put.revision : await afterConflict(this.#store, put, key, bytes, versionOf(current.revision), 'edit', path)
+      const opId = newOpId()
+      hold?.assertHeld('edit', path)
+      const put = await this.#clearPaths.writing(rel, () => this.#store.put(key, bytes, conditions, undefined, opMetadata(opId)))
+      const revision = put.ok ? put.revision : await afterConflict(this.#store, put, key, opId, versionOf(current.revision), 'edit', path)
       if (revision !== 'lost') return versionOf(revision)
       // An unguarded edit that lost a race to another client is redone on the new content; a guarded one is stale.
       if (expected !== undefined) throw FsError.stale('edit', path, 'changed')
-      await this.#backoff(attempt, deadline, path, signal)
+      await editBackoff(attempt, deadline, path, signal)
     }
-  }
-
-  /** Waits before an edit's next attempt, or refuses when the retry time is spent. */
-  async #backoff(attempt: number, deadline: number, path: string, signal: AbortSignal | undefined): Promise<void> {
-    const ceiling = Math.min(EDIT_BACKOFF_MS.max, EDIT_BACKOFF_MS.first * 2 ** Math.min(attempt - 1, 16))
-    const delay = Math.random() * ceiling
-    if (Date.now() + delay >= deadline) {
-      throw FsError.io('edit', path, `other clients kept changing the file for ${EDIT_RETRY_MS / 1000} s`, { retryable: true })
-    }
-    await sleep(delay, undefined, signal === undefined ? {} : { signal }).catch(() => undefined)
-    throwIfAborted(signal, 'edit')
   }
 
   /**
@@ -399,6 +407,21 @@ export class S3FileSystem extends FileSystem {
 
   #lockKey(rel: string): string {
     return `${this.bucket}\0${this.#paths.objectKey(rel)}`
+  }
+
+  /**
+   * Runs `fn` holding the locks of `rels`: in this process (`exclusive`: the gates too), then
+   * their lock objects where they are in use ({@link withLocks}).
+   */
+  #locked<T>(rels: readonly string[], exclusive: boolean, ctx: LockContext, fn: (hold: LeaseHold | undefined) => Promise<T>): Promise<T> {
+    const keys = rels.map((rel) => ({ local: this.#lockKey(rel), object: this.#paths.objectKey(rel) }))
+    return withLocks(keys, exclusive, this.#activeLeases(), ctx, fn)
+  }
+
+  /** The lock objects, unless the server enforces every condition of removes and renames (then nobody needs them). */
+  #activeLeases(): LeaseLocks | undefined {
+    const [probe, moves] = [this.#probed, this.#moveProbed]
+    return probe !== undefined && moves !== undefined && serverArbitratesMoves(probe, moves) ? undefined : this.#leases
   }
 
   /** Whether a file lies on the path to `rel` (see {@link underFile}), asked of the store; a clear answer is remembered for `resolve`. */

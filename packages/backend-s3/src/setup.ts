@@ -13,6 +13,7 @@ export function capabilitiesOf(probe: S3ProbeResult | undefined): FsCapabilities
     createIfAbsent: probe?.createIfAbsent === true ? 'atomic' : 'process',
     // Atomic only where the server also refuses If-Match on a missing key: elsewhere (MinIO and
     // versitygw have let it through) a guarded write could re-create a file deleted meanwhile.
+    // (Lock objects need the same conditions, so they never turn a 'process' write guard into 'seamfs'.)
     replaceIfVersion: probe?.replaceIfVersion === true && probe.ifMatchRefusesMissing ? 'atomic' : 'process',
     // An unversioned bucket's ETag of a single PUT is the MD5 of the content: equal content,
     // equal token (a re-created file with the same bytes cannot be told apart). Only a
@@ -22,11 +23,12 @@ export function capabilitiesOf(probe: S3ProbeResult | undefined): FsCapabilities
     emptyDirectories: false,
     remove: true,
     // A copy has no server-side guard on radosgw, nor a delete on most servers: the guards of
-    // remove and rename are checked under the per-key lock, whatever the write guards are.
-    removeIfVersion: 'process',
+    // remove and rename are checked under the key's lock: its lock object where one can be made
+    // (every seamfs writer of the key, in any process, holds it too), else the in-process lock.
+    removeIfVersion: probe?.lockObjects === true ? 'seamfs' : 'process',
     // S3 has no rename: a guarded server-side copy (or GET + PUT If-None-Match: *), then a guarded
     // delete of the source. The no-overwrite default has the createIfAbsent strength only where
-    // that PUT is used (see Moves.rename and the README), else the process lock's.
+    // that PUT is used (see Moves.rename and the README), else the lock's (seamfs or process).
     rename: 'copy',
     renameDirectories: false,
     createDirectory: 'marker',

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import type { Readable } from 'node:stream'
 import {
   CopyObjectCommand,
@@ -22,6 +23,27 @@ export function keyFits(key: string): boolean {
   return key.length <= MAX_KEY_BYTES && Buffer.byteLength(key) <= MAX_KEY_BYTES
 }
 
+/**
+ * The user-metadata key (`x-amz-meta-seamfs-op`) carrying the id of the operation that wrote an
+ * object (a write, an edit, a rename's copy). It is what proves an object is one's own: a cleanup
+ * deletes, or an answer-less write counts as done, only an object carrying its own operation's id,
+ * never one recognised by its ETag (content hash), which two writers of the same bytes share.
+ */
+export const OP_ID_META = 'seamfs-op'
+
+/** A fresh operation id (96 random bits, hex), for {@link OP_ID_META}. */
+export const newOpId = (): string => randomBytes(12).toString('hex')
+
+/** The headers an object keeps through a copy that replaces its metadata (to give it a new {@link OP_ID_META}). */
+export interface ObjectHeaders {
+  readonly contentType?: string | undefined
+  readonly metadata?: Readonly<Record<string, string>> | undefined
+  readonly cacheControl?: string | undefined
+  readonly contentDisposition?: string | undefined
+  readonly contentEncoding?: string | undefined
+  readonly contentLanguage?: string | undefined
+}
+
 /** What a HEAD, GET or PUT tells about an object's current revision. */
 export interface Revision {
   /** The ETag without quotes. */
@@ -31,6 +53,8 @@ export interface Revision {
   readonly size: number
   /** Last-Modified in ms since the epoch, where the answer carried it. */
   readonly lastModified?: number | undefined
+  /** The object's headers, from a HEAD or GET (not from a PUT, a copy or a listing). */
+  readonly headers?: ObjectHeaders | undefined
 }
 
 /** The version token of a revision: the ETag, plus the VersionId where the bucket has one. */
@@ -128,11 +152,31 @@ interface RevisionFields {
   LastModified?: Date | undefined
 }
 
-function revisionOf(out: RevisionFields, size: number): Revision {
+interface HeaderFields {
+  ContentType?: string | undefined
+  Metadata?: Record<string, string> | undefined
+  CacheControl?: string | undefined
+  ContentDisposition?: string | undefined
+  ContentEncoding?: string | undefined
+  ContentLanguage?: string | undefined
+}
+
+function revisionOf(out: RevisionFields, size: number, h?: HeaderFields): Revision {
   const versionId = out.VersionId === undefined || out.VersionId === 'null' ? undefined : out.VersionId
   const lastModified = toSecond(out.LastModified)
-  return { etag: unquote(out.ETag), versionId, size, ...(lastModified === undefined ? {} : { lastModified }) }
+  const headers: ObjectHeaders | undefined = h && {
+    contentType: h.ContentType,
+    metadata: h.Metadata,
+    cacheControl: h.CacheControl,
+    contentDisposition: h.ContentDisposition,
+    contentEncoding: h.ContentEncoding,
+    contentLanguage: h.ContentLanguage,
+  }
+  return { etag: unquote(out.ETag), versionId, size, ...(lastModified === undefined ? {} : { lastModified }), ...(headers === undefined ? {} : { headers }) }
 }
+
+/** The operation id an object carries ({@link OP_ID_META}), from a HEAD or GET. */
+export const opIdOf = (revision: Revision | undefined): string | undefined => revision?.headers?.metadata?.[OP_ID_META]
 
 /** The SDK's per-request options for `signal` (it takes no `undefined`). */
 const aborting = (signal: AbortSignal | undefined): { abortSignal?: AbortSignal } => (signal === undefined ? {} : { abortSignal: signal })
@@ -172,7 +216,7 @@ export class Store {
     if (!keyFits(key)) return undefined
     try {
       const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }), aborting(signal))
-      return revisionOf(out, out.ContentLength ?? 0)
+      return revisionOf(out, out.ContentLength ?? 0, out)
     } catch (err) {
       if (isMissing(err)) return undefined
       throw err
@@ -184,7 +228,7 @@ export class Store {
     if (!keyFits(key)) return undefined
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), aborting(signal))
-      return { revision: revisionOf(out, out.ContentLength ?? 0), body: out.Body as Readable }
+      return { revision: revisionOf(out, out.ContentLength ?? 0, out), body: out.Body as Readable }
     } catch (err) {
       if (isMissing(err)) return undefined
       throw err
@@ -199,7 +243,7 @@ export class Store {
     if (!keyFits(key)) return undefined
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }))
-      const revision = revisionOf(out, out.ContentLength ?? 0)
+      const revision = revisionOf(out, out.ContentLength ?? 0, out)
       const bytes = await readBody(out.Body as Readable, revision.size, 'rename', path, undefined, () => revision.size <= maxBytes)
       if (bytes === null) return 'too large'
       return { revision, bytes, contentType: out.ContentType, metadata: out.Metadata }
@@ -321,18 +365,31 @@ export class Store {
   /**
    * Server-side copy of `source` (the exact revision `versionId` where given) to `key`. With
    * conditions, a 412, 409 or 5xx answer is a {@link PutConflict}; a missing source is thrown
-   * (404). `size` is the source's, for the returned revision.
+   * (404). `size` is the source's, for the returned revision. With `replace`, the copy gets these
+   * headers and user metadata instead of the source's (`MetadataDirective: REPLACE`).
    */
   async copy(
     source: { readonly key: string; readonly versionId?: string | undefined; readonly size: number },
     key: string,
     conditions: CopyConditions = {},
+    replace?: ObjectHeaders,
   ): Promise<PutResult> {
     const { sourceIfMatch, ifMatch, ifNoneMatch } = conditions
     const command = new CopyObjectCommand({
       Bucket: this.bucket,
       Key: key,
       CopySource: copySource(this.bucket, source.key, source.versionId),
+      ...(replace === undefined
+        ? {}
+        : {
+            MetadataDirective: 'REPLACE',
+            Metadata: { ...replace.metadata },
+            ...(replace.contentType === undefined ? {} : { ContentType: replace.contentType }),
+            ...(replace.cacheControl === undefined ? {} : { CacheControl: replace.cacheControl }),
+            ...(replace.contentDisposition === undefined ? {} : { ContentDisposition: replace.contentDisposition }),
+            ...(replace.contentEncoding === undefined ? {} : { ContentEncoding: replace.contentEncoding }),
+            ...(replace.contentLanguage === undefined ? {} : { ContentLanguage: replace.contentLanguage }),
+          }),
       ...(sourceIfMatch?.header === 'standard' ? { CopySourceIfMatch: sourceIfMatch.etag } : {}),
       ...(ifMatch === undefined ? {} : { IfMatch: ifMatch }),
       ...(ifNoneMatch === undefined ? {} : { IfNoneMatch: ifNoneMatch }),

@@ -1,12 +1,13 @@
 /** `writeText` / `writeBytes` over S3: one PUT, with the checks a create needs and a condition where a guard asks for one. */
-import { createHash } from 'node:crypto'
 import { constants as bufferConstants } from 'node:buffer'
-import { checkGuard, FsError, throwIfAborted, type FsVerb, type FsVersion, type WriteRequest, type WriteResult } from '@seamfs/core/backend'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { checkGuard, FsError, throwIfAborted, type FsVerb, type FsVersion, type LeaseHold, type WriteRequest, type WriteResult } from '@seamfs/core/backend'
 import type { S3ProbeResult } from './options.js'
 import type { Paths } from './paths.js'
-import { versionOf, type PutConflict, type Revision, type Store } from './store.js'
+import { newOpId, OP_ID_META, opIdOf, versionOf, type PutConditions, type PutConflict, type PutResult, type Revision, type Store } from './store.js'
 
-const md5Hex = (bytes: Uint8Array): string => createHash('md5').update(bytes).digest('hex')
+/** The user metadata of a PUT by operation `opId`: what lets it recognise its own object later ({@link OP_ID_META}). */
+export const opMetadata = (opId: string): Record<string, string> => ({ [OP_ID_META]: opId })
 
 /**
  * A version that can go into `If-Match` as it is: an ETag as this backend reports them (hex,
@@ -22,6 +23,12 @@ const ETAG_TOKEN = /^[0-9A-Za-z-]{1,128}$/
  */
 function blindReplaceFits(probe: S3ProbeResult, version: FsVersion): boolean {
   return probe.replaceIfVersion && probe.ifMatchRefusesMissing && !probe.versioned && ETAG_TOKEN.test(version)
+}
+
+/** One write: its operation id (in its PUT's metadata) and the lock it holds, if any. */
+interface Op {
+  readonly id: string
+  readonly hold: LeaseHold | undefined
 }
 
 /** An object as one GET (content read) or HEAD (`bytes: null`) found it. */
@@ -53,20 +60,21 @@ export interface WriteContext {
 /**
  * After a conditional PUT was refused (412, 404) or failed (409, 5xx): HEAD the key to learn
  * what happened. `'lost'` when another writer changed it first (or it is gone); the revision
- * when it is our own content from an earlier attempt that got no answer; an I/O error
- * (retryable) when nothing changed, so the failure was the server's, not a race.
+ * when it is our own object from an earlier attempt that got no answer (it carries our
+ * operation's id `opId`, not merely our bytes: another writer's identical content is not ours);
+ * an I/O error (retryable) when nothing changed, so the failure was the server's, not a race.
  */
 export async function afterConflict(
   store: Store,
   conflict: PutConflict,
   key: string,
-  bytes: Uint8Array,
+  opId: string,
   basis: FsVersion | undefined,
   verb: FsVerb,
   path: string,
 ): Promise<Revision | 'lost'> {
   const now = await store.head(key)
-  if (now !== undefined && conflict.unanswered && now.etag === md5Hex(bytes)) return now
+  if (now !== undefined && conflict.unanswered && opIdOf(now) === opId) return now
   const unchanged = basis === undefined ? now === undefined : now !== undefined && versionOf(now) === basis
   if (!unchanged) return 'lost'
   throw FsError.io(verb, path, failedWrite(conflict), {
@@ -91,16 +99,27 @@ export class Writes {
     this.#ctx = ctx
   }
 
-  async write(rel: string, path: string, bytes: Uint8Array, request: WriteRequest, probe: S3ProbeResult): Promise<WriteResult> {
+  /**
+   * One write. `hold`: the key's lock object, held by the caller where lock objects are used
+   * (see `leases.ts`): checked right before the PUT. Every PUT carries a fresh operation id.
+   */
+  async write(rel: string, path: string, bytes: Uint8Array, request: WriteRequest, probe: S3ProbeResult, hold?: LeaseHold): Promise<WriteResult> {
     const { expected } = request
-    if (expected?.kind === 'createIfAbsent') return this.#create(rel, path, bytes, request, probe)
+    const op: Op = { id: newOpId(), hold }
+    if (expected?.kind === 'createIfAbsent') return this.#create(rel, path, bytes, request, probe, op)
     if (expected !== undefined && request.beforeMaxBytes === 0 && blindReplaceFits(probe, expected.version)) {
-      return this.#replaceBlind(rel, path, bytes, expected.version, request.signal)
+      return this.#replaceBlind(rel, path, bytes, expected.version, request.signal, op)
     }
-    return this.#replace(rel, path, bytes, request, probe)
+    return this.#replace(rel, path, bytes, request, probe, op)
   }
 
-  async #create(rel: string, path: string, bytes: Uint8Array, { signal }: WriteRequest, probe: S3ProbeResult): Promise<WriteResult> {
+  /** The PUT of `op`: the lock checked first, the operation id in the metadata. */
+  #put(rel: string, path: string, bytes: Uint8Array, conditions: PutConditions | undefined, op: Op): Promise<PutResult> {
+    op.hold?.assertHeld('write', path)
+    return this.#ctx.writing(rel, () => this.#ctx.store.put(this.#ctx.paths.objectKey(rel), bytes, conditions, undefined, opMetadata(op.id)))
+  }
+
+  async #create(rel: string, path: string, bytes: Uint8Array, { signal }: WriteRequest, probe: S3ProbeResult, op: Op): Promise<WriteResult> {
     const { store, paths } = this.#ctx
     const key = paths.objectKey(rel)
     const [, exists] = await Promise.all([
@@ -109,8 +128,8 @@ export class Writes {
     ])
     if (exists) throw FsError.notObserved(path)
     throwIfAborted(signal, 'write')
-    const put = await this.#ctx.writing(rel, () => store.put(key, bytes, probe.createIfAbsent ? { ifNoneMatch: '*' } : undefined))
-    const revision = put.ok ? put.revision : await afterConflict(store, put, key, bytes, undefined, 'write', path)
+    const put = await this.#put(rel, path, bytes, probe.createIfAbsent ? { ifNoneMatch: '*' } : undefined, op)
+    const revision = put.ok ? put.revision : await afterConflict(store, put, key, op.id, undefined, 'write', path)
     if (revision === 'lost') throw FsError.notObserved(path)
     return { created: true, version: versionOf(revision), before: null }
   }
@@ -121,14 +140,14 @@ export class Writes {
    * there → the server failed, retryable; else stale), and where the key is gone the checks
    * that tell a directory or a path through a file from a plain missing file.
    */
-  async #replaceBlind(rel: string, path: string, bytes: Uint8Array, version: FsVersion, signal: AbortSignal | undefined): Promise<WriteResult> {
+  async #replaceBlind(rel: string, path: string, bytes: Uint8Array, version: FsVersion, signal: AbortSignal | undefined, op: Op): Promise<WriteResult> {
     const { store, paths } = this.#ctx
     const key = paths.objectKey(rel)
     throwIfAborted(signal, 'write')
-    const put = await this.#ctx.writing(rel, () => store.put(key, bytes, { ifMatch: this.#ctx.ifMatch(version) }))
+    const put = await this.#put(rel, path, bytes, { ifMatch: this.#ctx.ifMatch(version) }, op)
     if (put.ok) return { created: false, version: versionOf(put.revision), before: null }
     const now = await store.head(key)
-    if (now !== undefined && put.unanswered && now.etag === md5Hex(bytes)) return { created: false, version: versionOf(now), before: null }
+    if (now !== undefined && put.unanswered && opIdOf(now) === op.id) return { created: false, version: versionOf(now), before: null }
     if (now !== undefined && versionOf(now) === version) {
       throw FsError.io('write', path, failedWrite(put), { cause: put.error, retryable: true })
     }
@@ -136,7 +155,7 @@ export class Writes {
     throw FsError.stale('write', path, now === undefined ? 'gone' : 'changed')
   }
 
-  async #replace(rel: string, path: string, bytes: Uint8Array, request: WriteRequest, probe: S3ProbeResult): Promise<WriteResult> {
+  async #replace(rel: string, path: string, bytes: Uint8Array, request: WriteRequest, probe: S3ProbeResult, op: Op): Promise<WriteResult> {
     const { expected, signal } = request
     const { store, paths } = this.#ctx
     const key = paths.objectKey(rel)
@@ -146,9 +165,9 @@ export class Writes {
     throwIfAborted(signal, 'write')
     const guard = expected !== undefined && current !== undefined && probe.replaceIfVersion
     const conditions = guard ? { ifMatch: this.#ctx.ifMatch(current.revision.etag) } : undefined
-    const put = await this.#ctx.writing(rel, () => store.put(key, bytes, conditions))
+    const put = await this.#put(rel, path, bytes, conditions, op)
     const basis = current && versionOf(current.revision)
-    const revision = put.ok ? put.revision : await afterConflict(store, put, key, bytes, basis, 'write', path)
+    const revision = put.ok ? put.revision : await afterConflict(store, put, key, op.id, basis, 'write', path)
     if (revision === 'lost') throw FsError.stale('write', path, 'changed')
     return { created: current === undefined, version: versionOf(revision), before: current?.bytes ?? null }
   }
@@ -174,4 +193,24 @@ export class Writes {
     if (underFile) throw FsError.throughFile('write', path)
     if (isDirectory) throw FsError.notRegularFile('write', path)
   }
+}
+
+/**
+ * An unguarded edit that keeps losing conditional PUTs to other clients (edits in this process
+ * wait for each other and never race) is redone on the new content, with jittered backoff,
+ * until this much time has passed since its first attempt; then it fails `FS_IO_ERROR`
+ * (retryable), never `FS_STALE_VERSION`: nobody asked it to be guarded.
+ */
+export const EDIT_RETRY_MS = 30_000
+const EDIT_BACKOFF_MS = { first: 20, max: 1_000 }
+
+/** Waits before an edit's next attempt, or refuses when the retry time ({@link EDIT_RETRY_MS}) is spent. */
+export async function editBackoff(attempt: number, deadline: number, path: string, signal: AbortSignal | undefined): Promise<void> {
+  const ceiling = Math.min(EDIT_BACKOFF_MS.max, EDIT_BACKOFF_MS.first * 2 ** Math.min(attempt - 1, 16))
+  const delay = Math.random() * ceiling
+  if (Date.now() + delay >= deadline) {
+    throw FsError.io('edit', path, `other clients kept changing the file for ${EDIT_RETRY_MS / 1000} s`, { retryable: true })
+  }
+  await sleep(delay, undefined, signal === undefined ? {} : { signal }).catch(() => undefined)
+  throwIfAborted(signal, 'edit')
 }

@@ -1,8 +1,10 @@
 /**
  * Cross-client compare-and-swap: 16 separate S3FileSystem instances, each with its own
  * S3Client (own connection pool), race guarded writes on one key of the unversioned bucket.
- * Only the server can arbitrate between them (the backend takes no lock in 'atomic' mode):
- * exactly one must win, the others must fail with the guard's code.
+ * The guard is the server's (`If-Match` / `If-None-Match: *`, 'atomic'); in this bucket the writes
+ * also queue on the key's lock (in-process, then its lock object), so each one's check meets the
+ * last winner's version: exactly one must win, the others must fail with the guard's code.
+ * (Several processes: test/multi-process.test.ts.)
  */
 import type { S3Client } from '@aws-sdk/client-s3'
 import { isFsError, type FsVersion } from '@seamfs/core'

@@ -4,7 +4,7 @@
  * mtime, renames racing across separate clients, and a source changed by "another process"
  * (the raw client, behind the backend's locks) between the copy and the delete.
  */
-import { HeadObjectCommand, ListObjectVersionsCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
+import { DeleteObjectCommand, HeadObjectCommand, ListObjectVersionsCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import { isFsError, type FsErrorCode, type FsError } from '@seamfs/core'
 import { S3FileSystem, type S3FileSystemOptions } from '@seamfs/backend-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -189,11 +189,13 @@ describe.skipIf(server === null)(`S3FileSystem remove / rename / createDirectory
       const [a, b, c] = [await fs.resolve('a.txt'), await fs.resolve('b.txt'), await fs.resolve('c.txt')]
       await fs.probeMoves()
       let interfere: string | undefined
-      // After the command named by `interfere` answered: another process (the raw client, outside the locks) rewrites the source.
+      // After the command named by `interfere` (on a key of the filesystem, not a lock object) answered:
+      // another process (the raw client, outside the locks) rewrites the source.
       fs.client.middlewareStack.add(
         (next, context) => async (args) => {
           const result = await next(args)
-          if (context.commandName === interfere) {
+          const key = (args.input as { Key?: string }).Key ?? ''
+          if (context.commandName === interfere && key.startsWith(fs.prefix)) {
             interfere = undefined
             await client.send(new PutObjectCommand({ Bucket: bucket, Key: `${fs.prefix}a.txt`, Body: 'changed meanwhile' }))
           }
@@ -216,8 +218,45 @@ describe.skipIf(server === null)(`S3FileSystem remove / rename / createDirectory
       await fs.writeText(c, 'replaced')
       interfere = 'CopyObjectCommand'
       const overwritten = await failure(fs.rename(a, c, { overwrite: true }))
-      expect(overwritten === 'ok' ? 'ok' : [overwritten.code, overwritten.message]).toEqual(['FS_STALE_VERSION', expect.stringContaining('keeps the copy')])
-      expect([await read(fs, 'a.txt'), await read(fs, 'c.txt')]).toEqual(['changed meanwhile', 'moved'])
+      // Unversioned, the file the copy replaced is gone for good: `to` keeps the copy. Versioned, exactly the copy's
+      // own version is deleted, and the replaced file comes back.
+      const versioned = bucket === server?.versionedBucket
+      expect(overwritten === 'ok' ? 'ok' : [overwritten.code, overwritten.message]).toEqual([
+        'FS_STALE_VERSION',
+        expect.stringContaining(versioned ? 'the copy was deleted again' : 'keeps the copy'),
+      ])
+      expect([await read(fs, 'a.txt'), await read(fs, 'c.txt')]).toEqual(['changed meanwhile', versioned ? 'replaced' : 'moved'])
+      fs.client.destroy()
+    })
+
+    it("a copy identical to another writer's is never deleted as one's own (the undo checks the rename's operation id, not the ETag)", async () => {
+      const fs = await open(bucket, { client: rawClient(server!) })
+      const [a, b] = [await fs.resolve('a.txt'), await fs.resolve('b.txt')]
+      await fs.probeMoves()
+      let armed = false
+      // Right after the rename's copy landed: another writer (outside the locks) writes the same bytes at `to`
+      // (same ETag, another object) and removes the source, as a second mover of the same file would.
+      fs.client.middlewareStack.add(
+        (next, context) => async (args) => {
+          const result = await next(args)
+          const key = (args.input as { Key?: string }).Key ?? ''
+          if (armed && ['PutObjectCommand', 'CopyObjectCommand'].includes(context.commandName ?? '') && key === `${fs.prefix}b.txt`) {
+            armed = false
+            await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: 'payload' }))
+            await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: `${fs.prefix}a.txt` }))
+          }
+          return result
+        },
+        { step: 'deserialize', name: 'second-mover' },
+      )
+      await fs.writeText(a, 'payload')
+      armed = true
+      const error = await failure(fs.rename(a, b))
+      expect(armed, 'the copy was made').toBe(false)
+      // Unversioned: the source is found gone before its DELETE; versioned: the copy's version is looked for first.
+      const message = bucket === server?.versionedBucket ? 'another writer wrote it right after the copy' : 'another writer removed or moved the source'
+      expect(error === 'ok' ? 'ok' : [error.code, error.message]).toEqual(['FS_STALE_VERSION', expect.stringContaining(message)])
+      expect([await read(fs, 'a.txt'), await read(fs, 'b.txt')], "the other writer's file at b.txt is kept").toEqual([undefined, 'payload'])
       fs.client.destroy()
     })
 

@@ -35,21 +35,35 @@ describe.skipIf(server === null)(`S3FileSystem on radosgw${server === null ? ` (
     client.send(new PutObjectCommand({ Bucket: b, Key: key, Body: body, ContentLength: Buffer.byteLength(body) }))
 
   describe('the capability probe', () => {
-    it('unversioned bucket: both conditions enforced, If-Match unquoted → atomic guards', async () => {
+    it('unversioned bucket: both conditions enforced, If-Match unquoted → atomic guards; lock objects → seamfs remove guards', async () => {
       const fs = make()
       expect([fs.capabilities.createIfAbsent, fs.capabilities.replaceIfVersion]).toEqual(['process', 'process'])
       const result = await fs.probe()
       console.log(`probe, unversioned bucket: ${JSON.stringify(result)}`)
-      expect(result).toEqual({ createIfAbsent: true, replaceIfVersion: true, ifMatchForm: 'unquoted', ifMatchRefusesMissing: true, versioned: false })
-      expect([fs.capabilities.createIfAbsent, fs.capabilities.replaceIfVersion]).toEqual(['atomic', 'atomic'])
+      expect(result).toEqual({
+        createIfAbsent: true,
+        replaceIfVersion: true,
+        ifMatchForm: 'unquoted',
+        ifMatchRefusesMissing: true,
+        versioned: false,
+        lockObjects: true,
+      })
+      expect([fs.capabilities.createIfAbsent, fs.capabilities.replaceIfVersion, fs.capabilities.removeIfVersion]).toEqual(['atomic', 'atomic', 'seamfs'])
     })
 
     it('versioned bucket: radosgw ignores If-None-Match and never meets If-Match → process guards', async () => {
       const fs = make({}, versioned)
       const result = await fs.probe()
       console.log(`probe, versioned bucket: ${JSON.stringify(result)}`)
-      expect(result).toEqual({ createIfAbsent: false, replaceIfVersion: false, ifMatchForm: null, ifMatchRefusesMissing: false, versioned: true })
-      expect([fs.capabilities.createIfAbsent, fs.capabilities.replaceIfVersion]).toEqual(['process', 'process'])
+      expect(result).toEqual({
+        createIfAbsent: false,
+        replaceIfVersion: false,
+        ifMatchForm: null,
+        ifMatchRefusesMissing: false,
+        versioned: true,
+        lockObjects: false,
+      })
+      expect([fs.capabilities.createIfAbsent, fs.capabilities.replaceIfVersion, fs.capabilities.removeIfVersion]).toEqual(['process', 'process', 'process'])
     })
 
     it('leaves no object and no version behind, and its scratch key is never listed', async () => {
@@ -174,8 +188,10 @@ describe.skipIf(server === null)(`S3FileSystem on radosgw${server === null ? ` (
       const requests: string[] = []
       const bodies: Readable[] = []
       // Once per HTTP attempt: the command, and the raw response body (the stream the SDK hands out as Body).
+      // The edit's lock object (a PUT before, a DELETE after, at /.seamfs-locks/…) is not the object's.
       watched.middlewareStack.add(
         (next, context) => async (args) => {
+          if (((args.input as { Key?: string }).Key ?? '').startsWith('/.seamfs-locks/')) return next(args)
           requests.push(context.commandName ?? '?')
           const out = await next(args)
           const body = (out.response as { body?: unknown }).body

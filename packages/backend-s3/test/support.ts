@@ -99,6 +99,11 @@ export function conformanceOptions(
         await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(fs, path) }))
       },
     },
+    // Racing child processes open the same prefix through fixtures/open.js (the built package).
+    crossProcess: {
+      module: new URL('./fixtures/open.js', import.meta.url).href,
+      descriptor: ({ fs }) => ({ ...info, bucket, prefix: fs.prefix }),
+    },
     // A remote store: fewer model runs than the in-process backends.
     options: { modelRuns: 30 },
   }
