@@ -365,11 +365,7 @@ export class Publisher {
       if (!entry.isDirectory() && isLockName(entry.name)) clearIfStale(anchor, entry.name)
       // Staging directories are directories: a file that merely has such a name is someone's data.
       if (!entry.isDirectory() || !isAbandoned(entry.name, owner)) continue
-      try {
-        rmSync(anchor.at(entry.name), { recursive: true, force: true })
-      } catch {
-        // Best effort: someone else's residue that cannot be removed must not fail this write.
-      }
+      removeStage(anchor, entry.name)
     }
     this.#remember(owner, state())
   }
@@ -398,6 +394,42 @@ function fstatOrStat(anchor: DirAnchor): BigIntStats {
   return anchor.fd >= 0 ? fstatSync(anchor.fd, { bigint: true }) : statSync(anchor.path, { bigint: true })
 }
 
+/** The temp files a write makes in its stage (`Stages.acquire`). */
+const TEMP_NAME = /^\d+\.tmp$/
+
+/**
+ * Removes the abandoned stage `name` of `dir`, and only what a write puts there: the stage is
+ * entered without following a link (a link planted under a stage's name is left alone), its temp
+ * files are unlinked through it (a link among them is unlinked, never followed), and it is removed
+ * when that left it empty. Anything else inside (a directory, another name) was not made by a
+ * write: it stays, and so does the stage. Best effort: residue that cannot be removed must not
+ * fail the operation that found it.
+ */
+function removeStage(dir: DirAnchor, name: string): void {
+  let stage: DirAnchor | undefined
+  try {
+    stage = dir.child(name)
+  } catch {
+    return
+  }
+  if (stage === undefined) return
+  try {
+    for (const entry of readdirSync(stage.at(''), { withFileTypes: true })) {
+      if (entry.isDirectory() || !TEMP_NAME.test(entry.name)) continue
+      try {
+        unlinkSync(stage.at(entry.name))
+      } catch {
+        // Gone meanwhile, or not removable: the stage stays.
+      }
+    }
+    rmdirSync(dir.at(name))
+  } catch {
+    // Not empty (something that is not a write's), or gone: it stays.
+  } finally {
+    stage.close()
+  }
+}
+
 /**
  * Removes the staging directories in `dir` that no write is using: the idle ones of this process
  * (kept for the next write, but hiding nothing) and the residue of dead writers, so that a
@@ -407,8 +439,6 @@ export function clearStages(dir: DirAnchor): void {
   const owner = dir.identity()
   for (const stages of allStages) stages.flushOwner(owner)
   for (const entry of readdirSync(dir.at(''), { withFileTypes: true })) {
-    if (entry.isDirectory() && isStagingName(entry.name) && isAbandoned(entry.name, owner)) {
-      rmSync(dir.at(entry.name), { recursive: true, force: true })
-    }
+    if (entry.isDirectory() && isStagingName(entry.name) && isAbandoned(entry.name, owner)) removeStage(dir, entry.name)
   }
 }

@@ -29,7 +29,7 @@ const DIST = pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta
 const HOLDER = `
 import { LocalFileSystem } from ${JSON.stringify(DIST)}
 const fs = new LocalFileSystem({ cwd: process.argv[1], hooks: { beforeCommit: () => { process.stdout.write('holding\\n'); return new Promise(() => {}) } } })
-await fs.editText(await fs.resolve('hot.txt'), { oldString: 'END', newString: 'NEVER\\nEND' })
+await fs.editText(await fs.resolve('hot.txt'), { oldString: 'END', newString: 'NEVER\\nEND', replaceAll: false })
 `
 
 let dirs: string[] = []
@@ -81,7 +81,7 @@ describe('lock entries on the local disk (needs the build from `tsc -b`)', () =>
     expect(readdirSync(join(root, 'd')).filter((n) => n.startsWith('.seamfs-')).length).toBeGreaterThan(0)
     const fs = new LocalFileSystem({ cwd: join(root, 'd') })
     const started = Date.now()
-    await fs.editText(await fs.resolve('hot.txt'), { oldString: 'END', newString: 'after\nEND' })
+    await fs.editText(await fs.resolve('hot.txt'), { oldString: 'END', newString: 'after\nEND', replaceAll: false })
     expect(Date.now() - started, 'a dead holder on this host costs no lease').toBeLessThan(2_000)
     expect(readFileSync(join(root, 'd', 'hot.txt'), 'utf8')).toBe('head\nafter\nEND')
     expect((await fs.listDir(await fs.resolve('.'))).map((e) => e.name)).toEqual(['hot.txt'])
@@ -139,7 +139,7 @@ describe('lock entries on the local disk (needs the build from `tsc -b`)', () =>
         const { root, lock, fs } = setup()
         plant(lock)
         const started = Date.now()
-        await fs.editText(await fs.resolve('f.txt'), { oldString: 'one', newString: 'two' })
+        await fs.editText(await fs.resolve('f.txt'), { oldString: 'one', newString: 'two', replaceAll: false })
         const waited = Date.now() - started
         expect(waited).toBeGreaterThanOrEqual(lease - 50)
         expect(waited).toBeLessThan(3_000)
@@ -155,7 +155,9 @@ describe('lock entries on the local disk (needs the build from `tsc -b`)', () =>
       symlinkSync(formatLeaseRecord({ host: 'abcdef012345', pid: process.pid, nonce: 'a'.repeat(16), leaseMs: 999_999_999 }), lock)
       const short = new LocalFileSystem({ cwd: fs.cwd, lockWaitMs: 400 })
       const started = Date.now()
-      const err: unknown = await short.editText(await short.resolve('f.txt'), { oldString: 'one', newString: 'two' }).catch((e: unknown) => e)
+      const err: unknown = await short
+        .editText(await short.resolve('f.txt'), { oldString: 'one', newString: 'two', replaceAll: false })
+        .catch((e: unknown) => e)
       expect(Date.now() - started).toBeLessThan(2_000)
       expect(isFsError(err, 'FS_IO_ERROR') && err.retryable).toBe(true)
       expect(String((err as Error).message)).toMatch(/busy: .*seamfs-lock-.* is held by pid \d+ on host abcdef012345/)
@@ -167,7 +169,7 @@ describe('lock entries on the local disk (needs the build from `tsc -b`)', () =>
       symlinkSync(formatLeaseRecord({ host: 'abcdef012345', pid: process.pid, nonce: 'a'.repeat(16), leaseMs: 1000 }), lock)
       const future = new Date(Date.now() + 3_600_000)
       lutimesSync(lock, future, future)
-      await fs.editText(await fs.resolve('f.txt'), { oldString: 'one', newString: 'two' })
+      await fs.editText(await fs.resolve('f.txt'), { oldString: 'one', newString: 'two', replaceAll: false })
       expect(readFileSync(join(fs.cwd, 'f.txt'), 'utf8')).toBe('two\n')
     })
 
@@ -176,7 +178,9 @@ describe('lock entries on the local disk (needs the build from `tsc -b`)', () =>
       symlinkSync(formatLeaseRecord({ host: HOST_ID, pid: process.pid, nonce: 'b'.repeat(16), leaseMs: 60_000 }), lock)
       const slow = new LocalFileSystem({ cwd: fs.cwd, lockWaitMs: 60_000 })
       const started = Date.now()
-      const code = await codeOf(slow.editText(await slow.resolve('f.txt'), { oldString: 'one', newString: 'two' }, { signal: AbortSignal.timeout(200) }))
+      const code = await codeOf(
+        slow.editText(await slow.resolve('f.txt'), { oldString: 'one', newString: 'two', replaceAll: false }, { signal: AbortSignal.timeout(200) }),
+      )
       expect(code).toBe('FS_ABORTED')
       expect(Date.now() - started).toBeLessThan(2_000)
       expect(readFileSync(join(fs.cwd, 'f.txt'), 'utf8')).toBe('one\n')
@@ -191,7 +195,11 @@ describe('lock entries on the local disk (needs the build from `tsc -b`)', () =>
         } else execFileSync('mkfifo', [lock])
         const started = Date.now()
         const t = await fs.resolve('f.txt')
-        for (const op of [() => fs.editText(t, { oldString: 'one', newString: 'two' }), () => fs.remove(t), () => fs.writeText(t, 'three\n')]) {
+        for (const op of [
+          () => fs.editText(t, { oldString: 'one', newString: 'two', replaceAll: false }),
+          () => fs.remove(t),
+          () => fs.writeText(t, 'three\n'),
+        ]) {
           const err: unknown = await op().catch((e: unknown) => e)
           expect(isFsError(err, 'FS_IO_ERROR'), String(err)).toBe(true)
           expect((err as Error).message).toContain('is not a file')
@@ -224,7 +232,7 @@ describe('lock entries on the local disk (needs the build from `tsc -b`)', () =>
     let ok = 0
     const deadline = Date.now() + 1500
     for (let i = 0; Date.now() < deadline; i++) {
-      const code = await codeOf(fs.editText(target, { oldString: 'END\n', newString: `edit ${i}\nEND\n` }))
+      const code = await codeOf(fs.editText(target, { oldString: 'END\n', newString: `edit ${i}\nEND\n`, replaceAll: false }))
       if (code === 'ok') ok++
       else expect(['FS_STALE_VERSION', 'FS_EDIT_NOT_FOUND']).toContain(code)
       await new Promise((r) => setTimeout(r, 5))
