@@ -58,16 +58,22 @@ export function openVerified(key: string, flags: number, verb: FsVerb, displayPa
     }
     if (real === key) return fd
     closeSync(fd)
-    if (attempt >= 4 || !directoriesReal(dirname(key))) throw pathChanged(verb, displayPath)
+    if (!directoriesReal(dirname(key))) throw pathChanged(verb, displayPath)
+    // An ordinary race every time: no link, only another process moving things faster than we open them.
+    if (attempt >= 15)
+      throw FsError.io(verb, displayPath, 'another process kept moving it (or a directory on its path) while it was opened; retry', { retryable: true })
   }
 }
 
-/** Whether the canonical directory path `dir` still leads where it says: every level a real directory. */
+/**
+ * Whether the canonical directory path `dir` still leads where it says: every level a real
+ * directory, or a level gone (renamed or removed by another process: the next open says so).
+ */
 function directoriesReal(dir: string): boolean {
   try {
     return realpathSync.native(dir) === dir
-  } catch {
-    return false
+  } catch (err) {
+    return ['ENOENT', 'ENOTDIR'].includes(errnoOf(err) ?? '')
   }
 }
 

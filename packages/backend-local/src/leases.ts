@@ -7,15 +7,16 @@
  * file is garbage (taken over after a lease), a directory, FIFO or socket is reported
  * (`text: undefined`), never opened, never removed.
  */
-import { lstatSync, lutimesSync, readlinkSync, symlinkSync, unlinkSync } from 'node:fs'
-import { createHash } from 'node:crypto'
+import { linkSync, lstatSync, lutimesSync, readlinkSync, renameSync, symlinkSync, unlinkSync } from 'node:fs'
+import { createHash, randomBytes } from 'node:crypto'
 import { basename, dirname, join } from 'node:path'
-import { staleReason, type LeaseEntry, type LeaseStore } from '@seamfs/core/backend'
+import { FsError, staleReason, type LeaseEntry, type LeaseStore } from '@seamfs/core/backend'
 import { type DirAnchor, openAnchor } from './anchor.js'
 import { errnoOf } from './errors.js'
 
 const LOCK_PREFIX = '.seamfs-lock-'
-const LOCK_NAME = /^\.seamfs-lock-[0-9a-f]{24}$/
+/** An entry's name, or (`-x` and 8 hex) the private name a breaker moves an entry to while it checks it. */
+const LOCK_NAME = /^\.seamfs-lock-[0-9a-f]{24}(?:-x[0-9a-f]{8})?$/
 /** The token of a lock that needs no entry: the target's directory does not exist, so neither does the target. */
 export const NO_ENTRY = 'none'
 
@@ -68,46 +69,105 @@ function inspectIn(dir: DirAnchor, name: string): LeaseEntry | undefined {
   return { text, token: `${st.ino}:${text}`, ageMs }
 }
 
+/** The directories of the entries this process holds, kept open by token: a directory renamed meanwhile keeps its entry reachable. */
+const heldDirs = new Map<string, { readonly dir: DirAnchor; readonly name: string }>()
+
+/**
+ * Removes the entry `name` of `dir` only when it is the one of `token`, atomically against other
+ * breakers: the entry is first moved to a private name (a rename moves exactly one entry), then
+ * checked there; one that is not the one judged (another breaker's fresh entry) is put back with
+ * `link(2)`, which never replaces. If a new entry took the name meanwhile, the moved one's holder
+ * has lost its lock, which its check before a commit (`holds`) tells it.
+ */
+function removeIf(dir: DirAnchor, name: string, token: string): void {
+  const aside = `${name}-x${randomBytes(4).toString('hex')}`
+  try {
+    renameSync(dir.at(name), dir.at(aside))
+  } catch (err) {
+    if (errnoOf(err) === 'ENOENT') return
+    throw err
+  }
+  try {
+    if (inspectIn(dir, aside)?.token === token) return
+    try {
+      linkSync(dir.at(aside), dir.at(name))
+    } catch {
+      // A new entry took the name: the moved one's holder finds out before it commits.
+    }
+  } finally {
+    try {
+      unlinkSync(dir.at(aside))
+    } catch {
+      // Gone meanwhile: nothing is left under the private name.
+    }
+  }
+}
+
 /**
  * The lock entries of one local disk. An entry is a symlink whose text is the lease record: made
  * whole in one syscall that fails when the name exists (`symlink(2)`), read whole in one
  * (`readlink(2)`), never followed, and kept in the inode (a record is under 60 bytes), so taking
- * a lock writes no data block for the next fsync to flush. Every call is synchronous.
+ * a lock writes no data block for the next fsync. A held entry's directory stays open until its
+ * release. Every call is synchronous.
  */
-export const localLeaseStore: LeaseStore = {
+export const localLeaseStore: LeaseStore & { holds(key: string, token: string): boolean } = {
   create(key, text) {
-    return withParent(key, NO_ENTRY, (dir, name) => {
-      try {
-        symlinkSync(text, dir.at(name))
-      } catch (err) {
-        if (errnoOf(err) === 'EEXIST') return undefined
-        throw err
-      }
+    let dir: DirAnchor
+    try {
+      dir = openAnchor(dirname(key), 'write', key)
+    } catch (err) {
+      if (NO_DIRECTORY.has(errnoOf(err) ?? '')) return NO_ENTRY
+      throw err
+    }
+    const name = lockNameOf(basename(key))
+    try {
+      symlinkSync(text, dir.at(name))
       const st = lstatSync(dir.at(name), { throwIfNoEntry: false })
-      return st === undefined ? undefined : `${st.ino}:${text}`
-    })
+      if (st === undefined) throw FsError.io('write', key, 'a lock entry vanished as it was made; retry', { retryable: true })
+      const token = `${st.ino}:${text}`
+      heldDirs.set(token, { dir, name })
+      return token
+    } catch (err) {
+      dir.close()
+      if (errnoOf(err) === 'EEXIST') return undefined
+      throw err
+    }
   },
   inspect(key) {
     return withParent(key, undefined, inspectIn)
   },
   remove(key, token) {
     if (token === NO_ENTRY) return
-    withParent(key, undefined, (dir, name) => {
-      if (inspectIn(dir, name)?.token !== token) return
+    const held = heldDirs.get(token)
+    if (held !== undefined) {
+      heldDirs.delete(token)
       try {
-        unlinkSync(dir.at(name))
-      } catch (err) {
-        if (errnoOf(err) !== 'ENOENT') throw err
+        removeIf(held.dir, held.name, token)
+      } finally {
+        held.dir.close()
       }
-    })
+      return
+    }
+    withParent(key, undefined, (dir, name) => removeIf(dir, name, token))
   },
   renew(key, token) {
     if (token === NO_ENTRY) return
-    withParent(key, undefined, (dir, name) => {
-      if (inspectIn(dir, name)?.token !== token) return
+    const held = heldDirs.get(token)
+    const renewIn = (dir: DirAnchor, name: string): void => {
+      if (inspectIn(dir, name)?.token !== token) throw FsError.io('write', key, 'the lock entry was taken over', { retryable: true })
       const now = new Date()
       lutimesSync(dir.at(name), now, now)
-    })
+    }
+    if (held !== undefined) renewIn(held.dir, held.name)
+    else if (withParent(key, false, (dir, name) => (renewIn(dir, name), true)) === false) {
+      throw FsError.io('write', key, 'the lock entry is gone', { retryable: true })
+    }
+  },
+  holds(key, token) {
+    if (token === NO_ENTRY) return true
+    const held = heldDirs.get(token)
+    if (held === undefined) return false
+    return inspectIn(held.dir, held.name)?.token === token
   },
   describe(key) {
     return JSON.stringify(join(dirname(key), lockNameOf(basename(key))))
@@ -121,10 +181,11 @@ export const localLeaseStore: LeaseStore = {
 export function clearIfStale(dir: DirAnchor, name: string): void {
   const entry = inspectIn(dir, name)
   if (entry === undefined || entry.text === undefined || staleReason(entry) === undefined) return
-  if (inspectIn(dir, name)?.token !== entry.token) return
   try {
-    unlinkSync(dir.at(name))
+    // A private name a breaker died with is nobody's to take: it simply goes.
+    if (name.includes('-x')) unlinkSync(dir.at(name))
+    else removeIf(dir, name, entry.token)
   } catch {
-    // Gone meanwhile, or not ours to remove: it stays for the next sweep.
+    // Not ours to remove: it stays for the next sweep.
   }
 }

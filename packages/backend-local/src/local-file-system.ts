@@ -31,7 +31,7 @@ import {
   type WriteRequest,
   type WriteResult,
 } from '@seamfs/core/backend'
-import { DESCRIPTOR_PATHS, fdPath, openVerified } from './anchor.js'
+import { DESCRIPTOR_PATHS, ensureAnchor, fdPath, openVerified, removeMadeDirectories } from './anchor.js'
 import { errnoOf, errnoRow } from './errors.js'
 import { DEFAULT_NEW_FILE_MODE, type LocalFileSystemOptions, type LocalHooks } from './options.js'
 import { absolutePath, canonicalPath, containsPath } from './paths.js'
@@ -67,6 +67,14 @@ const LOCAL_CAPABILITIES: FsCapabilities = Object.freeze({
   createDirectory: 'native',
   mtime: true,
 })
+
+/** Refuses a write under a reserved name: sweeps remove (and listings hide) them, so a file or directory made under one would be lost. */
+function assertWriteName(target: FsTarget): void {
+  const reserved = target.targetKey.split(sep).find((name) => isStagingName(name) || isLockName(name))
+  if (reserved !== undefined) {
+    throw FsError.unsupported('write', target.displayPath, `the name "${reserved}" is reserved for staging directories and lock entries`)
+  }
+}
 
 /** With `lockScope: 'process'`: no lock entries, guards among this process's callers only. */
 const PROCESS_SCOPED_CAPABILITIES: FsCapabilities = Object.freeze({ ...LOCAL_CAPABILITIES, replaceIfVersion: 'process' })
@@ -270,19 +278,40 @@ export class LocalFileSystem extends FileSystem {
     // A create-if-absent publishes by link(2), which never replaces: the kernel arbitrates, no lock needed.
     if (request.expected?.kind === 'createIfAbsent') return this.#locks.run(target.targetKey, () => this.#publish(target, bytes, request, undefined))
     // Every other write takes the cross-process lock too: an edit of another process must not read
-    // the old content, lose this write under its own and report success.
-    return this.#locked([target.targetKey], 'write', target.displayPath, request.signal, (hold) => this.#publish(target, bytes, request, hold))
+    // the old content, lose this write under its own and report success. A lock entry needs the
+    // target's directory: missing levels are made first (and removed again if the write fails).
+    assertWriteName(target)
+    return this.#withParents(target, 'write', () =>
+      this.#locked([target.targetKey], 'write', target.displayPath, request.signal, (hold) => this.#publish(target, bytes, request, hold)),
+    )
+  }
+
+  /** Runs `fn` with the directory of `target` there (made like `mkdir -p` when missing, and removed again when `fn` fails). */
+  async #withParents<T>(target: FsTarget, verb: FsVerb, fn: () => Promise<T>): Promise<T> {
+    const dir = dirname(target.targetKey)
+    if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true) return fn()
+    let made: readonly string[] = []
+    try {
+      const anchored = ensureAnchor(dir, verb, target.displayPath)
+      anchored.anchor.close()
+      made = anchored.made
+    } catch {
+      // A file on the way or a swapped level: the operation itself meets it and says so.
+      return fn()
+    }
+    try {
+      return await fn()
+    } catch (err) {
+      removeMadeDirectories(made)
+      throw err
+    }
   }
 
   async #publish(target: FsTarget, bytes: Uint8Array, request: WriteRequest, hold: LeaseHold | undefined): Promise<WriteResult> {
     const { expected, signal, beforeMaxBytes } = request
     const path = target.displayPath
     throwIfAborted(signal, 'write')
-    // The sweep removes (and listings hide) such names: a file or directory made under one would be lost.
-    const reserved = target.targetKey.split(sep).find((name) => isStagingName(name) || isLockName(name))
-    if (reserved !== undefined) {
-      throw FsError.unsupported('write', path, `the name "${reserved}" is reserved for staging directories and lock entries`)
-    }
+    assertWriteName(target)
     const current = statSync(target.targetKey, { bigint: true, throwIfNoEntry: false })
     if (current !== undefined && !current.isFile()) throw FsError.notRegularFile('write', path)
     checkGuard('write', path, expected, current && versionOf(current))
@@ -361,10 +390,13 @@ export class LocalFileSystem extends FileSystem {
 
   /** Both keys locked, in one fixed order (so two renames between the same names cannot deadlock). */
   protected override async renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
-    return this.#locked([from.targetKey, to.targetKey], 'rename', from.displayPath, request.signal, async (hold) => {
-      throwIfAborted(request.signal, 'rename')
-      return moveEntry(from, to, request, hold, this.#hooks)
-    })
+    const move = (): Promise<FsRenameOutcome> =>
+      this.#locked([from.targetKey, to.targetKey], 'rename', from.displayPath, request.signal, async (hold) => {
+        throwIfAborted(request.signal, 'rename')
+        return moveEntry(from, to, request, hold, this.#hooks)
+      })
+    // The destination's lock entry needs its directory; a reserved name is refused by moveEntry before anything is made.
+    return statSync(from.targetKey, { throwIfNoEntry: false }) === undefined ? move() : this.#withParents(to, 'rename', move)
   }
 
   /**
@@ -374,13 +406,15 @@ export class LocalFileSystem extends FileSystem {
    */
   #locked<T>(keys: readonly string[], verb: FsVerb, path: string, signal: AbortSignal | undefined, fn: (hold: LeaseHold) => Promise<T>): Promise<T> {
     const sorted = [...new Set(keys)].sort()
+    // One deadline for the whole wait, in this process's queue and then on the disk: N callers queued on one hot file do not wait N times.
+    const deadline = this.#leases === undefined ? undefined : Date.now() + this.#leases.maxWaitMs
     const hold = (i: number): Promise<T> => {
       const key = sorted[i]
       if (key === undefined) {
         if (this.#leases === undefined) return fn(PROCESS_HOLD)
-        return this.#leases.run(sorted, { verb, path, signal }, fn)
+        return this.#leases.run(sorted, { verb, path, signal, deadline }, fn)
       }
-      return this.#locks.run(key, () => hold(i + 1))
+      return this.#locks.run(key, () => hold(i + 1), { verb, path, signal, deadline })
     }
     return hold(0)
   }

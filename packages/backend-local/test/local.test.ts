@@ -239,7 +239,7 @@ describe('staging residue', () => {
   it('is removed by the next mutation in the directory when its writer is dead', async () => {
     const residue = join(root, `.seamfs-stage-${deadPid}-Ab12Cd`)
     mkdirSync(residue)
-    writeFileSync(join(residue, 'content'), 'half')
+    writeFileSync(join(residue, '1.tmp'), 'half') // a temp file, as a killed writer leaves it
     const live = join(root, `.seamfs-stage-1-Ab12Cd`) // pid 1 is alive: its writer may still be working
     mkdirSync(live)
     await fs.writeText(await fs.resolve('a.txt'), 'a')

@@ -134,7 +134,7 @@ describe('review: the residue sweep is best effort', () => {
   it.skipIf(!isRoot)("a dead writer's residue that cannot be removed does not fail writes in its directory (needs root for chattr)", async () => {
     const residue = join(root, `.seamfs-stage-${DEAD_PID}-Ab12Cd`)
     mkdirSync(residue)
-    const pinned = join(residue, 'content')
+    const pinned = join(residue, '1.tmp')
     writeFileSync(pinned, 'half')
     execFileSync('chattr', ['+i', pinned])
     try {

@@ -3,8 +3,8 @@
  * entry. Extend `FileSystem` and implement its protected hooks (or extend
  * `FileSystemLayer` to wrap another filesystem); build failures with the
  * `FsError` named constructors; map foreign errors with one `errorRow` table.
- * The literal edit is not here: `FileSystem` does it. `decodeText` is, for a reader that must cap
- * the bytes itself and still apply `readText`'s rules.
+ * `FileSystem` runs the literal edit; `editTextBytesSliced` is here for a dry run of it.
+ * `decodeText` is, for a reader that must cap the bytes itself and still apply `readText`'s rules.
  */
 export * from './index.js'
 export { abortedError, isAbortError, throwIfAborted, type FsErrorOptions } from './errors.js'
@@ -24,7 +24,7 @@ export {
 } from './file-system.js'
 export { FileSystemLayer } from './layer.js'
 export { FsTargetKey, FsVersion, type Branded } from './types.js'
-export { KeyedMutex } from './mutex.js'
+export { KeyedMutex, type MutexWait } from './mutex.js'
 export {
   DEFAULT_LEASE_MS,
   DEFAULT_LOCK_WAIT_MS,
@@ -38,6 +38,7 @@ export {
   THIS_HOST,
   type LeaseEntry,
   type LeaseHold,
+  type LockContext,
   type LeaseOptions,
   type LeaseRecord,
   type LeaseStore,

@@ -17,9 +17,11 @@
  * - A waiter polls with a jittered, growing delay up to `maxWaitMs`, then fails with a retryable
  *   `FS_IO_ERROR` naming the holder; an abort ends the wait with `FS_ABORTED`. Within one process,
  *   callers queue on a FIFO mutex first, so one waiter per key polls the store.
- * - The holder renews its entry every third of the lease; {@link LeaseHold.assertHeld} (no I/O)
- *   throws when more than the lease has passed since the last renewal that worked, so a holder
- *   that was frozen past its lease does not commit over a writer who took the lock since.
+ * - The holder renews its entry every third of the lease; a renewal that finds the entry is no
+ *   longer its own fails. {@link LeaseHold.assertHeld} throws when four fifths of the lease have
+ *   passed since the start of the last renewal that worked (a monotonic clock), or when the store
+ *   can tell at once that the entry is no longer the holder's (`holds`), so a holder that was
+ *   frozen past its lease does not commit over a writer who took the lock since.
  */
 import { hostname } from 'node:os'
 import { readFileSync, readlinkSync } from 'node:fs'
@@ -51,8 +53,13 @@ export interface LeaseStore {
   inspect(key: string, signal: AbortSignal | undefined): Promise<LeaseEntry | undefined> | LeaseEntry | undefined
   /** Removes the entry of `key` when it is still the one of `token` (else nothing). */
   remove(key: string, token: string): Promise<void> | void
-  /** Marks the entry `token` of `key` fresh (its age back to 0). */
+  /** Marks the entry `token` of `key` fresh (its age back to 0); throws when the entry is no longer the one of `token`. */
   renew(key: string, token: string): Promise<void> | void
+  /**
+   * Optional, synchronous: whether the entry of `key` is still the one of `token`, asked right
+   * before a commit (a store at hand answers in microseconds; a remote one leaves it out).
+   */
+  holds?(key: string, token: string): boolean
   /** Where the entry of `key` is, for messages. */
   describe(key: string): string
 }
@@ -131,8 +138,10 @@ export function staleReason(entry: LeaseEntry, defaultLeaseMs = DEFAULT_LEASE_MS
     return `its holder (pid ${record.pid} on this host) is gone`
   }
   if (entry.ageMs > lease) return `its lease ran out ${Math.round(entry.ageMs - lease)} ms ago`
-  // A time far in the future (a hostile or broken clock) would block until then.
-  if (entry.ageMs < -lease) return 'its time lies in the future'
+  // A time far in the future (a hostile or broken clock) would block until then; a live holder on
+  // this host (its clock stepped back) renews it to the new now within a third of its lease.
+  const liveHere = record !== undefined && record.host === HOST_ID
+  if (entry.ageMs < -lease && !liveHere) return 'its time lies in the future'
   return undefined
 }
 
@@ -142,6 +151,15 @@ function holderOf(entry: LeaseEntry): string {
   const record = parseLeaseRecord(entry.text)
   if (record === undefined) return `an entry that is not a lock record (${JSON.stringify(entry.text.slice(0, 40))})`
   return `pid ${record.pid} on ${record.host === HOST_ID ? 'this host' : `host ${record.host}`}`
+}
+
+/** What a lock is taken for: messages, the caller's abort, and (optional) when the wait must end (`Date.now()` ms). */
+export interface LockContext {
+  readonly verb: FsVerb
+  readonly path: string
+  readonly signal: AbortSignal | undefined
+  /** The wait ends here (else `maxWaitMs` after it began): a caller that queued in its process first passes what is left. */
+  readonly deadline?: number | undefined
 }
 
 /** A held lock. */
@@ -154,6 +172,7 @@ interface Held {
   readonly key: string
   readonly token: string
   readonly text: string
+  /** `performance.now()` at the start of the last renewal that worked (or of the create). */
   lastRenewed: number
   timer: ReturnType<typeof setInterval> | undefined
 }
@@ -198,11 +217,12 @@ export class LeaseLocks {
     return this.#leaseMs
   }
 
-  async run<T>(
-    keys: readonly string[],
-    ctx: { readonly verb: FsVerb; readonly path: string; readonly signal: AbortSignal | undefined },
-    fn: (hold: LeaseHold) => Promise<T>,
-  ): Promise<T> {
+  /** How long a caller waits for a lock, in all, before it fails. */
+  get maxWaitMs(): number {
+    return this.#maxWaitMs
+  }
+
+  async run<T>(keys: readonly string[], ctx: LockContext, fn: (hold: LeaseHold) => Promise<T>): Promise<T> {
     const sorted = [...new Set(keys)].sort()
     const held: Held[] = []
     try {
@@ -210,10 +230,10 @@ export class LeaseLocks {
       const hold: LeaseHold = {
         assertHeld: (verb, path) => {
           for (const h of held) {
-            if (Date.now() - h.lastRenewed > this.#leaseMs) {
-              throw FsError.io(verb, path, `the lock ${this.#store.describe(h.key)} was not renewed within its lease; nothing was changed`, {
-                retryable: true,
-              })
+            const lapsed = performance.now() - h.lastRenewed > this.#leaseMs * 0.8
+            if (lapsed || this.#store.holds?.(h.key, h.token) === false) {
+              const why = lapsed ? 'was not renewed within its lease' : 'was taken over by another writer'
+              throw FsError.io(verb, path, `the lock ${this.#store.describe(h.key)} ${why}; nothing was changed`, { retryable: true })
             }
           }
         },
@@ -224,16 +244,18 @@ export class LeaseLocks {
     }
   }
 
-  async #acquire(key: string, ctx: { readonly verb: FsVerb; readonly path: string; readonly signal: AbortSignal | undefined }): Promise<Held> {
+  async #acquire(key: string, ctx: LockContext): Promise<Held> {
     const started = Date.now()
+    const maxWaitMs = ctx.deadline === undefined ? this.#maxWaitMs : Math.max(0, ctx.deadline - started)
     let delay = this.#minPollMs
     let last: LeaseEntry | undefined
     for (;;) {
       if (ctx.signal?.aborted === true) throw FsError.aborted(ctx.verb, ctx.signal.reason)
       const text = formatLeaseRecord({ host: HOST_ID, pid: process.pid, nonce: nextNonce(), leaseMs: this.#leaseMs })
+      const creating = performance.now()
       const token = await this.#store.create(key, text, ctx.signal)
       if (token !== undefined) {
-        const h: Held = { key, token, text, lastRenewed: Date.now(), timer: undefined }
+        const h: Held = { key, token, text, lastRenewed: creating, timer: undefined }
         h.timer = setInterval(() => void this.#renew(h), Math.max(1, Math.floor(this.#leaseMs / 3)))
         h.timer.unref()
         return h
@@ -249,20 +271,21 @@ export class LeaseLocks {
       }
       last = entry
       const waited = Date.now() - started
-      if (waited >= this.#maxWaitMs) {
+      if (waited >= maxWaitMs) {
         throw FsError.io(ctx.verb, ctx.path, `busy: ${this.#store.describe(key)} is held by ${holderOf(last)}; waited ${waited} ms, try again later`, {
           retryable: true,
         })
       }
-      await sleep(Math.min(delay * (0.5 + Math.random()), this.#maxWaitMs - waited), ctx.signal)
+      await sleep(Math.min(delay * (0.5 + Math.random()), maxWaitMs - waited), ctx.signal)
       delay = Math.min(delay * 1.5, this.#maxPollMs)
     }
   }
 
   async #renew(h: Held): Promise<void> {
+    const renewing = performance.now()
     try {
       await this.#store.renew(h.key, h.token)
-      h.lastRenewed = Date.now()
+      h.lastRenewed = renewing
     } catch {
       // A renewal that failed leaves the lease to run out; assertHeld says so before a commit.
     }

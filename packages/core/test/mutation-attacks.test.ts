@@ -375,6 +375,9 @@ describe('local only', () => {
       let second: string | undefined
       const fs: LocalFileSystem = new LocalFileSystem({
         cwd: base,
+        // Writer 1's lock entry moves along with d: writer 2 (the same file, now at e/f.txt) waits
+        // for it, gives up after this, and writer 1 wins.
+        lockWaitMs: 1000,
         hooks: {
           // Writer 1 has checked its guard and staged its bytes; another task of this process now
           // moves the directory and writes the moved file, guarded by the same version.
