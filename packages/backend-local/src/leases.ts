@@ -77,7 +77,7 @@ const heldDirs = new Map<string, { readonly dir: DirAnchor; readonly name: strin
  * breakers: the entry is first moved to a private name (a rename moves exactly one entry), then
  * checked there; one that is not the one judged (another breaker's fresh entry) is put back with
  * `link(2)`, which never replaces. If a new entry took the name meanwhile, the moved one's holder
- * has lost its lock, which its check before a commit (`holds`) tells it.
+ * has lost its lock, which its check before a commit (`stillHeld`) tells it.
  */
 function removeIf(dir: DirAnchor, name: string, token: string): void {
   const aside = `${name}-x${randomBytes(4).toString('hex')}`
@@ -110,7 +110,7 @@ function removeIf(dir: DirAnchor, name: string, token: string): void {
  * a lock writes no data block for the next fsync. A held entry's directory stays open until its
  * release. Every call is synchronous.
  */
-export const localLeaseStore: LeaseStore & { holds(key: string, token: string): boolean } = {
+export const localLeaseStore: LeaseStore & { stillHeld(key: string, token: string): boolean } = {
   create(key, text) {
     let dir: DirAnchor
     try {
@@ -163,7 +163,7 @@ export const localLeaseStore: LeaseStore & { holds(key: string, token: string): 
       throw FsError.io('write', key, 'the lock entry is gone', { retryable: true })
     }
   },
-  holds(key, token) {
+  stillHeld(key, token) {
     if (token === NO_ENTRY) return true
     const held = heldDirs.get(token)
     if (held === undefined) return false

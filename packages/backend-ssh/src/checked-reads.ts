@@ -3,7 +3,7 @@ import { FsError, type FsVerb } from '@seamfs/core/backend'
 import { after as seenAfter, handleVerdict, look, outsideSeen, probe, type Sighting } from './checks.js'
 import { Session, type Attrs } from './connection.js'
 import { outsideRoot } from './paths.js'
-import { isTempName } from './publish.js'
+import { isReservedName } from './names.js'
 
 /** Opens of one read that found the file replaced meanwhile before the read gives up (retryable). */
 const OPEN_ATTEMPTS = 3
@@ -262,12 +262,12 @@ async function readDirs(s: Session, site: ReadSite, dirs: readonly OpenDir[]): P
   }
 }
 
-/** True when two listings name the same entries, this client's in-flight staging aside. */
+/** True when two listings name the same entries, stages and lock entries aside (any writer's: they come and go). */
 function sameNames(a: readonly FileEntryWithStats[], b: readonly FileEntryWithStats[]): boolean {
   const names = (list: readonly FileEntryWithStats[]): string[] =>
     list
       .map((e) => e.filename)
-      .filter((name) => !isTempName(name))
+      .filter((name) => !isReservedName(name))
       .sort()
   const [x, y] = [names(a), names(b)]
   return x.length === y.length && x.every((name, i) => name === y[i])

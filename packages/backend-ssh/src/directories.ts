@@ -55,6 +55,12 @@ export async function ensureDirectory(s: Session, dir: string, site: DirectorySi
   }
   const settled = await settlePlace(s, site.root, { where, expected: dir, file: dir }, after([await before], await sighting), isDirectory)
   if (settled.verdict === 'yes') return made ?? dir
+  if (settled.outside.length === 0) {
+    // No path seen leading out: another process moved, removed or replaced it at once. Whatever is
+    // at its name now may be theirs: left alone.
+    const reason = 'a directory this write made was moved or replaced by another process at once; nothing was written, try again'
+    throw FsError.io(site.verb, site.path, reason, { retryable: true })
+  }
   // The outside places seen are realpaths of `dir/.`: the directory made there itself.
   const removed = await hunt([dir, ...settled.outside], (p) => s.rmdir(p))
   const left = removed ? 'removed' : 'left (empty) at a place this client could not find'

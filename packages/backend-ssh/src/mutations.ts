@@ -7,16 +7,19 @@ import {
   type FsRenameOutcome,
   type FsVerb,
   type FsVersion,
-  type KeyedMutex,
+  type LeaseHold,
   type RemoveRequest,
   type RenameRequest,
 } from '@seamfs/core/backend'
+import type { ServerClock } from './clock.js'
 import type { Attrs, Session } from './connection.js'
 import { ensureDirectory, removeMade } from './directories.js'
 import { STATUS, statusOf } from './errors.js'
+import { isReservedName } from './names.js'
 import { kindOf, type Kind } from './paths.js'
-import { dropStage, makeStage, stageOf, stageOrError, type Stage } from './stages.js'
-import { hasEntries, moveEntry, removeEntry, removeTree, surveyTree, type TreeSite } from './tree.js'
+import { dropStage, makeStage, nameOf, stageOf, stageOrError, through, type Stage } from './stages.js'
+import type { StageKeeper, Sweeper } from './sweep.js'
+import { entriesOf, moveEntry, removeEntry, removeTree, surveyTree, type TreeSite } from './tree.js'
 import { metadataVersion, type VersionCache } from './versions.js'
 
 /** What the removals and moves need of the filesystem: its session, root, versions and locks. */
@@ -30,15 +33,22 @@ export interface MutationContext {
   version(key: string, attrs: Attrs, verb: FsVerb, path: string, signal: AbortSignal | undefined): Promise<FsVersion | undefined>
   /** Takes over a stage that could not be removed (the next operation's sweep removes it). */
   orphan(stage: string): void
-  /** Runs `fn` holding the per-target locks of `keys` (the ones writes and edits take). */
-  locked<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T>
+  readonly keeper: StageKeeper
+  readonly clock: ServerClock
+  readonly sweeper: Sweeper
+  /**
+   * Runs `fn` holding the locks of `keys` (the ones writes and edits take): this process's
+   * per-target mutex, then the cross-process lease (leases.ts); `fn` calls `hold.assertHeld`
+   * right before it commits.
+   */
+  locked<T>(keys: readonly string[], op: { verb: FsVerb; path: string; signal: AbortSignal | undefined }, fn: (hold: LeaseHold) => Promise<T>): Promise<T>
+  /** Sends the removal of the lock entries of `keys` now, behind what was sent (their later release is then a no-op). */
+  release(keys: readonly string[]): void
 }
 
-/** Runs `fn` holding the locks of `keys`, taken in sorted order (two renames of one pair in opposite directions cannot deadlock). */
-export function holdAll<T>(mutex: KeyedMutex, keys: readonly string[], fn: () => Promise<T>): Promise<T> {
-  const sorted = [...new Set(keys)].sort()
-  const hold = (i: number): Promise<T> => (i === sorted.length ? fn() : mutex.run(sorted[i] as string, () => hold(i + 1)))
-  return hold(0)
+/** Who removes or moves what, for the stages and their checks. */
+function siteOf(c: MutationContext, verb: FsVerb, path: string): TreeSite {
+  return { root: c.root, verb, path, orphan: (stage) => c.orphan(stage), keeper: c.keeper, clock: c.clock, sweeper: c.sweeper }
 }
 
 /** One end of a rename: its canonical key and the path its errors name. */
@@ -69,7 +79,8 @@ function missing(verb: 'remove' | 'rename', path: string, expected: { readonly v
 }
 
 /**
- * `remove`: under the target's lock (the one writes and edits take), the
+ * `remove`: under the target's lock (the one guarded writes and edits take:
+ * this process's mutex, then the lock entry every seamfs writer honours), the
  * target is looked at (lstat, with its realpath fenced), the guard checked on
  * its content hash (a directory's: its metadata version, as `stat` reports it,
  * so a file that took a directory's place never matches), and then unlinked or
@@ -81,15 +92,17 @@ function missing(verb: 'remove' | 'rename', path: string, expected: { readonly v
  */
 export async function removeAt(c: MutationContext, { key, path }: End, req: RemoveRequest): Promise<FsRemoveOutcome> {
   if (key === c.root) throw rootRefused('remove', path, c.root, 'removed')
-  const site: TreeSite = { root: c.root, verb: 'remove', path, orphan: (stage) => c.orphan(stage) }
-  return c.locked([key], async () => {
+  const site = siteOf(c, 'remove', path)
+  return c.locked([key], { verb: 'remove', path, signal: req.signal }, async (hold) => {
     throwIfAborted(req.signal, 'remove')
     // The stage goes out with the look (same round trip); it is dropped again whatever happens.
     const staging = stageOrError(c.s, site, posix.dirname(key))
     try {
-      return await removeStaged(c, site, key, req, staging)
+      return await removeStaged(c, site, key, req, staging, hold)
     } finally {
       const staged = await staging
+      // The lock's entry goes with the stage's RMDIR (same round trip): the removal is done.
+      c.release([key])
       if (!('error' in staged)) await dropStage(c.s, site, staged)
     }
   })
@@ -101,6 +114,7 @@ async function removeStaged(
   key: string,
   req: RemoveRequest,
   staging: ReturnType<typeof stageOrError>,
+  hold: LeaseHold,
 ): Promise<FsRemoveOutcome> {
   const path = site.path
   const attrs = await c.current(key, 'remove', path)
@@ -110,6 +124,7 @@ async function removeStaged(
   if (kind === 'file') {
     if (req.expected !== undefined) checkGuard('remove', path, req.expected, await c.version(key, attrs, 'remove', path, req.signal))
     throwIfAborted(req.signal, 'remove')
+    hold.assertHeld('remove', path)
     await removeEntry(c.s, site, key, 'file', stageOf(await staging)).catch((err: unknown) => {
       throw statusOf(err) === STATUS.NO_SUCH_FILE ? missing('remove', path, req.expected, err) : err
     })
@@ -120,12 +135,8 @@ async function removeStaged(
   if (req.expected !== undefined) checkGuard('remove', path, req.expected, metadataVersion('directory', attrs))
   const stage = stageOf(await staging)
   if (!req.recursive) {
-    await removeEntry(c.s, site, key, 'directory', stage).catch(async (err: unknown) => {
-      if (statusOf(err) === STATUS.NO_SUCH_FILE) throw missing('remove', path, req.expected, err)
-      // OpenSSH folds ENOTEMPTY into a generic FAILURE: a READDIR tells.
-      if (statusOf(err) === STATUS.FAILURE && (await hasEntries(c.s, key).catch(() => false))) throw FsError.notEmpty('remove', path, err)
-      throw err
-    })
+    hold.assertHeld('remove', path)
+    await removeEmpty(c, site, key, stage, req)
     return { type: 'directory', entries: 1 }
   }
   // The tree gone meanwhile (another remover finished it first): missing, as for any target that vanished.
@@ -134,10 +145,38 @@ async function removeStaged(
   }
   const { tree } = await surveyTree(c.s, site, key, req.maxEntries, req.signal).catch(vanished)
   throwIfAborted(req.signal, 'remove')
+  hold.assertHeld('remove', path)
   try {
     return { type: 'directory', entries: await removeTree(c.s, site, tree, stage).catch(vanished) }
   } finally {
     c.versions.forgetBelow(key)
+  }
+}
+
+/**
+ * The rmdir of a directory that should be empty. OpenSSH folds ENOTEMPTY into a generic FAILURE:
+ * a listing tells. What dead writers left there (stages, lock entries: hidden from listings) is
+ * removed (sweep.ts rules) and the rmdir tried once more; entries, or a live writer's stage or
+ * lock entry, are `FS_NOT_EMPTY` (retryable for the latter: a write in progress there).
+ */
+async function removeEmpty(c: MutationContext, site: TreeSite, key: string, stage: Stage, req: RemoveRequest): Promise<void> {
+  const path = site.path
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await removeEntry(c.s, site, key, 'directory', stage)
+      return
+    } catch (err) {
+      if (statusOf(err) === STATUS.NO_SUCH_FILE) throw missing('remove', path, req.expected, err)
+      if (statusOf(err) !== STATUS.FAILURE) throw err
+      const left = await entriesOf(c.s, key, (name) => !isReservedName(name)).catch(() => undefined)
+      if (left === undefined || left.length === 0) throw err
+      if (left.some((e) => !isReservedName(e.name))) throw FsError.notEmpty('remove', path, err)
+      if (attempt > 0) {
+        const reason = "the directory holds another writer's staging directory or lock entry (a write in progress there); try again"
+        throw FsError.at('FS_NOT_EMPTY', 'remove', path, reason, { retryable: true, cause: err })
+      }
+      await c.sweeper.clear(c.s, left, (name) => `${through(stage, nameOf(key))}/${name}`)
+    }
   }
 }
 
@@ -149,23 +188,26 @@ async function removeStaged(
  * (so no other client's file is ever replaced), a stat then rename() for a
  * directory (a racing client's EMPTY directory made at `to` in between would be
  * replaced). Replacing: `posix-rename@openssh.com`, atomic; the destination's
- * version is checked under the lock only (the `replaceIfVersion: 'process'`
- * strength: another client can change it between the check and the rename).
+ * version is checked under the locks only (the `replaceIfVersion: 'seamfs'`
+ * strength: every seamfs writer takes them, a program that knows nothing of
+ * them can change it between the check and the rename).
  */
 export async function renameAt(c: MutationContext, from: End, to: End, req: RenameRequest): Promise<FsRenameOutcome> {
   if (from.key === c.root) throw rootRefused('rename', from.path, c.root, 'moved')
   if (to.key === c.root) throw rootRefused('rename', to.path, c.root, 'replaced')
-  return c.locked([from.key, to.key], async () => {
+  return c.locked([from.key, to.key], { verb: 'rename', path: from.path, signal: req.signal }, async (hold) => {
     throwIfAborted(req.signal, 'rename')
-    const site: TreeSite = { root: c.root, verb: 'rename', path: from.path, orphan: (stage) => c.orphan(stage) }
+    const site = siteOf(c, 'rename', from.path)
     const [fromDir, toDir] = [posix.dirname(from.key), posix.dirname(to.key)]
     // The stages go out with the looks (same round trip); `to`'s directory may not exist yet.
     const staging = [stageOrError(c.s, site, fromDir), toDir === fromDir ? Promise.resolve(undefined) : stageOrError(c.s, site, toDir)] as const
     const stages: Stage[] = []
     try {
-      return await renameStaged(c, site, from, to, req, staging, stages)
+      return await renameStaged(c, site, from, to, req, staging, stages, hold)
     } finally {
       for (const outcome of await Promise.all(staging)) if (outcome !== undefined && !('error' in outcome)) stages.push(outcome)
+      // The locks' entries go with the stages' RMDIRs (same round trip): the move is done.
+      c.release([from.key, to.key])
       await Promise.all([...new Set(stages)].map((stage) => dropStage(c.s, site, stage)))
     }
   })
@@ -179,6 +221,7 @@ async function renameStaged(
   req: RenameRequest,
   staging: readonly [ReturnType<typeof stageOrError>, Promise<Awaited<ReturnType<typeof stageOrError>> | undefined>],
   stages: Stage[],
+  hold: LeaseHold,
 ): Promise<FsRenameOutcome> {
   const [src, dst] = await Promise.all([c.current(from.key, 'rename', from.path), c.current(to.key, 'rename', to.path)])
   if (src === undefined) throw missing('rename', from.path, req.expected)
@@ -212,6 +255,7 @@ async function renameStaged(
     const early = (await staging[1]) ?? fromStage
     // In a directory made just now, the stage is made now; one that failed for another reason fails the move.
     const toStage = 'error' in early && made !== undefined ? (late = await makeStage(c.s, site, toDir)) : stageOf(early)
+    hold.assertHeld('rename', from.path)
     after = await moveEntry(c.s, site, from.key, to.key, replace, { from: fromStage, to: toStage })
   } catch (err) {
     if (late !== undefined) await dropStage(c.s, site, late)

@@ -77,8 +77,36 @@ export interface SftpFileSystemOptions extends FsLimits {
    * that restores the mtime and keeps the size.
    */
   readonly hashCache?: boolean | undefined
+  /**
+   * The lease of this filesystem's lock entries, in ms (default 10 000, at most 120 000, at least
+   * 1 000). A version-guarded write, an edit, a remove or a rename takes the target's lock: a file
+   * `.seamfs-lock-<24 hex>` made exclusively in the target's directory, renewed every third of
+   * the lease while held and removed after. An entry whose holder died on this machine is taken over
+   * at once; one of another machine once its lease ran out by the server's clock (SFTP's
+   * whole-second mtimes make that up to about 2 s later).
+   */
+  readonly lockLeaseMs?: number | undefined
+  /** How long an operation waits for a lock held by another writer before it fails with a retryable `FS_IO_ERROR` (ms; default 30 000). */
+  readonly lockWaitMs?: number | undefined
+  /**
+   * After a write, edit, remove or rename in a directory (at most once per directory per 30 s),
+   * and after a listing that met hidden names, list the directory in the background and remove the
+   * stages and lock entries dead writers left there (default true). Removing a directory clears
+   * them whatever this says.
+   */
+  readonly sweepAbandoned?: boolean | undefined
 }
 
 export const DEFAULT_PORT = 22
 export const DEFAULT_READY_TIMEOUT_MS = 20_000
 export const DEFAULT_NEW_FILE_MODE = 0o600
+
+/** Refuses options out of range (a RangeError); returns the mode of new files. */
+export function checkOptions(options: Readonly<SftpFileSystemOptions>): number {
+  const mode = options.newFileMode ?? DEFAULT_NEW_FILE_MODE
+  if (!Number.isInteger(mode) || mode < 0 || mode > 0o777) throw new RangeError('newFileMode must be within 0o000..0o777')
+  const { lockLeaseMs, lockWaitMs } = options
+  if (lockLeaseMs !== undefined && !(Number.isFinite(lockLeaseMs) && lockLeaseMs >= 1_000)) throw new RangeError('lockLeaseMs must be at least 1000 (ms)')
+  if (lockWaitMs !== undefined && !(Number.isFinite(lockWaitMs) && lockWaitMs >= 0)) throw new RangeError('lockWaitMs must be a number of ms, 0 or more')
+  return mode
+}

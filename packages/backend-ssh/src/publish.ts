@@ -1,26 +1,17 @@
-import { randomBytes, randomInt } from 'node:crypto'
+import { randomInt } from 'node:crypto'
 import { posix } from 'node:path'
-import { FsError, throwIfAborted } from '@seamfs/core/backend'
+import { FsError, throwIfAborted, type LeaseHold } from '@seamfs/core/backend'
 import { after, hunt, look, outsideSeen, placeVerdict, probe, settlePlace, SETTLE_ROUNDS, type Settled, type Sighting } from './checks.js'
+import type { ServerClock } from './clock.js'
 import { WRITE_AT_ONCE_BYTES, type Attrs, type Session } from './connection.js'
 import { ensureDirectory, removeMade } from './directories.js'
 import { STATUS, statusOf } from './errors.js'
+import { release, tempName } from './names.js'
 import { containsPath, kindOf } from './paths.js'
+import type { StageKeeper } from './sweep.js'
 
-const TEMP_PREFIX = '.seamfs-tmp-'
-const TEMP_NAME = /^\.seamfs-tmp-[0-9a-f]{16}$/
 /** The marker atime lies this far (at most) after the temp file's mtime: in the future, so no read moves it (relatime). */
 const MARKER_SPAN_SECONDS = 2 ** 20
-
-/** A fresh random name of the temp kind (`.seamfs-tmp-<16 hex>`). */
-export function tempName(): string {
-  return `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`
-}
-
-/** True for the name of a write's staging directory or temp file; listings never show these. */
-export function isTempName(name: string): boolean {
-  return TEMP_NAME.test(name)
-}
 
 /** What one publication needs to know. */
 export interface PublishRequest {
@@ -33,6 +24,18 @@ export interface PublishRequest {
   readonly mode: 'rename' | 'link'
   readonly verb: 'write' | 'edit'
   readonly signal?: AbortSignal | undefined
+  /**
+   * A version guard (an edit, `replaceIfVersion`): a publication replaced by another writer right
+   * after it landed is reported stale. Unguarded, it happened (the last writer wins) and is reported so.
+   */
+  readonly guarded: boolean
+  /** The cross-process lock held for the publication: checked (no I/O) right before the rename. */
+  readonly hold?: LeaseHold | undefined
+  /**
+   * Sends the lock's release behind the rename (same round trip: the server removes the lock entry
+   * after the commit), naming the entry through `via` (the stage's parent).
+   */
+  readonly release?: ((s: Session, via: string) => void) | undefined
 }
 
 /**
@@ -64,6 +67,8 @@ interface Stage {
 /** A stage with the temp file open. */
 interface Staged extends Stage {
   readonly handle: Buffer
+  /** Ends the keeping fresh of the stage (sweep.ts). */
+  readonly unkeep: () => void
 }
 
 const isFile = (a: Attrs | undefined): boolean => a !== undefined && kindOf(a.mode) === 'file'
@@ -88,17 +93,26 @@ const isDirectory = (a: Attrs | undefined): boolean => a !== undefined && kindOf
  * they are made (before a byte is written) and again with the content; the
  * published file is checked to be at the target's path (a random future atime
  * set through the handle marks it; restored after) with its directory where it
- * should be. Whatever is found astray has its content erased through the
- * handle and is removed where it can be found; the write fails with
- * `FS_SANDBOX_DENIED`, saying what was left. Staging that could not be removed
+ * should be. A temp file found astray (never published: provably this
+ * write's) has its content erased through the handle and is removed where it
+ * can be found. A published file is erased only when a probe saw the path lead
+ * out of the root: one merely not found at the target (another writer renamed
+ * over it, rewrote it in place, moved it) may be someone's live file now and is
+ * never touched. `FS_SANDBOX_DENIED` only when a probe saw the path lead out;
+ * otherwise a retryable `FS_IO_ERROR`, or for a guarded publication replaced
+ * right after it landed `FS_STALE_VERSION`. Staging that could not be removed
  * is removed over the next operation.
  */
 export class Publisher {
   readonly #root: () => string
+  readonly #keeper: StageKeeper
+  readonly #clock: ServerClock
   readonly #orphans = new Set<string>()
 
-  constructor(root: () => string) {
+  constructor(root: () => string, keeper: StageKeeper, clock: ServerClock) {
     this.#root = root
+    this.#keeper = keeper
+    this.#clock = clock
   }
 
   /**
@@ -109,8 +123,24 @@ export class Publisher {
    * published file's, as this write left it) and the content published.
    */
   async publish(s: Session, req: PublishRequest, plan: PublishPlan): Promise<{ attrs: Attrs; bytes: Uint8Array }> {
+    const stages: Staged[] = []
+    try {
+      return await this.#publish(s, req, plan, stages)
+    } finally {
+      for (const staged of stages) {
+        staged.unkeep()
+        release(posix.basename(staged.stage))
+      }
+    }
+  }
+
+  async #publish(s: Session, req: PublishRequest, plan: PublishPlan, stages: Staged[]): Promise<{ attrs: Attrs; bytes: Uint8Array }> {
     const dir = posix.dirname(req.key)
-    const staging = this.#stageIn(s, req, dir)
+    const track = (staged: Staged): Staged => {
+      stages.push(staged)
+      return staged
+    }
+    const staging = this.#stageIn(s, req, dir).then(track)
     staging.catch(() => undefined)
     let permissions: number
     try {
@@ -128,10 +158,12 @@ export class Publisher {
       if (statusOf(err) !== STATUS.NO_SUCH_FILE) throw err
       // The directory is missing (or not one): made level by level, each checked, then staged again.
       made = await ensureDirectory(s, dir, { root: this.#root(), verb: req.verb, path: req.displayPath })
-      staged = await this.#stageIn(s, req, dir).catch(async (again: unknown) => {
-        if (made !== undefined) await removeMade(s, dir, made)
-        throw again
-      })
+      staged = await this.#stageIn(s, req, dir)
+        .then(track)
+        .catch(async (again: unknown) => {
+          if (made !== undefined) await removeMade(s, dir, made)
+          throw again
+        })
     }
     try {
       throwIfAborted(req.signal, req.verb)
@@ -146,6 +178,8 @@ export class Publisher {
       if (bytes === undefined) throw new TypeError('a publication needs content')
       const written = filled.value ?? (await this.#fill(s, staged, bytes, permissions))
       throwIfAborted(req.signal, req.verb)
+      // A lock whose lease may have run out (this process was frozen) commits nothing.
+      req.hold?.assertHeld(req.verb, req.displayPath)
       placing = staged
       // From here the placing owns the handle: it closes it, or erases the content and closes it.
       staged = undefined
@@ -167,6 +201,7 @@ export class Publisher {
     try {
       return await this.#stage(s, at)
     } catch (err) {
+      release(name)
       if (err instanceof Astray) throw err.error
       // The connection dropped while the stage was being made: the sweep removes it, if it exists, over the next one.
       if (!(err instanceof FsError) && statusOf(err) === undefined) this.#orphans.add(at.stage)
@@ -176,6 +211,7 @@ export class Publisher {
 
   /** Makes the staging directory and opens the temp file in it (one round trip); checks both before anything is written. */
   async #stage(s: Session, at: Stage): Promise<Staged> {
+    const sent = Date.now()
     const before = look(s, at.stage)
     const made = s.mkdir(at.stage, { mode: 0o700 })
     const opened = s.open(at.temp, 'wx', { mode: 0o600 })
@@ -193,8 +229,18 @@ export class Publisher {
         throw sandboxed(at.req, `a directory on the path was swapped for a link (it led to ${JSON.stringify(outside[0])}); nothing was written`)
       throw open.reason
     }
-    const staged = { ...at, handle: open.value }
-    await this.#check(s, staged, burst, isFile, 'while the temp file was created')
+    const unkeep = this.#keeper.keep(s, at.stage)
+    const staged = { ...at, handle: open.value, unkeep }
+    try {
+      await this.#check(s, staged, burst, isFile, 'while the temp file was created')
+    } catch (err) {
+      unkeep()
+      throw err
+    }
+    // The temp file's mtime is the server's clock at its OPEN.
+    const [, seen] = await burst
+    const createdAt = seen.attrs.findLast((a) => a !== undefined)?.mtime
+    if (createdAt !== undefined) this.#clock.observe(createdAt, sent, Date.now())
     return staged
   }
 
@@ -256,8 +302,13 @@ export class Publisher {
       const [, rmdir] = await Promise.allSettled([s.unlink(`${p}/${name}`), s.rmdir(p)])
       if (rmdir.status === 'rejected') throw rmdir.reason
     })
-    const where = settled.outside.length === 0 ? '' : ` (it led to ${JSON.stringify(settled.outside[0])})`
     const left = removed ? 'removed' : `left${erased ? ' empty' : ''} at a place this client could not find`
+    if (settled.outside.length === 0) {
+      // Nothing seen leading out of the root: another process moved or removed this write's stage.
+      const reason = `this write's temp file was moved or changed by another process ${when}; it was ${left}; nothing was published, try again`
+      return FsError.io(staged.req.verb, staged.req.displayPath, reason, { retryable: true })
+    }
+    const where = ` (it led to ${JSON.stringify(settled.outside[0])})`
     return sandboxed(staged.req, `a directory on the path was swapped for a link ${when}${where}; the temp file was ${left}`)
   }
 
@@ -275,6 +326,7 @@ export class Publisher {
     const marked = s.fsetstat(handle, { atime: marker, mtime: written.mtime })
     const moved = req.mode === 'rename' ? s.rename(temp, target) : s.hardlink(temp, target)
     const unlinked = req.mode === 'link' ? s.unlink(temp) : Promise.resolve()
+    req.release?.(s, `${stage}/..`)
     const removed = s.rmdir(stage)
     const sighting = probe(s, dir, req.key, 'lstat')
     const burst = Promise.all([before, sighting])
@@ -293,9 +345,20 @@ export class Publisher {
       s.close(handle).catch(() => undefined)
       return
     }
+    if (settled.outside.length === 0) {
+      // Landed, and then not found at the target with no path seen leading out: another writer
+      // renamed over it, rewrote it in place or moved it (or its directory) right after. Its
+      // inode may be someone's live file now: never touched (not even its times).
+      s.close(handle).catch(() => undefined)
+      // Unguarded, the write happened and another came after it: the last writer wins.
+      if (!req.guarded) return
+      const detail = `the ${req.verb} was published, then replaced or changed by another writer at once (not by this client); nothing of theirs was touched`
+      throw FsError.stale(req.verb, req.displayPath, 'changed', new Error(detail))
+    }
+    // A path seen leading out of the root: the directory was swapped for a link, and what this
+    // handle holds is this write's own content, which may have landed out there.
     const erased = await erase(s, handle)
-    const where =
-      settled.outside.length === 0 ? 'at a place this client could not find' : `at ${JSON.stringify(`${settled.outside[0]}/${posix.basename(req.key)}`)}`
+    const where = `at ${JSON.stringify(`${settled.outside[0]}/${posix.basename(req.key)}`)}`
     const lost = req.mode === 'rename' ? '; a file it replaced there, if any, is lost' : ''
     const what = erased ? 'its content was erased there (an empty file remains)' : 'its content could NOT be erased'
     throw sandboxed(

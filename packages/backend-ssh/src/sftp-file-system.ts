@@ -1,12 +1,10 @@
 import { posix } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import {
-  checkGuard,
+  DEFAULT_LEASE_MS,
   FileSystem,
   FsError,
   FsTargetKey,
-  KeyedMutex,
-  processWide,
   throwIfAborted,
   translateError,
   type ErrorRow,
@@ -19,6 +17,7 @@ import {
   type FsTarget,
   type FsVerb,
   type FsVersion,
+  type LeaseHold,
   type ReadRequest,
   type RemoveRequest,
   type RenameRequest,
@@ -26,16 +25,22 @@ import {
   type WriteRequest,
   type WriteResult,
 } from '@seamfs/core/backend'
+import { ServerClock } from './clock.js'
 import { Connection, type Attrs, type Session } from './connection.js'
 import { sftpErrorRow, STATUS, statusOf } from './errors.js'
 import { checkHostKeyOptions } from './known-hosts.js'
-import { DEFAULT_NEW_FILE_MODE, DEFAULT_PORT, DEFAULT_READY_TIMEOUT_MS, type SftpFileSystemOptions } from './options.js'
+import { checkOptions, DEFAULT_PORT, DEFAULT_READY_TIMEOUT_MS, type SftpFileSystemOptions } from './options.js'
 import { dropOpening, openChecked, readChecked, readdirChecked, sendOpen, type Opening, type ReadSite } from './checked-reads.js'
+import { planEdit, planWrite, type PlanSite } from './writes.js'
 import { FileHints } from './hints.js'
 import { ensureDirectory } from './directories.js'
-import { holdAll, removeAt, renameAt, type MutationContext } from './mutations.js'
-import { canonicalPath, childPath, containsPath, kindOf, outsideRoot } from './paths.js'
-import { isTempName, Publisher } from './publish.js'
+import { dirEntry, hidden, mtimeOf } from './listing.js'
+import { TargetLocks } from './locking.js'
+import { removeAt, renameAt, type MutationContext } from './mutations.js'
+import { isReservedName } from './names.js'
+import { canonicalPath, containsPath, kindOf, outsideRoot } from './paths.js'
+import { Publisher } from './publish.js'
+import { StageKeeper, Sweeper } from './sweep.js'
 import { streamFile } from './stream.js'
 import { contentVersion, metadataVersion, VersionCache } from './versions.js'
 
@@ -45,7 +50,9 @@ const SFTP_CAPABILITIES: FsCapabilities = Object.freeze({
   // Paths name files on the server, not in this process: see `remotePath`.
   processPath: false,
   createIfAbsent: 'atomic',
-  replaceIfVersion: 'process',
+  // Lock entries with leases in the target's directory (leases.ts): every seamfs writer of the server
+  // honours them, in any process on any machine; a program that knows nothing of them does not.
+  replaceIfVersion: 'seamfs',
   versionSource: 'content-hash',
   newlineInNames: true,
   emptyDirectories: true,
@@ -56,9 +63,6 @@ const SFTP_CAPABILITIES: FsCapabilities = Object.freeze({
   // SFTP v3 attrs carry whole seconds.
   mtime: true,
 })
-
-/** Per-target locks shared by every instance (and every copy of this package) in the process. */
-const locks: KeyedMutex = processWide('backend-ssh:locks', () => new KeyedMutex())
 
 const absent = (err: unknown): undefined => {
   if (statusOf(err) === STATUS.NO_SUCH_FILE) return undefined
@@ -85,7 +89,8 @@ interface ReadFor {
  * A directory on an SFTP server (OpenSSH) behind the seamfs contract, over
  * one reused ssh2 SFTP session. Writes are atomic (temp + fsync + posix-rename),
  * guarded creates atomic across clients (hardlink), version guards checked
- * under a per-target lock inside this process. Versions are content hashes:
+ * under a per-target lock held among every seamfs writer of the server (a lock
+ * entry with a lease in the target's directory: leases.ts). Versions are content hashes:
  * see {@link VersionCache} for what that costs and how it is kept cheap.
  * Removes, renames (no-overwrite across clients: OpenSSH's plain rename) and
  * directories too; `mtime` is SFTP's, whole seconds (in ms).
@@ -94,11 +99,14 @@ export class SftpFileSystem extends FileSystem {
   override readonly capabilities: FsCapabilities = SFTP_CAPABILITIES
   readonly #conn: Connection
   readonly #options: Readonly<SftpFileSystemOptions>
-  readonly #lockScope: string
   readonly #urlBase: string
   readonly #versions: VersionCache
   readonly #hints = new FileHints()
   readonly #publisher: Publisher
+  readonly #clock = new ServerClock()
+  readonly #keeper = new StageKeeper()
+  readonly #locks: TargetLocks
+  readonly #sweeper: Sweeper
   readonly #newFileMode: number
   #ready: Promise<{ root: string; cwd: string }> | undefined
   #root = ''
@@ -108,8 +116,7 @@ export class SftpFileSystem extends FileSystem {
       throw new TypeError('SftpFileSystem needs host and username, or a connected client')
     }
     checkHostKeyOptions(options)
-    const mode = options.newFileMode ?? DEFAULT_NEW_FILE_MODE
-    if (!Number.isInteger(mode) || mode < 0 || mode > 0o777) throw new RangeError('newFileMode must be within 0o000..0o777')
+    const mode = checkOptions(options)
     super(options)
     this.#options = options
     this.#newFileMode = mode
@@ -118,9 +125,13 @@ export class SftpFileSystem extends FileSystem {
     const host = options.host ?? 'ssh2-client'
     const user = options.username === undefined ? '' : `${encodeURIComponent(options.username)}@`
     this.#urlBase = `sftp://${user}${host.includes(':') ? `[${host}]` : host}:${port}`
-    this.#lockScope = options.host === undefined ? `${this.#urlBase}#${Math.random()}` : this.#urlBase
+    // An injected client may lead anywhere: its instance shares no mutex.
+    const scope = options.host === undefined ? `${this.#urlBase}#${Math.random()}` : this.#urlBase
     this.#versions = new VersionCache(options.hashCache ?? true)
-    this.#publisher = new Publisher(() => this.#root)
+    this.#publisher = new Publisher(() => this.#root, this.#keeper, this.#clock)
+    const site = { session: async () => (await this.#session()).s, root: () => this.#root, clock: this.#clock }
+    this.#locks = new TargetLocks(scope, { ...site, leaseMs: options.lockLeaseMs ?? DEFAULT_LEASE_MS }, options.lockWaitMs)
+    this.#sweeper = new Sweeper({ ...site, leases: this.#locks.store, background: options.sweepAbandoned ?? true })
   }
 
   /** Connects (if not yet) and checks the root; every other method does this on first use. */
@@ -134,6 +145,8 @@ export class SftpFileSystem extends FileSystem {
 
   /** Ends the SFTP session (and the connection, when this filesystem made it). Idempotent. */
   override async close(): Promise<void> {
+    this.#sweeper.close()
+    this.#keeper.close()
     await this.#conn.close()
   }
 
@@ -235,28 +248,9 @@ export class SftpFileSystem extends FileSystem {
     const listing = await readdirChecked(s, this.#site(key, 'list', target.displayPath), gate)
     // Before following links: one request each, wasted on a caller that is gone.
     throwIfAborted(signal, 'list')
-    return Promise.all(
-      listing
-        .filter((e) => !(isTempName(e.filename) && (kindOf(e.attrs.mode) === 'file' || kindOf(e.attrs.mode) === 'directory')))
-        .map(async (e): Promise<FsDirEntry> => {
-          const name = e.filename
-          const child = { targetKey: FsTargetKey(childPath(key, name)), displayPath: childPath(target.displayPath, name) }
-          const kind = kindOf(e.attrs.mode)
-          const mtime = mtimeOf(e.attrs)
-          if (kind === 'file') {
-            this.#hints.saw(child.targetKey, e.attrs)
-            return { name, type: 'file', target: child, size: e.attrs.size, mtime }
-          }
-          if (kind !== 'symlink') return { name, type: kind === 'directory' ? kind : 'other', target: child, mtime }
-          // A link: followed on the server; broken, looping or leading out of the root is `other` (with no mtime to give away).
-          const [real, linked] = await Promise.all([s.realpath(child.targetKey).catch(() => undefined), s.stat(child.targetKey).catch(() => undefined)])
-          if (real === undefined || linked === undefined || !containsPath(root, real)) return { name, type: 'other', target: child }
-          const followed = { targetKey: FsTargetKey(real), displayPath: child.displayPath }
-          const type = kindOf(linked.mode)
-          if (type === 'file') return { name, type, target: followed, size: linked.size, mtime: mtimeOf(linked) }
-          return { name, type: type === 'directory' ? type : 'other', target: followed, mtime: mtimeOf(linked) }
-        }),
-    )
+    // Stages and lock entries are never shown; a dead writer's go in the background.
+    if (listing.some(hidden)) this.#sweeper.touch(key)
+    return Promise.all(listing.filter((e) => !hidden(e)).map((e) => dirEntry(s, root, key, target, e, this.#hints)))
   }
 
   protected override async publishBytes(target: FsTarget, bytes: Uint8Array, { expected, signal, beforeMaxBytes }: WriteRequest): Promise<WriteResult> {
@@ -273,47 +267,28 @@ export class SftpFileSystem extends FileSystem {
         this.#assertFile(current, 'write', target)
         throw FsError.notObserved(path)
       })
-      const request = { key, displayPath: path, bytes, mode: 'link', verb: 'write', signal } as const
-      const { attrs } = await this.#publisher.publish(s, request, { ready, commit: async () => undefined })
+      const request = { key, displayPath: path, bytes, mode: 'link', verb: 'write', signal, guarded: false } as const
+      const { attrs } = await this.#publisher
+        .publish(s, request, { ready, commit: async () => undefined })
+        .finally(() => this.#sweeper.touch(posix.dirname(key)))
       return { created: true, version: this.#published(key, attrs, bytes), before: null }
     }
-    return locks.run(`${this.#lockScope}\0${key}`, async () => {
-      throwIfAborted(signal, 'write')
-      // The current file is read for the guard (its hash is the version) or the diff basis.
-      const wanted = (size: number): boolean => expected !== undefined || (beforeMaxBytes > 0 && size <= beforeMaxBytes)
-      const hinted = this.#hints.fileSize(key)
-      let opening = hinted !== undefined && wanted(hinted) ? sendOpen(s, key) : undefined
-      // Taken once: by the read, or closed when the write fails before it (never closed twice: handles are reused).
-      const take = (): Opening | undefined => {
-        const sent = opening
-        opening = undefined
-        return sent
-      }
-      const stated = this.#current(s, key, 'write', target)
-      let current: Attrs | undefined
-      let read: { bytes: Buffer; version: FsVersion } | undefined
-      const ready = stated.then((attrs) => {
-        current = attrs
-        if (current !== undefined) this.#assertFile(current, 'write', target)
-        // Unguarded, a write-protected file is refused before its content is read for the diff basis.
-        if (current !== undefined && expected === undefined) assertWritable(current, 'write', path)
-        return current === undefined ? this.#newFileMode : current.mode & 0o777
+    const guarded = expected?.kind === 'replaceIfVersion'
+    // An unguarded write takes the lock entry too: an edit of another process must not read the
+    // old content, publish over this write and report success (the edit's guard holds only if
+    // every seamfs writer of the target takes part).
+    return this.#locks
+      .run([key], { verb: 'write', path, signal }, async (hold: LeaseHold | undefined) => {
+        throwIfAborted(signal, 'write')
+        const plan = planWrite(this.#planSite(s, key, 'write', target, signal), expected, beforeMaxBytes)
+        const release = (on: Session, via: string): void => this.#locks.releaseEarly(on, key, via)
+        const request = { key, displayPath: path, bytes, mode: 'rename', verb: 'write', signal, guarded, hold, release } as const
+        const { attrs } = await this.#publisher.publish(s, request, plan).finally(plan.dispose)
+        const { current, read } = plan.found()
+        const before = read !== undefined && read.bytes.length <= beforeMaxBytes ? read.bytes : null
+        return { created: current === undefined, version: this.#published(key, attrs, bytes), before }
       })
-      ready.catch(() => dropOpening(s, take()))
-      const commit = async (): Promise<undefined> => {
-        const sent = take()
-        // A guarded write reads the file whatever its size.
-        if (current !== undefined && wanted(current.size)) read = await this.#readCurrent(s, key, current, { verb: 'write', path, signal, opening: sent })
-        else dropOpening(s, sent)
-        checkGuard('write', path, expected, read?.version)
-        if (current !== undefined) assertWritable(current, 'write', path)
-        return undefined
-      }
-      const request = { key, displayPath: path, bytes, mode: 'rename', verb: 'write', signal } as const
-      const { attrs } = await this.#publisher.publish(s, request, { ready, commit }).finally(() => dropOpening(s, take()))
-      const before = read !== undefined && read.bytes.length <= beforeMaxBytes ? read.bytes : null
-      return { created: current === undefined, version: this.#published(key, attrs, bytes), before }
-    })
+      .finally(() => this.#sweeper.touch(posix.dirname(key)))
   }
 
   protected override async updateBytes(
@@ -324,56 +299,52 @@ export class SftpFileSystem extends FileSystem {
     const { s } = await this.#session()
     const key = this.#key(target, 'edit')
     const path = target.displayPath
+    this.#refuseReserved(key, 'edit', path)
     await this.#fenceFirst(s, key, 'edit', target)
-    return locks.run(`${this.#lockScope}\0${key}`, async () => {
-      throwIfAborted(signal, 'edit')
-      const hinted = this.#hints.fileSize(key)
-      let opening = hinted !== undefined && hinted <= maxBytes ? sendOpen(s, key) : undefined
-      const take = (): Opening | undefined => {
-        const sent = opening
-        opening = undefined
-        return sent
-      }
-      let current: Attrs | undefined
-      const ready = this.#current(s, key, 'edit', target).then((attrs) => {
-        if (attrs === undefined) throw FsError.stale('edit', path, 'gone')
-        this.#assertFile(attrs, 'edit', target)
-        // The version is the content's hash, so the guard can only be checked on the bytes:
-        // a file above the limit is refused before any of them is read.
-        if (attrs.size > maxBytes) throw FsError.tooLarge('edit', path, attrs.size, maxBytes)
-        current = attrs
-        return attrs.mode & 0o777
+    return this.#locks
+      .run([key], { verb: 'edit', path, signal }, async (hold) => {
+        throwIfAborted(signal, 'edit')
+        const plan = planEdit(this.#planSite(s, key, 'edit', target, signal), expected, maxBytes, transform)
+        // The lock's entry goes behind the rename, in its round trip.
+        const release = (on: Session, via: string): void => this.#locks.releaseEarly(on, key, via)
+        const request = { key, displayPath: path, mode: 'rename', verb: 'edit', signal, guarded: true, hold, release } as const
+        const { attrs, bytes } = await this.#publisher.publish(s, request, plan).finally(plan.dispose)
+        return this.#published(key, attrs, bytes)
       })
-      ready.catch(() => dropOpening(s, take()))
-      const commit = async (): Promise<Uint8Array> => {
-        const sent = take()
-        const attrs = current as Attrs
-        const read = await this.#readCurrent(s, key, attrs, { verb: 'edit', path, signal, maxBytes, opening: sent })
-        if (read === undefined) throw FsError.stale('edit', path, 'gone')
-        checkGuard('edit', path, expected, read.version)
-        assertWritable(attrs, 'edit', path)
-        return transform(read.bytes)
-      }
-      const request = { key, displayPath: path, mode: 'rename', verb: 'edit', signal } as const
-      const { attrs, bytes } = await this.#publisher.publish(s, request, { ready, commit }).finally(() => dropOpening(s, take()))
-      return this.#published(key, attrs, bytes)
-    })
+      .finally(() => this.#sweeper.touch(posix.dirname(key)))
+  }
+
+  /** What the plans of writes.ts need for `key`. */
+  #planSite(s: Session, key: string, verb: 'write' | 'edit', target: FsTarget, signal: AbortSignal | undefined): PlanSite {
+    const path = target.displayPath
+    return {
+      s,
+      key,
+      verb,
+      path,
+      hinted: this.#hints.fileSize(key),
+      newFileMode: this.#newFileMode,
+      current: () => this.#current(s, key, verb, target),
+      assertFile: (attrs) => this.#assertFile(attrs, verb, target),
+      read: (attrs, opening, maxBytes) => this.#readCurrent(s, key, attrs, { verb, path, signal, opening, ...(maxBytes === undefined ? {} : { maxBytes }) }),
+    }
   }
 
   /**
-   * `remove` (mutations.ts, tree.ts): under the per-target lock writes take, the version guard is
-   * checked on the content hash, then the entry is unlinked (rmdir-ed) by a path through a stage
-   * (stages.ts) made in its directory, so a directory swapped for a link meanwhile makes it fail
-   * instead of removing a file outside the root. Windows left: the guard holds against this
-   * process only (`replaceIfVersion: 'process'`: another client may write between the check and
-   * the unlink); a directory renamed out of the root by a process on the server (not a link
+   * `remove` (mutations.ts, tree.ts): under the per-target lock guarded writes take (locking.ts),
+   * the version guard is checked on the content hash, then the entry is unlinked (rmdir-ed) by a
+   * path through a stage (stages.ts) made in its directory, so a directory swapped for a link
+   * meanwhile makes it fail instead of removing a file outside the root. Windows left: the guard
+   * holds among seamfs writers (`'seamfs'`: a program that knows nothing of the lock entries may
+   * write between the check and the unlink); a directory renamed out of the root by a process on the server (not a link
    * swap) between the stage's check and the unlink takes the stage with it, and is reported
    * after the fact (`FS_SANDBOX_DENIED`: what may have been removed), not prevented. The root
    * itself is never removed (`FS_SANDBOX_DENIED`).
    */
   protected override async removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
     const c = await this.#mutations()
-    return removeAt(c, { key: this.#key(target, 'remove'), path: target.displayPath }, request)
+    const key = this.#key(target, 'remove')
+    return removeAt(c, { key, path: target.displayPath }, request).finally(() => this.#sweeper.touch(posix.dirname(key)))
   }
 
   /**
@@ -385,7 +356,10 @@ export class SftpFileSystem extends FileSystem {
     const c = await this.#mutations()
     const [source, destination] = [this.#key(from, 'rename'), this.#key(to, 'rename')]
     this.#refuseReserved(destination, 'rename', to.displayPath)
-    return renameAt(c, { key: source, path: from.displayPath }, { key: destination, path: to.displayPath }, request)
+    return renameAt(c, { key: source, path: from.displayPath }, { key: destination, path: to.displayPath }, request).finally(() => {
+      this.#sweeper.touch(posix.dirname(source))
+      this.#sweeper.touch(posix.dirname(destination))
+    })
   }
 
   /** `createDirectory`: mkdir -p with each directory made checked to be where it should be (directories.ts, as for writes). */
@@ -398,10 +372,10 @@ export class SftpFileSystem extends FileSystem {
     return made !== undefined
   }
 
-  /** Listings hide (and sweeps remove) temp names: a file or directory made under one would be lost from view. */
+  /** Listings hide (and sweeps remove) temp names and lock entries: a file or directory made under one would be lost from view. */
   #refuseReserved(key: string, verb: FsVerb, path: string): void {
-    const reserved = key.slice(this.#root.length).split('/').find(isTempName)
-    if (reserved !== undefined) throw FsError.unsupported(verb, path, `the name "${reserved}" is reserved for temp files`)
+    const reserved = key.slice(this.#root.length).split('/').find(isReservedName)
+    if (reserved !== undefined) throw FsError.unsupported(verb, path, `the name "${reserved}" is reserved for seamfs's temp files and lock entries`)
   }
 
   /** What mutations.ts needs: the session, and this filesystem's fence, versions and locks. */
@@ -417,12 +391,11 @@ export class SftpFileSystem extends FileSystem {
       },
       version: (key, attrs, verb, path, signal) => this.#fileVersion(s, key, attrs, { verb, path, signal }),
       orphan: (stage) => this.#publisher.adopt(stage),
-      locked: (keys, fn) =>
-        holdAll(
-          locks,
-          keys.map((key) => `${this.#lockScope}\0${key}`),
-          fn,
-        ),
+      keeper: this.#keeper,
+      clock: this.#clock,
+      sweeper: this.#sweeper,
+      locked: (keys, op, fn) => this.#locks.run(keys, op, fn),
+      release: (keys) => keys.forEach((key) => this.#locks.releaseEarly(s, key)),
     }
   }
 
@@ -432,7 +405,7 @@ export class SftpFileSystem extends FileSystem {
       this.#ready = undefined
       throw err
     }))
-    await this.#publisher.sweep(s)
+    await Promise.all([this.#publisher.sweep(s), this.#locks.store.sweepOrphans(s)])
     return { s, root, cwd }
   }
 
@@ -567,20 +540,4 @@ export class SftpFileSystem extends FileSystem {
     this.#hints.sawInside(key)
     return contentVersion(bytes)
   }
-}
-
-/** SFTP's whole-second mtime in milliseconds. */
-function mtimeOf(attrs: Attrs): number {
-  return attrs.mtime * 1000
-}
-
-/**
- * Refuses to replace a write-protected file: one whose mode grants write to no one (`0444`), as an
- * editor would. The server's rename ignores the file's own mode (only the directory's counts), so
- * without this a write or edit would silently replace it. (Whether this user may write a file
- * whose mode grants write to others only is not asked: SFTP does not say who the user is.)
- */
-function assertWritable(attrs: Attrs, verb: 'write' | 'edit', path: string): void {
-  const mode = attrs.mode & 0o7777
-  if ((mode & 0o222) === 0) throw FsError.at('FS_PERMISSION_DENIED', verb, path, `the file is write-protected (mode 0${mode.toString(8).padStart(3, '0')})`)
 }

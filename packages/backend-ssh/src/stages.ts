@@ -1,10 +1,12 @@
 import { posix } from 'node:path'
 import { FsError, type FsVerb } from '@seamfs/core/backend'
 import { after, hunt, look, probe, settlePlace } from './checks.js'
+import type { ServerClock } from './clock.js'
 import type { Attrs, Session } from './connection.js'
 import { statusOf } from './errors.js'
+import { release, tempName } from './names.js'
 import { kindOf } from './paths.js'
-import { tempName } from './publish.js'
+import type { StageKeeper, Sweeper } from './sweep.js'
 
 /** Who makes a stage for what, for the checks and their errors. */
 export interface StageSite {
@@ -13,6 +15,12 @@ export interface StageSite {
   readonly path: string
   /** Takes over a stage that could not be removed (the next operation's sweep removes it). */
   readonly orphan: (stage: string) => void
+  /** Keeps stages fresh while they are in use (a sweep by another writer never takes a live one). */
+  readonly keeper: StageKeeper
+  /** Bounded by the mtime of each stage made. */
+  readonly clock: ServerClock
+  /** Removes what dead writers left (stages, lock entries) in the directories an operation empties. */
+  readonly sweeper: Sweeper
 }
 
 /**
@@ -26,16 +34,8 @@ export interface StageSite {
 export interface Stage {
   readonly dir: string
   readonly path: string
-  /** The stage's mtime as the server set it (seconds): the server's clock when the stage was made. */
-  readonly made?: number | undefined
-}
-
-/** Another client's stage older than this (by the server's clock) is abandoned: a crashed writer's or remover's, never a live one. */
-export const ABANDONED_AFTER_SECONDS = 60
-
-/** True when a stage with mtime `mtime` is abandoned, judged by a stage of this client made in the same directory. */
-export function abandoned(mtime: number, mine: Stage): boolean {
-  return mine.made !== undefined && mtime + ABANDONED_AFTER_SECONDS <= mine.made
+  /** Ends the keeping fresh of the stage (see `StageKeeper`). */
+  readonly unkeep: () => void
 }
 
 const isDirectory = (a: Attrs | undefined): boolean => a !== undefined && kindOf(a.mode) === 'directory'
@@ -53,8 +53,19 @@ export function through(stage: Stage, name: string): string {
  * root (it is removed again, wherever a probe saw it).
  */
 export async function makeStage(s: Session, site: StageSite, dir: string): Promise<Stage> {
-  const path = `${dir}/${tempName()}`
+  const name = tempName()
+  const path = `${dir}/${name}`
+  try {
+    return await stageAt(s, site, dir, path)
+  } catch (err) {
+    release(name)
+    throw err
+  }
+}
+
+async function stageAt(s: Session, site: StageSite, dir: string, path: string): Promise<Stage> {
   const where = `${path}/.`
+  const sent = Date.now()
   const before = look(s, path)
   const made = s.mkdir(path, { mode: 0o700 })
   const sighting = probe(s, where, path, 'lstat')
@@ -67,7 +78,18 @@ export async function makeStage(s: Session, site: StageSite, dir: string): Promi
   })
   const [b, seen] = await burst
   const settled = await settlePlace(s, site.root, { where, expected: path, file: path }, after([b], seen), isDirectory)
-  if (settled.verdict === 'yes') return { dir, path, made: seen.attrs.findLast((a) => a !== undefined)?.mtime }
+  if (settled.verdict === 'yes') {
+    const made = seen.attrs.findLast((a) => a !== undefined)?.mtime
+    if (made !== undefined) site.clock.observe(made, sent, Date.now())
+    return { dir, path, unkeep: site.keeper.keep(s, path) }
+  }
+  if (settled.outside.length === 0) {
+    // Made, and not found where it was made, with no path seen leading out: another process moved
+    // or removed it (or its directory). Not a swap: removed later by its name if it comes back.
+    site.orphan(path)
+    const reason = 'the staging directory this operation made was moved or removed by another process at once; nothing was changed, try again'
+    throw FsError.io(site.verb, site.path, reason, { retryable: true })
+  }
   const removed = await hunt([path, ...settled.outside], (p) => s.rmdir(p))
   if (!removed) site.orphan(path)
   const left = removed ? 'removed' : 'left (empty) where this client could not find it'
@@ -77,7 +99,11 @@ export async function makeStage(s: Session, site: StageSite, dir: string): Promi
 
 /** Removes a stage (sent now; the next request on the session is answered after it); one that cannot be removed is swept later. */
 export function dropStage(s: Session, site: StageSite, stage: Stage): Promise<void> {
-  return s.rmdir(stage.path).catch(() => site.orphan(stage.path))
+  stage.unkeep()
+  return s
+    .rmdir(stage.path)
+    .catch(() => site.orphan(stage.path))
+    .finally(() => release(posix.basename(stage.path)))
 }
 
 /** A stage, or the error of its MKDIR (awaited later, once the caller knows whether it needs the stage). */

@@ -5,8 +5,9 @@ import { readdirChecked } from './checked-reads.js'
 import type { Attrs, Session } from './connection.js'
 import { STATUS, statusOf } from './errors.js'
 import { childPath, kindOf, type Kind } from './paths.js'
-import { isTempName } from './publish.js'
-import { abandoned, dropStage, makeStage, nameOf, through, type Stage, type StageSite } from './stages.js'
+import { isReservedName } from './names.js'
+import { dropStage, makeStage, nameOf, through, type Stage, type StageSite } from './stages.js'
+import type { Reserved } from './sweep.js'
 
 /** Directories listed at once while a tree is counted, and removed at once while it is taken down. */
 const DIRECTORY_CONCURRENCY = 8
@@ -20,12 +21,12 @@ const RMDIR_WAIT_MS = 25
 /** Who removes or moves what, for the checks and their errors. */
 export type TreeSite = StageSite
 
-/** A directory to remove, as counted: its subdirectories, its other entries (never followed), and other clients' stages in it (not counted). */
+/** A directory to remove, as counted: its subdirectories, its other entries (never followed), and other writers' stages and lock entries in it (not counted). */
 export interface Tree {
   readonly key: string
   readonly directories: Tree[]
   readonly leaves: string[]
-  readonly stages: { readonly name: string; readonly mtime: number }[]
+  readonly stages: Reserved[]
 }
 
 /** A sighting, or undefined when a probe could not be sent or answered (a dropped connection fails the request too). */
@@ -124,17 +125,6 @@ export async function moveEntry(s: Session, site: TreeSite, from: string, to: st
   return toSide?.attrs.findLast((a) => a !== undefined)
 }
 
-/** True when the directory has an entry (one READDIR). */
-export async function hasEntries(s: Session, key: string): Promise<boolean> {
-  const handle = await s.opendir(key)
-  try {
-    const chunk = await s.readdirChunk(handle)
-    return chunk !== undefined && chunk.length > 0
-  } finally {
-    s.close(handle).catch(() => undefined)
-  }
-}
-
 /** Runs `fn` over `items`, at most `limit` at a time; rejects with the first failure (after the running ones settle). */
 async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0
@@ -154,7 +144,7 @@ async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) 
 /**
  * Lists the tree below the directory `key` (attrs of `lstat`: links are
  * leaves, never followed), each directory with the checked listing of reads
- * (checked-reads.ts). Stages (temp names: other clients' writes and removals,
+ * (checked-reads.ts). Reserved names (stages and lock entries: other writers',
  * live or abandoned) are noted, never counted nor entered; a subdirectory
  * another client removed meanwhile is skipped. Counts `key` itself and every entry below it; past
  * `limit` it stops and throws `FS_TOO_LARGE` with `{ entries, limit }`
@@ -178,8 +168,8 @@ export async function surveyTree(
         if (dir !== tree && statusOf(err) === STATUS.NO_SUCH_FILE) return []
         throw err
       })
-      for (const e of all) if (isTempName(e.filename)) dir.stages.push({ name: e.filename, mtime: e.attrs.mtime })
-      const listing = all.filter((e) => !isTempName(e.filename))
+      for (const e of all) if (isReservedName(e.filename)) dir.stages.push({ name: e.filename, attrs: e.attrs })
+      const listing = all.filter((e) => !isReservedName(e.filename))
       entries += listing.length
       if (entries > limit) {
         const reason = `the tree holds more than ${limit} entries (counted ${entries} so far); nothing was removed`
@@ -205,8 +195,8 @@ export async function surveyTree(
  * Removes a counted tree depth-first: a stage in the directory (stages.ts),
  * its subtrees, then its other entries through the stage (in batches, with
  * the stage probed around each: a directory moved out of the root stops the
- * removal with `FS_SANDBOX_DENIED`), the abandoned stages the count found
- * (`abandoned`: never a live one of another client), its own stage, and then
+ * removal with `FS_SANDBOX_DENIED`), what dead writers left there (the
+ * sweep's rules, sweep.ts: never a live writer's), its own stage, and then
  * the directory itself through `parent`, its parent's stage (`removeEntry`).
  * Entries and subdirectories someone else removed meanwhile are skipped. An
  * rmdir kept by other clients' stages alone is tried again (RMDIR_ATTEMPTS);
@@ -232,23 +222,11 @@ async function takeDown(s: Session, site: TreeSite, tree: Tree, parent: Stage, t
       removed += await takeDown(s, site, sub, stage, false)
     })
     for (let i = 0; i < tree.leaves.length; i += UNLINK_BATCH) removed += await unlinkBatch(s, site, stage, tree.leaves.slice(i, i + UNLINK_BATCH))
-    await removeAbandoned(s, stage, tree.stages)
+    await site.sweeper.clear(s, tree.stages, (name) => through(stage, name))
   } finally {
     await dropStage(s, site, stage)
   }
   return removed + (await removeDirectory(s, site, tree.key, parent, top, removed))
-}
-
-/** Removes the stages `abandoned` judges so (a crashed client's: its temp file, then the directory), through `stage`; what fails stays. */
-async function removeAbandoned(s: Session, stage: Stage, stages: Tree['stages']): Promise<void> {
-  const old = stages.filter((st) => abandoned(st.mtime, stage))
-  await Promise.all(
-    old.map(async ({ name }) => {
-      const at = through(stage, name)
-      await s.unlink(`${at}/${name}`).catch(() => undefined)
-      await s.rmdir(at).catch(() => undefined)
-    }),
-  )
 }
 
 /**
@@ -265,29 +243,42 @@ async function removeDirectory(s: Session, site: TreeSite, key: string, parent: 
       if (statusOf(err) === STATUS.NO_SUCH_FILE && !top) return 0
       // OpenSSH folds ENOTEMPTY into a generic FAILURE: a READDIR tells.
       if (statusOf(err) !== STATUS.FAILURE) throw err
-      const left = await namesIn(s, key).catch((e: unknown) => (statusOf(e) === STATUS.NO_SUCH_FILE ? [] : undefined))
+      const left = await entriesOf(s, key).catch((e: unknown) => (statusOf(e) === STATUS.NO_SUCH_FILE ? [] : undefined))
       if (left === undefined) throw err
-      const entries = left.filter((name) => !isTempName(name))
+      const entries = left.filter((e) => !isReservedName(e.name))
+      if (entries.length === 0 && left.length > 0 && attempt === 1) {
+        // What dead writers left (a stage, a lock entry) never blocks the removal.
+        await site.sweeper.clear(s, left, (name) => `${through(parent, nameOf(key))}/${name}`)
+        continue
+      }
       if (entries.length === 0 && attempt < RMDIR_ATTEMPTS) {
         await delay(RMDIR_WAIT_MS * (1 + Math.random()))
         continue
       }
       if (entries.length === 0 && left.length === 0) throw err
       const why =
-        entries.length > 0 ? 'still has entries (another client wrote there)' : "still holds another client's staging directory (a write or remove there)"
+        entries.length > 0
+          ? 'still has entries (another client wrote there)'
+          : "still holds another writer's staging directory or lock entry (a write in progress there)"
       const reason = `"${key}" ${why}: ${removed} entries were removed; try again`
       throw FsError.at('FS_NOT_EMPTY', site.verb, site.path, reason, { retryable: true, cause: err })
     }
   }
 }
 
-/** The names in a directory (to tell empty, stages only, or entries: nothing is removed by them). */
-async function namesIn(s: Session, key: string): Promise<string[]> {
+/**
+ * The entries of a directory with their attrs (to tell empty, reserved names only, or entries);
+ * with `enough`, the listing stops after the READDIR that found a name it accepts.
+ */
+export async function entriesOf(s: Session, key: string, enough?: (name: string) => boolean): Promise<Reserved[]> {
   const handle = await s.opendir(key)
   try {
-    const names: string[] = []
-    for (let chunk = await s.readdirChunk(handle); chunk !== undefined; chunk = await s.readdirChunk(handle)) names.push(...chunk.map((e) => e.filename))
-    return names.filter((name) => name !== '.' && name !== '..')
+    const entries: Reserved[] = []
+    for (let chunk = await s.readdirChunk(handle); chunk !== undefined; chunk = await s.readdirChunk(handle)) {
+      for (const e of chunk) if (e.filename !== '.' && e.filename !== '..') entries.push({ name: e.filename, attrs: e.attrs })
+      if (enough !== undefined && entries.some((e) => enough(e.name))) break
+    }
+    return entries
   } finally {
     s.close(handle).catch(() => undefined)
   }

@@ -28,6 +28,11 @@ if (server === null) {
       chmod: ({ fs }, path, mode) => raw.chmod(at(fs, path), mode),
       mode: ({ fs }, path) => raw.mode(at(fs, path)),
     },
+    // Racing child processes open the subject's directory through fixtures/open.js (the built package).
+    crossProcess: {
+      module: new URL('./fixtures/open.js', import.meta.url).href,
+      descriptor: ({ fs }) => ({ host: server.host, port: server.port, username: server.username, privateKey: server.privateKey, root: roots.get(fs) }),
+    },
     options: { modelRuns: 30 },
   })
 }

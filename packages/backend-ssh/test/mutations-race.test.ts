@@ -1,6 +1,8 @@
 /**
  * Concurrent removers and renamers on separate SSH connections (each filesystem on its own
- * injected client, so no lock of this process is shared: the server decides): exactly one wins.
+ * injected client, so no lock of this process is shared): exactly one wins. The lock entries
+ * (leases.ts) queue them, as they would in separate processes: the winner's request is the only
+ * one that reaches the server; the others find the source gone, or the destination taken, first.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { errorCodeOf } from '@seamfs/core/backend'
@@ -46,24 +48,21 @@ describe.skipIf(server === null)(titled('cross-client: separate connections race
   }
 
   it(`${CLIENTS} guarded removers of one version: exactly one wins, the others are stale or not found (${ROUNDS} rounds)`, async () => {
-    let contested = 0
     for (let round = 0; round < ROUNDS; round++) {
       const path = `rm-${round}.txt`
       await raw.writeInPlace(`${root}/${path}`, Buffer.from(`round ${round}`))
       const version = (await clients[0]!.stat(await clients[0]!.resolve(path)))!.version
       const targets = await Promise.all(clients.map((fs) => fs.resolve(path)))
       const { winners, codes, sent } = await race((fs, i) => fs.remove(targets[i]!, { expected: { version } }))
-      if (sent('REMOVE') > 1) contested++
       expect(winners).toHaveLength(1)
       expect([...codes].every((c) => c === 'FS_STALE_VERSION' || c === 'FS_NOT_FOUND')).toBe(true)
+      // Every remover took the lock (a hard link each); no lock entry or temp file is left.
+      expect(sent('hardlink@openssh.com')).toBeGreaterThanOrEqual(CLIENTS)
       expect(await raw.names(root)).toEqual([])
     }
-    // The version checks cannot decide the race: in some rounds several clients sent the REMOVE.
-    expect(contested).toBeGreaterThan(0)
   })
 
   it(`${CLIENTS} guarded renamers of one version to ${CLIENTS} places: exactly one wins, the content is under one name (${ROUNDS} rounds)`, async () => {
-    let contested = 0
     for (let round = 0; round < ROUNDS; round++) {
       const dir = `mv-${round}`
       await raw.writeInPlace(`${root}/${dir}/src.txt`, Buffer.from(`round ${round}`))
@@ -72,25 +71,25 @@ describe.skipIf(server === null)(titled('cross-client: separate connections race
       const sources = await Promise.all(clients.map((fs) => fs.resolve(`${dir}/src.txt`)))
       const dests = await Promise.all(clients.map((fs, i) => fs.resolve(`${dir}/to-${i}/dst.txt`)))
       const { winners, codes, sent } = await race((fs, i) => fs.rename(sources[i]!, dests[i]!, { expected: { version } }))
-      if (sent('RENAME') > 1) contested++
+      // The source's lock queued them: only the winner's move reached the server.
+      expect(sent('RENAME')).toBe(1)
       expect(winners).toHaveLength(1)
       expect([...codes].every((c) => c === 'FS_STALE_VERSION' || c === 'FS_NOT_FOUND')).toBe(true)
       // Only the winner's destination directory is left (the losers' made parents are removed again).
       expect(await raw.names(`${root}/${dir}`)).toEqual([`to-${winners[0]}`])
       expect((await raw.read(`${root}/${dir}/to-${winners[0]}/dst.txt`)).toString()).toBe(`round ${round}`)
     }
-    expect(contested).toBeGreaterThan(0)
   })
 
   it(`${CLIENTS} renamers of ${CLIENTS} files onto one new name, no overwrite: exactly one lands, the others keep their file (${ROUNDS} rounds)`, async () => {
-    let contested = 0
     for (let round = 0; round < ROUNDS; round++) {
       const dir = `onto-${round}`
       await Promise.all(clients.map((_, i) => raw.writeInPlace(`${root}/${dir}/src-${i}.txt`, Buffer.from(`from ${i}`))))
       const sources = await Promise.all(clients.map((fs, i) => fs.resolve(`${dir}/src-${i}.txt`)))
       const dests = await Promise.all(clients.map((fs) => fs.resolve(`${dir}/dst.txt`)))
       const { winners, codes, sent } = await race((fs, i) => fs.rename(sources[i]!, dests[i]!))
-      if (sent('RENAME') > 1) contested++
+      // The destination's lock queued them: the others saw dst.txt taken before sending anything.
+      expect(sent('RENAME')).toBe(1)
       expect(winners).toHaveLength(1)
       expect([...codes]).toEqual(['FS_NOT_OBSERVED'])
       const w = winners[0]!
@@ -98,7 +97,5 @@ describe.skipIf(server === null)(titled('cross-client: separate connections race
       const left = clients.map((_, i) => `src-${i}.txt`).filter((name) => name !== `src-${w}.txt`)
       expect(await raw.names(`${root}/${dir}`)).toEqual(['dst.txt', ...left].sort())
     }
-    // Several clients found no dst.txt and sent their RENAME: OpenSSH's link() decided.
-    expect(contested).toBeGreaterThan(0)
   })
 })

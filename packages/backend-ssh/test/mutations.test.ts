@@ -282,7 +282,7 @@ describe.skipIf(server === null)(titled('SftpFileSystem: remove, rename, createD
   describe('requests', () => {
     it('pinned request counts: remove of a file, of a directory, rename, createDirectory of an existing one', async () => {
       const counting = await countingClient(server!)
-      const counted = new SftpFileSystem({ client: counting.client, root })
+      const counted = new SftpFileSystem({ client: counting.client, root, sweepAbandoned: false })
       try {
         await put('a.txt', 'a')
         await put('d/x.txt', 'x')
@@ -295,48 +295,58 @@ describe.skipIf(server === null)(titled('SftpFileSystem: remove, rename, createD
         }
         // An existing directory: the realpath fence and a stat, one round trip.
         expect(await measure(() => counted.createDirectory(e))).toEqual({ REALPATH: 1, STAT: 1 })
-        // Round trip 1: the looks at both ends (lstat + realpath fence) and the MKDIR of a stage with its probes.
-        // Then the hash of the source for the outcome's version (an unsettled file is read: open, fstat, reads,
-        // bracketed by probes), mkdir -p's look at the destination's directory, and the plain RENAME (never
-        // posix-rename without overwrite) through the stage, probed, and the stage's RMDIR.
+        // Each end's lock first (leases.ts; the two keys in sorted order): a stage MKDIR and a temp file OPENed in
+        // it, with their probes; then its record WRITE, its hardlink to the lock entry's name, an LSTAT of the
+        // entry, the temp's REMOVE and the stage's RMDIR. Then: the looks at both ends (lstat + realpath fence) and the MKDIR of a
+        // stage with its probes; the hash of the source for the outcome's version (an unsettled file is read: open,
+        // fstat, reads, bracketed by probes), mkdir -p's look at the destination's directory, and the plain RENAME
+        // (never posix-rename without overwrite) through the stage, probed, and the stage's RMDIR; the locks'
+        // entries REMOVEd (their handles CLOSEd).
         expect(await measure(() => counted.rename(a, b))).toEqual({
-          REALPATH: 28,
-          MKDIR: 1,
-          LSTAT: 11,
-          OPEN: 1,
+          REALPATH: 38,
+          OPEN: 3,
+          WRITE: 2,
+          'hardlink@openssh.com': 2,
+          REMOVE: 4,
+          MKDIR: 3,
+          LSTAT: 19,
           FSTAT: 1,
           STAT: 7,
           READ: 2,
-          CLOSE: 1,
+          CLOSE: 3,
           RENAME: 1,
-          RMDIR: 1,
+          RMDIR: 3,
         })
-        // Unguarded, no read, two round trips: look + stage, then REMOVE through the stage (probed) and the stage's RMDIR.
-        expect(await measure(() => counted.remove(b))).toEqual({ REALPATH: 11, MKDIR: 1, LSTAT: 7, REMOVE: 1, RMDIR: 1 })
-        expect(await measure(() => counted.remove(e))).toEqual({ REALPATH: 11, MKDIR: 1, LSTAT: 7, RMDIR: 2 })
-        // OpenSSH's RMDIR of a non-empty directory is a generic failure: one READDIR tells FS_NOT_EMPTY.
+        // The lock (2 round trips: its stage and temp file, then record + link), then look + stage, REMOVE through the stage (probed) and the stage's RMDIR, then the lock's REMOVE.
+        const lock = { OPEN: 1, WRITE: 1, 'hardlink@openssh.com': 1, CLOSE: 1 }
+        expect(await measure(() => counted.remove(b))).toEqual({ ...lock, REALPATH: 16, LSTAT: 11, MKDIR: 2, REMOVE: 3, RMDIR: 2 })
+        expect(await measure(() => counted.remove(e))).toEqual({ ...lock, REALPATH: 16, LSTAT: 11, MKDIR: 2, REMOVE: 2, RMDIR: 3 })
+        // OpenSSH's RMDIR of a non-empty directory is a generic failure: a READDIR tells FS_NOT_EMPTY (it stops at the first name that is not reserved).
         expect(await measure(() => counted.remove(d).catch(() => undefined))).toEqual({
-          REALPATH: 11,
-          MKDIR: 1,
-          LSTAT: 7,
-          RMDIR: 2,
+          ...lock,
+          REALPATH: 16,
+          LSTAT: 11,
+          MKDIR: 2,
+          REMOVE: 2,
+          RMDIR: 3,
           OPENDIR: 1,
           READDIR: 1,
-          CLOSE: 1,
+          CLOSE: 2,
         })
         // The checked listing (two opens) for the count, a stage in the directory too, the unlink, both RMDIRs of stages and the directory's.
         expect(await measure(() => counted.remove(d, { recursive: true }))).toEqual({
-          REALPATH: 47,
-          MKDIR: 2,
-          LSTAT: 13,
+          ...lock,
+          REALPATH: 52,
+          LSTAT: 17,
+          MKDIR: 3,
           STAT: 12,
           OPENDIR: 2,
           READDIR: 8,
-          CLOSE: 2,
-          REMOVE: 1,
-          RMDIR: 3,
+          CLOSE: 3,
+          REMOVE: 3,
+          RMDIR: 4,
         })
-        // Nothing is left behind: no stage, no temp name.
+        // Nothing is left behind: no stage, no temp name, no lock entry.
         expect(await raw.names(root)).toEqual([])
       } finally {
         await counted.close()

@@ -28,7 +28,8 @@ describe.skipIf(server === null)(titled('SftpFileSystem: round trips per operati
     if (server === null) return
     root = await raw.freshDir(base, 'root-')
     counting = await countingClient(server)
-    fs = new SftpFileSystem({ client: counting.client, root })
+    // The background sweep (one listing per directory per 30 s, after a write) would blur the counts.
+    fs = new SftpFileSystem({ client: counting.client, root, sweepAbandoned: false })
     await fs.connect()
     return async () => {
       await fs.close()
@@ -55,7 +56,7 @@ describe.skipIf(server === null)(titled('SftpFileSystem: round trips per operati
     await raw.writeInPlace(`${root}/b.txt`, Buffer.from(KIB4))
     const t = await fs.resolve('b.txt')
     // Seen by resolve before the file existed? No: a fresh filesystem without the hint.
-    const cold = new SftpFileSystem({ client: counting.client, root })
+    const cold = new SftpFileSystem({ client: counting.client, root, sweepAbandoned: false })
     await cold.connect()
     const rts = await counting.roundTrips(async () => expect(await cold.readText(t)).toBe(KIB4))
     expect(rts).toBe(3)
@@ -77,41 +78,44 @@ describe.skipIf(server === null)(titled('SftpFileSystem: round trips per operati
     expect([m.resolve, m.rts, m.requests]).toEqual([1, 2, 23])
   })
 
-  it('write of a new file: 3 (stage + temp; write + fsync + fstat; rename)', async () => {
+  it('write of a new file: 5 (the lock: 2; stage + temp; write + fsync + fstat; rename with the lock released behind it)', async () => {
     const m = await measure('new.txt', (t) => fs.writeText(t, KIB4))
-    expect([m.resolve, m.rts, m.requests]).toEqual([1, 3, 36])
-    expect(m.counts).toMatchObject({ MKDIR: 1, OPEN: 1, WRITE: 1, 'fsync@openssh.com': 1, 'posix-rename@openssh.com': 1, RMDIR: 1 })
+    expect([m.resolve, m.rts, m.requests]).toEqual([1, 5, 53])
+    // The lock entry's stage, temp, record and link come on top of the write's own.
+    expect(m.counts).toMatchObject({ MKDIR: 2, OPEN: 2, WRITE: 2, 'hardlink@openssh.com': 1, 'posix-rename@openssh.com': 1 })
     expect((await raw.read(`${root}/new.txt`)).toString()).toBe(KIB4)
   })
 
-  it('overwrite, the previous content returned (before): 3', async () => {
+  it('overwrite, the previous content returned (before): 5 (the lock: 2)', async () => {
     await raw.writeInPlace(`${root}/o.txt`, Buffer.from('old\n'))
     const m = await measure('o.txt', async (t) => expect((await fs.writeText(t, KIB4)).before).toBe('old\n'))
-    expect([m.resolve, m.rts, m.requests]).toEqual([1, 3, 58])
+    expect([m.resolve, m.rts, m.requests]).toEqual([1, 5, 75])
   })
 
   it('overwrite without the previous content (beforeMaxBytes 0): the old file is not opened', async () => {
     await raw.writeInPlace(`${root}/n.txt`, Buffer.from('old\n'))
-    const blind = new SftpFileSystem({ client: counting.client, root, diffBasisMaxBytes: 0 })
+    const blind = new SftpFileSystem({ client: counting.client, root, diffBasisMaxBytes: 0, sweepAbandoned: false })
     const t = await blind.resolve('n.txt')
     counting.reset()
     const rts = await counting.roundTrips(async () => expect((await blind.writeText(t, KIB4)).before).toBeNull())
-    expect(rts).toBe(3)
-    // One OPEN: the temp file's.
-    expect(counting.counts.get('OPEN')).toBe(1)
+    expect(rts).toBe(5)
+    // Two OPENs: the temp file's and the lock entry's (never the old file).
+    expect(counting.counts.get('OPEN')).toBe(2)
     expect(counting.counts.get('READ')).toBeUndefined()
   })
 
-  it('overwrite under replaceIfVersion, before wanted: 3', async () => {
+  it('overwrite under replaceIfVersion, before wanted: 5 (the lock: its stage and temp file; record + link; then as unguarded, its release behind the rename)', async () => {
     await raw.writeInPlace(`${root}/g.txt`, Buffer.from('old\n'))
     const { version } = (await fs.stat(await fs.resolve('g.txt')))!
     const m = await measure('g.txt', async (t) =>
       expect((await fs.writeText(t, KIB4, { expected: { kind: 'replaceIfVersion', version } })).before).toBe('old\n'),
     )
-    expect([m.resolve, m.rts, m.requests]).toEqual([1, 3, 58])
+    expect([m.resolve, m.rts, m.requests]).toEqual([1, 5, 75])
+    expect(m.counts).toMatchObject({ 'hardlink@openssh.com': 1, REMOVE: 2, WRITE: 2 })
     const stale = await measure('g.txt', (t) => codeOf(fs.writeText(t, 'late', { expected: { kind: 'replaceIfVersion', version } })))
     expect(stale.counts['posix-rename@openssh.com']).toBeUndefined()
     expect((await raw.read(`${root}/g.txt`)).toString()).toBe(KIB4)
+    // The lock entry went with the commit, the stale write's with its failure.
     expect(await raw.names(root)).toEqual(['g.txt'])
   })
 
@@ -124,17 +128,19 @@ describe.skipIf(server === null)(titled('SftpFileSystem: round trips per operati
     expect(await raw.names(root)).toEqual(['c.txt'])
   })
 
-  it('edit: 4 (stage + OPEN of the file; its READs; write + fsync; rename)', async () => {
+  it('edit: 6 (the lock: 2; stage + OPEN of the file; its READs; write + fsync; rename with the lock released behind it)', async () => {
     await raw.writeInPlace(`${root}/e.txt`, Buffer.from(`MARK\n${KIB4}`))
     const m = await measure('e.txt', (t) => fs.editText(t, { oldString: 'MARK', newString: 'DONE', replaceAll: false }))
-    expect([m.resolve, m.rts, m.requests]).toEqual([1, 4, 58])
+    expect([m.resolve, m.rts, m.requests]).toEqual([1, 6, 75])
+    expect(await raw.names(root)).toEqual(['e.txt'])
     expect((await raw.read(`${root}/e.txt`)).toString()).toBe(`DONE\n${KIB4}`)
   })
 
   it('write into a missing directory: the directory is made, checked, and the write goes on', async () => {
     const m = await measure('n/e/w.txt', (t) => fs.writeText(t, 'deep'))
     expect((await raw.read(`${root}/n/e/w.txt`)).toString()).toBe('deep')
-    expect(m.counts.MKDIR).toBe(4)
+    // Three levels, the write's stage, and the lock's stage tried first (its directory missing, no lock is needed).
+    expect(m.counts.MKDIR).toBe(5)
   })
 
   it('list: 1 + a window of READDIRs per round trip (100 entries: 2; 1,000: 3)', async () => {

@@ -20,7 +20,7 @@
  * - The holder renews its entry every third of the lease; a renewal that finds the entry is no
  *   longer its own fails. {@link LeaseHold.assertHeld} throws when four fifths of the lease have
  *   passed since the start of the last renewal that worked (a monotonic clock), or when the store
- *   can tell at once that the entry is no longer the holder's (`holds`), so a holder that was
+ *   can tell at once that the entry is no longer the holder's (`stillHeld`), so a holder that was
  *   frozen past its lease does not commit over a writer who took the lock since.
  */
 import { hostname } from 'node:os'
@@ -59,7 +59,7 @@ export interface LeaseStore {
    * Optional, synchronous: whether the entry of `key` is still the one of `token`, asked right
    * before a commit (a store at hand answers in microseconds; a remote one leaves it out).
    */
-  holds?(key: string, token: string): boolean
+  stillHeld?(key: string, token: string): boolean
   /** Where the entry of `key` is, for messages. */
   describe(key: string): string
 }
@@ -231,7 +231,7 @@ export class LeaseLocks {
         assertHeld: (verb, path) => {
           for (const h of held) {
             const lapsed = performance.now() - h.lastRenewed > this.#leaseMs * 0.8
-            if (lapsed || this.#store.holds?.(h.key, h.token) === false) {
+            if (lapsed || this.#store.stillHeld?.(h.key, h.token) === false) {
               const why = lapsed ? 'was not renewed within its lease' : 'was taken over by another writer'
               throw FsError.io(verb, path, `the lock ${this.#store.describe(h.key)} ${why}; nothing was changed`, { retryable: true })
             }

@@ -1,0 +1,40 @@
+import { FsTargetKey, type FsDirEntry, type FsTarget } from '@seamfs/core/backend'
+import type { FileEntryWithStats } from 'ssh2'
+import type { Attrs, Session } from './connection.js'
+import type { FileHints } from './hints.js'
+import { isReservedName } from './names.js'
+import { childPath, containsPath, kindOf } from './paths.js'
+
+/** SFTP's whole-second mtime in milliseconds. */
+export function mtimeOf(attrs: Attrs): number {
+  return attrs.mtime * 1000
+}
+
+/** True for an entry listings never show: a stage, temp file or lock entry (a file or directory with a reserved name). */
+export function hidden(e: FileEntryWithStats): boolean {
+  const kind = kindOf(e.attrs.mode)
+  return isReservedName(e.filename) && (kind === 'file' || kind === 'directory')
+}
+
+/**
+ * The entry of a checked listing of `dir` (canonical key `key`): files, directories and others
+ * from the listing's (lstat) attrs; a link followed on the server, and `other` (with no mtime to
+ * give away) when broken, looping or leading out of `root`. Files are noted in `hints`.
+ */
+export async function dirEntry(s: Session, root: string, key: string, dir: FsTarget, e: FileEntryWithStats, hints: FileHints): Promise<FsDirEntry> {
+  const name = e.filename
+  const child = { targetKey: FsTargetKey(childPath(key, name)), displayPath: childPath(dir.displayPath, name) }
+  const kind = kindOf(e.attrs.mode)
+  const mtime = mtimeOf(e.attrs)
+  if (kind === 'file') {
+    hints.saw(child.targetKey, e.attrs)
+    return { name, type: 'file', target: child, size: e.attrs.size, mtime }
+  }
+  if (kind !== 'symlink') return { name, type: kind === 'directory' ? kind : 'other', target: child, mtime }
+  const [real, linked] = await Promise.all([s.realpath(child.targetKey).catch(() => undefined), s.stat(child.targetKey).catch(() => undefined)])
+  if (real === undefined || linked === undefined || !containsPath(root, real)) return { name, type: 'other', target: child }
+  const followed = { targetKey: FsTargetKey(real), displayPath: child.displayPath }
+  const type = kindOf(linked.mode)
+  if (type === 'file') return { name, type, target: followed, size: linked.size, mtime: mtimeOf(linked) }
+  return { name, type: type === 'directory' ? type : 'other', target: followed, mtime: mtimeOf(linked) }
+}
