@@ -47,8 +47,8 @@ async function session(s) {
 }
 await Promise.all(Array.from({ length: Number(sessions) }, (_, s) => session(s)))
 await fs.close()
-process.stdout.write(JSON.stringify({ ok, stale, failed }) + '\\n')
-process.exit(0)
+// Exit once the pipe took it all: process.exit right after a large write would cut it.
+process.stdout.write(JSON.stringify({ ok, stale, failed }) + '\\n', () => process.exit(0))
 `
 
 /**
@@ -70,14 +70,13 @@ try {
   outcome = err?.code ?? String(err)
 }
 await fs.close()
-process.stdout.write(JSON.stringify({ outcome }) + '\\n')
-process.exit(0)
+process.stdout.write(JSON.stringify({ outcome }) + '\\n', () => process.exit(0))
 `
 
 /**
  * The child of the mixed race: each session loops until the deadline, moving a shared file between
  * its two names, editing it under whichever name holds it, or deleting and re-creating a scratch
- * file. It prints the edits reported successful (per file) and the contents it created.
+ * file. It prints the edits reported successful (per file) and the tags of the contents it created.
  */
 const MIXER = `
 const [moduleUrl, descriptorJson, id, sessions, raceMs, count] = process.argv.slice(1)
@@ -111,9 +110,8 @@ async function session(s) {
         const g = await fs.resolve('g' + f + '.txt')
         if (i % 2 === 0) await fs.remove(g)
         else {
-          const content = ('G ' + tag + '\\n').repeat(50)
-          await fs.writeText(g, content, { expected: { kind: 'createIfAbsent' } })
-          created.push(content)
+          await fs.writeText(g, ('G ' + tag + '\\n').repeat(50), { expected: { kind: 'createIfAbsent' } })
+          created.push(tag)
         }
       }
     } catch (err) {
@@ -123,8 +121,7 @@ async function session(s) {
 }
 await Promise.all(Array.from({ length: Number(sessions) }, (_, s) => session(s)))
 await fs.close()
-process.stdout.write(JSON.stringify({ edits, created, failed }) + '\\n')
-process.exit(0)
+process.stdout.write(JSON.stringify({ edits, created, failed }) + '\\n', () => process.exit(0))
 `
 
 interface RacerReport {
@@ -149,7 +146,11 @@ function runChild<T>(script: string, args: readonly string[], timeoutMs: number)
         reject(new Error(`a racing process ended with ${signal ?? `code ${String(code)}`}: ${err.slice(-2000)}`))
         return
       }
-      resolve(JSON.parse(last) as T)
+      try {
+        resolve(JSON.parse(last) as T)
+      } catch (parseError) {
+        reject(new Error(`a racing process's report is not JSON (${String(parseError)}): ${last.slice(0, 200)}`))
+      }
     })
   })
 }
@@ -235,7 +236,7 @@ export function crossProcessClauses(kit: Kit): void {
           ).toEqual([])
           const g = await env.resolve(`g${f}.txt`)
           if ((await env.fs.stat(g)) !== undefined) {
-            const created = new Set(reports.flatMap((r) => r.created))
+            const created = new Set(reports.flatMap((r) => r.created).map((tag) => `G ${tag}\n`.repeat(50)))
             expect(created.has(await env.fs.readText(g)), `g${f} holds one whole created content`).toBe(true)
           }
         }
