@@ -196,8 +196,11 @@ class Supervisor {
   readonly #results = new Map<string, Reported>()
   readonly #ended = new Map<string, Extract<ProgressEvent, { event: 'end' }> & { at: number }>()
   readonly #starts = new Map<string, number>()
+  /** Tests reported from the progress log, whose result from vitest has not come yet. */
+  readonly #fromLog = new Set<string>()
   readonly errors: string[] = []
   #collected: readonly CollectedTest[] | undefined
+  #byId = new Map<string, CollectedTest>()
   #current: { id: string; at: number; timeoutMs: number } | undefined
   #phase = 'while starting vitest'
   #loading = true
@@ -240,6 +243,9 @@ class Supervisor {
       if (message.type === 'done') {
         this.#done = true
         this.errors.push(...message.errors)
+      } else if (this.#fromLog.delete(message.test.id)) {
+        // Already told from the progress log: vitest's own result (its duration, its failure text) replaces it.
+        this.#results.set(message.test.id, message.test)
       } else if (!this.#results.has(message.test.id)) {
         this.#results.set(message.test.id, message.test)
         this.#options.onTest?.(publicReport(message.test))
@@ -274,16 +280,35 @@ class Supervisor {
         this.#timeoutMs = this.#options.timeoutMs ?? e.timeoutMs
         this.#phase = 'while creating the probe filesystem of describeConformance'
       } else if (e.event === 'registered') this.#phase = 'while registering the tests'
-      else if (e.event === 'collected') this.#collected = e.tests
-      else if (e.event === 'start') {
+      else if (e.event === 'collected') {
+        this.#collected = e.tests
+        this.#byId = new Map(e.tests.map((t) => [t.id, t]))
+      } else if (e.event === 'start') {
         this.#current = { id: e.id, at: e.at, timeoutMs: e.timeoutMs }
         this.#starts.set(e.id, e.at)
       } else {
         this.#ended.set(e.id, e)
         this.#current = undefined
         this.#phase = `after the test "${this.#title(e.id)}"`
+        this.#tellFromLog(e.id)
       }
     }
+  }
+
+  /**
+   * Reports a finished test from the progress log when vitest has not yet: the worker batches
+   * its results and sends them from a timer, so a backend that then stops returning control
+   * (or a busy IPC pipe) would keep every result of the last moments unseen, and the user
+   * would not learn which test the run got to.
+   */
+  #tellFromLog(id: string): void {
+    if (this.#results.has(id)) return
+    const test = this.#byId.get(id)
+    if (test === undefined) return
+    const made = this.#synthesize(test)
+    this.#results.set(id, made)
+    this.#fromLog.add(id)
+    this.#options.onTest?.(publicReport(made))
   }
 
   #overdue(now: number): string | undefined {
@@ -303,7 +328,7 @@ class Supervisor {
   }
 
   #title(id: string): string {
-    const test = this.#collected?.find((t) => t.id === id)
+    const test = this.#byId.get(id)
     return test === undefined ? id : `${bareTitle(placeOf(test.path).clause)} › ${test.name}`
   }
 
