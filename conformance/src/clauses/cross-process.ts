@@ -139,7 +139,8 @@ function runChild<T>(script: string, args: readonly string[], timeoutMs: number)
     child.stderr.on('data', (d: Buffer) => (err += d.toString()))
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
     child.on('error', reject)
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': the output is whole only once the pipes are closed.
+    child.on('close', (code, signal) => {
       clearTimeout(timer)
       const last = out.trim().split('\n').pop() ?? ''
       if (code !== 0 || last === '') {

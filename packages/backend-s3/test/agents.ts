@@ -71,7 +71,8 @@ export function startAgent(server: S3ServerInfo, bucket: string, prefix: string,
       for (const w of waiters.filter((x) => x.event === event.event)) w.resolve(event)
     }
   })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  // 'close', not 'exit': the last events are read only once the pipes are closed.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
   const timer = setTimeout(() => child.kill('SIGKILL'), limitMs)
   const done = exited.then((code) => {
     clearTimeout(timer)
