@@ -60,6 +60,7 @@ interface Judged {
 /** The judgement of a record of this client's own. */
 const ownRecord = (record: string): Judged => ({ size: Buffer.byteLength(record), text: (text) => text === record })
 const isFile = (a: Attrs | undefined): boolean => a !== undefined && kindOf(a.mode) === 'file'
+const isDirectory = (a: Attrs | undefined): boolean => a !== undefined && kindOf(a.mode) === 'directory'
 
 /**
  * The lock entries of core's `LeaseLocks` on an SFTP server: the entry of `/dir/name` is the file
@@ -137,6 +138,8 @@ export class SftpLeaseStore implements LeaseStore {
       )
       const [link, attrs] = await Promise.all([linked, seen, written])
       left = { stage: !(await cleared), entry: false }
+      // A swap of the directory at that moment sends the removal elsewhere: tried again over the next operations.
+      if (left.stage) this.#orphans.set(stage, { stage: name })
       if (link === undefined) {
         if (attrs !== undefined) this.#site.clock.observe(attrs.mtime, sent, Date.now())
         this.#blind.delete(path)
@@ -177,43 +180,61 @@ export class SftpLeaseStore implements LeaseStore {
    * where a probe saw it, and refused.
    */
   async #stageTemp(s: Session, stage: string, temp: string): Promise<Buffer | undefined> {
+    const made = await this.#stage(s, stage, temp)
+    return made === undefined ? undefined : made.handle
+  }
+
+  /**
+   * Makes the stage `stage` (with the temp file `temp` opened exclusively in it, when given), both
+   * checked where they should be; see {@link #stageTemp}. Without a temp file, the handle is empty.
+   */
+  async #stage(s: Session, stage: string, temp: string | undefined): Promise<{ handle: Buffer } | undefined> {
     const where = `${stage}/.`
     const sent = Date.now()
     const before = look(s, stage)
     const made = s.mkdir(stage, { mode: 0o700 })
-    const opened = s.open(temp, 'wx', { mode: 0o600 })
-    const sighting = probe(s, where, temp, 'lstat')
+    const opened = temp === undefined ? Promise.resolve(Buffer.alloc(0)) : s.open(temp, 'wx', { mode: 0o600 })
+    const sighting = probe(s, where, temp ?? stage, 'lstat')
     const burst = Promise.all([before, sighting])
     burst.catch(() => undefined)
     const [mkdir, open] = await Promise.allSettled([made, opened])
+    const close = (): Promise<void> => (open.status === 'fulfilled' && temp !== undefined ? s.close(open.value).catch(() => undefined) : Promise.resolve())
     if (mkdir.status === 'rejected') {
-      if (open.status === 'fulfilled') s.close(open.value).catch(() => undefined)
+      void close()
       const status = statusOf(mkdir.reason)
       if (status === STATUS.NO_SUCH_FILE || status === STATUS.PERMISSION_DENIED) return undefined
       throw mkdir.reason
     }
     const [b, seen] = await burst.catch(async (err: unknown) => {
-      if (open.status === 'fulfilled') await s.close(open.value).catch(() => undefined)
+      await close()
       throw err
     })
-    const settled = await settlePlace(s, this.#site.root(), { where, expected: stage, file: temp }, after([b], seen), isFile)
+    const settled = await settlePlace(
+      s,
+      this.#site.root(),
+      { where, expected: stage, file: temp ?? stage },
+      after([b], seen),
+      temp === undefined ? isDirectory : isFile,
+    )
     if (open.status === 'fulfilled' && settled.verdict === 'yes') {
       const createdAt = seen.attrs.findLast((a) => a !== undefined)?.mtime
       if (createdAt !== undefined) this.#site.clock.observe(createdAt, sent, Date.now())
-      return open.value
+      return { handle: open.value }
     }
-    if (open.status === 'fulfilled') await s.close(open.value).catch(() => undefined)
+    await close()
     const name = posix.basename(stage)
     // The names are random: whatever answers to them is this create's (its temp file is empty).
     const removed = await hunt([stage, ...settled.outside], async (p) => {
       const [, rmdir] = await Promise.allSettled([s.unlink(`${p}/${name}`), s.rmdir(p)])
       if (rmdir.status === 'rejected') throw rmdir.reason
     })
+    // Not found: tried again by its name over the next operations (a swap no probe caught may lead there once more).
+    if (!removed) this.#orphans.set(stage, { stage: name })
     if (settled.outside.length > 0) {
       const left = removed ? 'it was removed' : 'it was left, empty, where the link led'
       throw new LockFailure(
         'FS_SANDBOX_DENIED',
-        `a directory on the path was swapped for a link (it led to ${JSON.stringify(settled.outside[0])}) while a lock entry was made; ${left}; nothing else was changed`,
+        `a directory on the path was swapped for a link (it led to ${JSON.stringify(settled.outside[0])}) while a lock entry was made or set aside; ${left}; nothing else was changed`,
       )
     }
     if (open.status === 'rejected') throw open.reason
@@ -384,17 +405,25 @@ export class SftpLeaseStore implements LeaseStore {
   }
 
   /**
-   * Renames the entry aside (to a stage name, in its directory) and removes it there when it is the
-   * entry `judged` describes (its size and mtime, seen with the rename, then its record, read);
-   * otherwise puts it back with a hard link, which never replaces an entry made meanwhile (should
-   * one have been, the entry set aside lost its place either way and is removed). An entry that is
-   * not a regular file is put back unread.
+   * Moves the entry into a stage of its own made in its directory (checked there, like a create's:
+   * both names of the rename are then resolved through the stage, which exists only inside the root,
+   * so a directory swapped for a link meanwhile makes the rename fail instead of moving the entry, or
+   * a file of its name, out of the root) and removes it there when it is the entry `judged` describes
+   * (its size and mtime, seen with the rename, then its record, read); otherwise puts it back with a
+   * hard link, which never replaces an entry made meanwhile (should one have been, the entry set
+   * aside lost its place either way and is removed). An entry that is not a regular file is put
+   * back unread. The stage is removed after.
    */
   async #takeAway(s: Session, path: string, judged: Judged): Promise<boolean> {
     const name = tempName()
-    const aside = posix.join(posix.dirname(path), name)
+    const stage = posix.join(posix.dirname(path), name)
+    const entry = `${stage}/../${posix.basename(path)}`
+    const aside = `${stage}/${name}`
+    let made = false
     try {
-      const moved = s.rename(path, aside).then(
+      made = (await this.#stage(s, stage, undefined)) !== undefined
+      if (!made) return false
+      const moved = s.rename(entry, aside).then(
         () => true,
         () => false,
       )
@@ -402,7 +431,7 @@ export class SftpLeaseStore implements LeaseStore {
       const [ok, attrs] = await Promise.all([moved, seen])
       if (!ok || attrs === undefined) return false
       if (!isFile(attrs)) {
-        await s.renameNoReplace(aside, path).catch(() => undefined)
+        await s.renameNoReplace(aside, entry).catch(() => undefined)
         return false
       }
       const same = (judged.size === undefined || attrs.size === judged.size) && (judged.mtime === undefined || attrs.mtime === judged.mtime)
@@ -414,7 +443,7 @@ export class SftpLeaseStore implements LeaseStore {
         )
       }
       // Not the entry that was judged (a new holder's, made in between): back under its name.
-      const back = s.hardlink(aside, path).then(
+      const back = s.hardlink(aside, entry).then(
         () => true,
         () => false,
       )
@@ -422,6 +451,11 @@ export class SftpLeaseStore implements LeaseStore {
       await Promise.all([back, unlinked])
       return false
     } finally {
+      if (made) {
+        // Whatever is left in it (a put-back that failed) goes with it; a stage that cannot be removed is tried again later.
+        const [, rmdir] = await Promise.allSettled([s.unlink(aside), s.rmdir(stage)])
+        if (rmdir.status === 'rejected') this.#orphans.set(stage, { stage: name })
+      }
       release(name)
     }
   }

@@ -83,15 +83,16 @@ async function stageAt(s: Session, site: StageSite, dir: string, path: string): 
     if (made !== undefined) site.clock.observe(made, sent, Date.now())
     return { dir, path, unkeep: site.keeper.keep(s, path) }
   }
+  // Hunted down by its own path too: a swap that no probe caught may have led the MKDIR out (its
+  // name is random: whatever answers to it is this operation's).
+  const removed = await hunt([path, ...settled.outside], (p) => s.rmdir(p))
+  if (!removed) site.orphan(path)
   if (settled.outside.length === 0) {
-    // Made, and not found where it was made, with no path seen leading out: another process moved
-    // or removed it (or its directory). Not a swap: removed later by its name if it comes back.
-    site.orphan(path)
+    // Made, and not found where it was made, with no path seen leading out: most likely another
+    // process moved or removed it (or its directory). Not reported as a swap.
     const reason = 'the staging directory this operation made was moved or removed by another process at once; nothing was changed, try again'
     throw FsError.io(site.verb, site.path, reason, { retryable: true })
   }
-  const removed = await hunt([path, ...settled.outside], (p) => s.rmdir(p))
-  if (!removed) site.orphan(path)
   const left = removed ? 'removed' : 'left (empty) where this client could not find it'
   const reason = `a directory on the path was swapped for a link while a staging directory was made (it was ${left}); nothing was changed`
   throw FsError.at('FS_SANDBOX_DENIED', site.verb, site.path, reason)

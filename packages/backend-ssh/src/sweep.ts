@@ -159,7 +159,7 @@ export class Sweeper {
       if (this.#site.leases.holds(posix.normalize(at))) continue
       const entry = await this.#site.leases.entryAt(s, at, e.attrs).catch(() => undefined)
       if (entry?.text === undefined || staleReason(entry) === undefined) continue
-      if (await this.#site.leases.removeIfSame(s, at, entry.token)) removed.add(e.name)
+      if (await this.#site.leases.removeIfSame(s, at, entry.token).catch(() => false)) removed.add(e.name)
     }
     return removed
   }
