@@ -48,6 +48,12 @@ export { compareNames } from './order.js'
 export { incompleteTail } from './text.js'
 /** `readText`'s decoding rules on bytes already read: NUL sample, strict UTF-8, BOM dropped; else `FS_NOT_TEXT`. */
 export { decodeText } from './text.js'
+/**
+ * The literal edit of `editText` on bytes already read, run a slice at a time (giving the event
+ * loop turns, checking the signal) with `editText`'s bounds: for a dry run that must say what an
+ * edit would do, and refuse what it would refuse.
+ */
+export { editTextBytesSliced, MAX_EDIT_MATCHES, MAX_EDIT_SCAN_BYTES, type ByteEditResult } from './edit.js'
 export { checkGuard } from './paths.js'
 export { errorCodeOf, processWide, translateError, type ErrorRow } from './translate.js'
 export * from './backend-config.js'

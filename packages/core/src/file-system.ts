@@ -1,6 +1,6 @@
-import { constants as bufferConstants } from 'node:buffer'
+import { Buffer, constants as bufferConstants } from 'node:buffer'
 import { FsError, throwIfAborted, type FsVerb } from './errors.js'
-import { assertEditRequests, editTextBytes, type ByteEditResult } from './edit.js'
+import { assertEditRequests, editSteps, editTuning, runEditFor, runEditSliced, type ByteEditResult, type EditSteps } from './edit.js'
 import { sortByName } from './order.js'
 import { assertCwdText, assertEditGuard, assertOverwrite, assertPathText, assertTarget, assertWriteIntent } from './paths.js'
 import { decodeText, decodeTextOrNull, decodeTextStream, encodeWriteContent, normalizeLf } from './text.js'
@@ -380,6 +380,17 @@ export abstract class FileSystem {
 
   /**
    * Atomically replaces literal text inside one critical section: check, read, match, write.
+   *
+   * Time and memory are linear in the file, whatever the request: matches are counted and the
+   * result's size projected before anything is built (a `replaceAll` that would pass
+   * `maxTextBytes` allocates nothing), one call replaces at most `MAX_EDIT_MATCHES` (1,000,000)
+   * matches and searches at most `MAX_EDIT_SCAN_BYTES` (1 GiB) of text over all its edits (past
+   * either, `FS_TOO_LARGE`). The edit holds the thread inside the backend's critical section for
+   * about 25 ms at most: one that needs longer is finished outside it, giving the event loop a turn
+   * every 10 ms and checking the signal (an abort then is `FS_ABORTED`, nothing written), and is
+   * published by a second critical section only if the file still holds the bytes it was computed
+   * from; otherwise it is computed again, and after three tries it is `FS_STALE_VERSION` (retryable).
+   *
    * - `edit` is one request or a list of them, applied in order (each to the text the previous one
    *   left) inside the one critical section, all or nothing: if any fails, nothing is written, and the
    *   error names it (`edit N of M: …`, `details.edit` its 0-based index); `before` is the file as
@@ -411,17 +422,30 @@ export abstract class FileSystem {
       assertEditRequests(edit)
       assertEditGuard(expected, path)
       const maxBytes = this.maxTextBytes
-      let texts: ByteEditResult | undefined
-      const version = await this.updateBytes(target, { expected, signal, maxBytes }, (bytes) => {
-        if (bytes.length > maxBytes) throw FsError.tooLarge('edit', path, bytes.length, maxBytes)
-        const result = editText(bytes, edit, path, maxBytes)
-        if (result.bytes.length > maxBytes) throw FsError.tooLarge('edit', path, result.bytes.length, maxBytes)
-        texts = result
-        return result.bytes
-      })
-      const done = texts
-      if (done === undefined) throw FsError.io('edit', path, 'the backend published without applying the edit')
-      return editOutcome(version, done)
+      const run: EditRun = { done: undefined, pending: undefined, prepared: undefined }
+      for (let attempt = 1; ; attempt++) {
+        let version: FsVersion
+        try {
+          version = await this.updateBytes(target, { expected, signal, maxBytes }, (bytes) => editTransform(run, bytes, edit, path, maxBytes))
+        } catch (err) {
+          const pending = run.pending
+          if (pending === undefined) throw err
+          // The edit outgrew its synchronous budget: finish it outside the critical section, then publish it
+          // if the file still holds the bytes it was computed from.
+          if (attempt === MAX_EDIT_ATTEMPTS) {
+            throw FsError.at('FS_STALE_VERSION', 'edit', path, 'file kept changing while a large edit was being computed', { retryable: true })
+          }
+          run.pending = undefined
+          run.prepared = {
+            input: pending.input,
+            result: await editText(() => runEditSliced(pending.steps, signal, 'edit', true), path, pending.input.length, maxBytes),
+          }
+          continue
+        }
+        const done = run.done
+        if (done === undefined) throw FsError.io('edit', path, 'the backend published without applying the edit')
+        return editOutcome(version, done)
+      }
     } catch (err) {
       throw this.#translate(err, 'edit', path)
     }
@@ -755,18 +779,64 @@ function editOutcome(version: FsVersion, done: ByteEditResult): FsEditOutcome {
   }
 }
 
-/** The edit pipeline; a string that outgrows what V8 can hold is `FS_TOO_LARGE`, not a crash. */
-function editText(bytes: Uint8Array, edit: FsEditRequest | readonly FsEditRequest[], path: string, maxBytes: number): ByteEditResult {
+/** How many times an edit computed outside the critical section is tried before the file, changing meanwhile, is reported stale. */
+const MAX_EDIT_ATTEMPTS = 3
+
+/** The state of one `editText` call across its `updateBytes` calls. */
+interface EditRun {
+  /** What the last transform returned. */
+  done: ByteEditResult | undefined
+  /** The steps of an edit that ran out of its synchronous budget, and the bytes they work on. */
+  pending: { readonly input: Uint8Array; readonly steps: EditSteps } | undefined
+  /** An edit finished outside the critical section, and the bytes it was computed from. */
+  prepared: { readonly input: Uint8Array; readonly result: ByteEditResult } | undefined
+}
+
+/**
+ * `editText`'s `transform`: the edit of `bytes`, run synchronously for at most `editTuning.sync`
+ * (25 ms). A result prepared from these very bytes is published as it is. An edit
+ * that needs longer leaves its steps in `run.pending` and throws, so the backend publishes nothing;
+ * `editText` finishes it giving the event loop turns, then calls `updateBytes` again.
+ */
+function editTransform(run: EditRun, bytes: Uint8Array, edit: FsEditRequest | readonly FsEditRequest[], path: string, maxBytes: number): Uint8Array {
+  run.done = undefined
+  run.pending = undefined
+  if (bytes.length > maxBytes) throw FsError.tooLarge('edit', path, bytes.length, maxBytes)
+  const prepared = run.prepared
+  if (prepared !== undefined && sameBytes(prepared.input, bytes)) return (run.done = prepared.result).bytes
+  const steps = editSteps(bytes, edit, path, maxBytes)
+  const finished = editTextSync(() => runEditFor(steps, editTuning.sync), path, bytes.length, maxBytes)
+  if (finished === undefined) {
+    run.pending = { input: bytes, steps }
+    throw FsError.io('edit', path, 'the edit is being finished outside the critical section')
+  }
+  return (run.done = finished.value).bytes
+}
+
+/** True when `a` and `b` hold the same bytes (a native compare: tens of GB/s). */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a === b || (a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b))
+}
+
+/** A string or buffer that outgrows what V8 can hold is `FS_TOO_LARGE`, not a crash (`size`: the bytes edited). */
+function tooLargeFrom(err: unknown, path: string, size: number, maxBytes: number): unknown {
+  if (!(err instanceof RangeError)) return err
+  return FsError.at('FS_TOO_LARGE', 'edit', path, 'the edited text is too large to hold as one string', { cause: err, details: { size, limit: maxBytes } })
+}
+
+function editTextSync<T>(body: () => T, path: string, size: number, maxBytes: number): T {
   try {
-    return editTextBytes(bytes, edit, path)
+    return body()
   } catch (err) {
-    if (err instanceof RangeError) {
-      throw FsError.at('FS_TOO_LARGE', 'edit', path, 'the edited text is too large to hold as one string', {
-        cause: err,
-        details: { size: bytes.length, limit: maxBytes },
-      })
-    }
-    throw err
+    throw tooLargeFrom(err, path, size, maxBytes)
+  }
+}
+
+async function editText<T>(body: () => Promise<T>, path: string, size: number, maxBytes: number): Promise<T> {
+  try {
+    return await body()
+  } catch (err) {
+    throw tooLargeFrom(err, path, size, maxBytes)
   }
 }
 

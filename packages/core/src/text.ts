@@ -42,6 +42,23 @@ export function assertText(bytes: Uint8Array, path: string, verb: TextVerb): voi
   if (!isUtf8(bytes)) throw invalidUtf8Error(verb, path, new TypeError('invalid UTF-8 sequence'))
 }
 
+/**
+ * {@link assertText} a slice of at most `sliceBytes` at a time, yielding between slices, for a
+ * caller that must not hold the thread for a whole large file (the edit engine). Slices end on a
+ * character boundary, so the answer is exactly {@link assertText}'s.
+ */
+export function* assertTextSteps(bytes: Uint8Array, path: string, verb: TextVerb, sliceBytes: number): Generator<void, void, void> {
+  if (hasNulInSample(bytes)) throw binaryError(verb, path)
+  for (let at = 0; at < bytes.length;) {
+    let end = Math.min(at + sliceBytes, bytes.length)
+    // On to the end of the character: at most 3 continuation bytes (more is invalid, and the next slice says so).
+    for (let on = 0; on < 3 && end < bytes.length && ((bytes[end] as number) & 0xc0) === 0x80; on++) end++
+    if (!isUtf8(bytes.subarray(at, end))) throw invalidUtf8Error(verb, path, new TypeError('invalid UTF-8 sequence'))
+    at = end
+    if (at < bytes.length) yield
+  }
+}
+
 /** From this size on, {@link textOf} checks for ASCII first: below it the check costs more than it saves. */
 const ASCII_CHECK_BYTES = 4096
 

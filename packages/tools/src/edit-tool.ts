@@ -1,12 +1,17 @@
 import type { FsEditRequest } from '@seamfs/core'
 import { argsParser, NON_BLANK, type ToolArgs } from './args.js'
-import { changeDiff } from './diff.js'
+import { changeDiffAsync } from './diff.js'
 import { previewEdit } from './dry-run.js'
 import { mutating, remedied, resolveIn, run, sessionOf } from './file-tools.js'
 import { quotePath } from './quote.js'
 import { ok, ToolInputError, withEditWording } from './results.js'
 import type { FileTool, ToolDeps } from './types.js'
 import { editStructured } from './structured.js'
+
+/** From this length on (in UTF-16 units), decoding or diffing a text takes long enough to give the event loop a turn around it. */
+const LARGE_TEXT_CHARS = 1024 * 1024
+
+const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** The most edits one `edit` call takes in its `edits` list. */
 export const MAX_TOOL_EDITS = 100
@@ -124,7 +129,7 @@ export function editTool(deps: ToolDeps): FileTool<EditValue> {
         const shown = quotePath(target.displayPath)
         if (dryRun) {
           const preview = await remedied(() => previewEdit(deps.fs, target, edits, context.signal), reword)
-          const diff = changeDiff(preview.before, preview.after).text
+          const diff = (await changeDiffAsync(preview.before, preview.after)).text
           return ok<EditValue>(`Dry run: nothing was written. The edit would change ${shown} as follows:\n\n${diff}`, {
             path: target.displayPath,
             ...preview,
@@ -137,8 +142,14 @@ export function editTool(deps: ToolDeps): FileTool<EditValue> {
           return deps.fs.editText(target, edits, { expected, signal: context.signal })
         }, reword)
         deps.policy?.recordPresent(session, target, outcome.version)
-        const diff = changeDiff(outcome.before, outcome.after).text
-        return ok(`${successLine(shown, request)}\n\n${diff}`, { path: target.displayPath, before: outcome.before, after: outcome.after, diff, dryRun: false })
+        // A large outcome decodes each text when first read (tens of milliseconds at tens of MiB): a turn of
+        // the event loop between the two, and before the diff, so that no two of them run back to back.
+        const before = outcome.before
+        if (before.length > LARGE_TEXT_CHARS) await nextTurn()
+        const after = outcome.after
+        if (before.length > LARGE_TEXT_CHARS) await nextTurn()
+        const diff = (await changeDiffAsync(before, after)).text
+        return ok(`${successLine(shown, request)}\n\n${diff}`, { path: target.displayPath, before, after, diff, dryRun: false })
       }),
   }
 }

@@ -78,11 +78,20 @@ class Trace {
   }
 }
 
+/** How long the search runs before it offers the caller a pause (a `yield`), in milliseconds. */
+const SEARCH_SLICE_MS = 8
+
 /**
  * The edit script from `a` to `b` as trace entry of its end (diagonal `k` = old − new position),
  * or `undefined` past the bounds. Diagonals that ran off either text are pruned, as jsdiff does.
+ * It yields every {@link SEARCH_SLICE_MS}; `timeoutMs` counts only the time it ran, not its pauses.
  */
-function search(a: Int32Array, b: Int32Array, maxEditLength: number, deadline: number): { trace: Trace; end: number; k: number } | undefined {
+function* search(
+  a: Int32Array,
+  b: Int32Array,
+  maxEditLength: number,
+  timeoutMs: number,
+): Generator<void, { trace: Trace; end: number; k: number } | undefined, void> {
   const oldLen = a.length
   const newLen = b.length
   const snake = (oldPos: number, k: number): number => {
@@ -103,10 +112,22 @@ function search(a: Int32Array, b: Int32Array, maxEditLength: number, deadline: n
   let minK = -Infinity
   let maxK = Infinity
   let steps = 0
-  for (let d = 1; d <= maxD && Date.now() <= deadline; d++) {
+  // Time run so far, and when this run (since the last pause) began.
+  let spent = 0
+  let resumed = performance.now()
+  const ran = (): number => spent + performance.now() - resumed
+  for (let d = 1; d <= maxD && ran() <= timeoutMs; d++) {
     for (let k = Math.max(minK, -d); k <= Math.min(maxK, d); k += 2) {
       // jsdiff checks its deadline once per edit length; long snakes on many diagonals can make one slow.
-      if (++steps % 64 === 0 && Date.now() > deadline) return undefined
+      if (++steps % 64 === 0) {
+        const now = performance.now()
+        if (spent + now - resumed > timeoutMs) return undefined
+        if (now - resumed >= SEARCH_SLICE_MS) {
+          spent += now - resumed
+          yield
+          resumed = performance.now()
+        }
+      }
       const removeFrom = best[offset + k - 1]!
       const addFrom = best[offset + k + 1]!
       if (removeFrom >= 0) best[offset + k - 1] = -1
@@ -213,9 +234,27 @@ function withEofMarks(lines: readonly string[]): string[] {
  * passes `timeoutMs`: time and memory stay bounded by those, not by the texts' size.
  */
 export function lineHunks(before: readonly string[], after: readonly string[], options: LineDiffOptions): LineHunk[] | undefined {
-  const deadline = Date.now() + options.timeoutMs
+  const steps = lineHunkSteps(before, after, options)
+  for (;;) {
+    const step = steps.next()
+    if (step.done === true) return step.value
+  }
+}
+
+/**
+ * {@link lineHunks} as resumable steps: it yields every few milliseconds of search, so a caller
+ * may give the event loop a turn (the time limit counts only the search's own time). The hunks'
+ * lines are taken from `shown` when given (the same lines, as they are to be shown: cut ones, say),
+ * compared as `before` and `after` are.
+ */
+export function* lineHunkSteps(
+  before: readonly string[],
+  after: readonly string[],
+  options: LineDiffOptions,
+  shown: { readonly before: readonly string[]; readonly after: readonly string[] } = { before, after },
+): Generator<void, LineHunk[] | undefined, void> {
   const ids = intern(before, after)
-  const found = search(ids.a, ids.b, options.maxEditLength, deadline)
+  const found = yield* search(ids.a, ids.b, options.maxEditLength, options.timeoutMs)
   if (found === undefined) return undefined
-  return hunksOf(runsOf(before, after, found.trace, found.end, found.k), options.context)
+  return hunksOf(runsOf(shown.before, shown.after, found.trace, found.end, found.k), options.context)
 }

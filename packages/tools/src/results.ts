@@ -1,5 +1,5 @@
 import { FsError, isFsError } from '@seamfs/core'
-import { isAbortError } from '@seamfs/core/backend'
+import { isAbortError, MAX_EDIT_SCAN_BYTES } from '@seamfs/core/backend'
 import { escapeUnsafe, messagePath, messageText } from './quote.js'
 import type { ToolResult } from './types.js'
 
@@ -85,7 +85,27 @@ export function withEditWording(err: unknown, path: string, count?: number): unk
     const fix = `provide a more specific ${at}old_string or set ${at}replace_all to true`
     return restated(err, `${at}old_string matched ${times} in ${messagePath(path)}${which}; ${fix}`)
   }
+  const bound = isFsError(err, 'FS_TOO_LARGE') ? editBound(err, at, messagePath(path)) : undefined
+  if (bound !== undefined) return restated(err as FsError, `${bound}${which}`)
   return withRemedy(err)
+}
+
+/**
+ * An edit refused by one of the work bounds of an edit call, in the tool's words, told apart by
+ * its details: the matches of one call (`limit` without `size`), or the text one call searches
+ * (`limit` of `MAX_EDIT_SCAN_BYTES`, far above any `maxTextBytes`). `undefined` for a file, or a
+ * result, above `maxTextBytes`: the filesystem's message says it.
+ */
+function editBound(err: FsError, at: string, shown: string): string | undefined {
+  const { size, limit } = err.details ?? {}
+  if (limit === undefined) return undefined
+  if (size === undefined) {
+    return `${at}old_string matched more than ${limit} times in ${shown} (one edit call replaces at most ${limit} matches in all); use a more specific ${at}old_string`
+  }
+  if (limit === MAX_EDIT_SCAN_BYTES) {
+    return `the edits would search more than ${limit} bytes of text in ${shown} in all (each edit searches the whole file); split them into several calls`
+  }
+  return undefined
 }
 
 /**

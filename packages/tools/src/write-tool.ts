@@ -1,5 +1,5 @@
 import { argsParser, NON_BLANK } from './args.js'
-import { changeDiff } from './diff.js'
+import { changeDiffAsync } from './diff.js'
 import { previewWrite } from './dry-run.js'
 import { mutating, remedied, resolveIn, run, sessionOf } from './file-tools.js'
 import { quotePath } from './quote.js'
@@ -63,11 +63,11 @@ export function writeTool(deps: ToolDeps): FileTool<WriteValue> {
         const dryRun = a.boolean('dryRun', false)
         const target = await resolveIn(deps, filePath, context)
         const shown = quotePath(target.displayPath)
-        const diffOf = (operation: 'create' | 'update', before: string | null, after: string): string | null =>
-          operation === 'create' || before === null ? null : changeDiff(before, after).text
+        const diffOf = async (operation: 'create' | 'update', before: string | null, after: string): Promise<string | null> =>
+          operation === 'create' || before === null ? null : (await changeDiffAsync(before, after)).text
         if (dryRun) {
           const preview = await remedied(() => previewWrite(deps.fs, target, content, context.signal))
-          const value: WriteValue = { path: target.displayPath, ...preview, diff: diffOf(preview.operation, preview.before, preview.after), dryRun: true }
+          const value: WriteValue = { path: target.displayPath, ...preview, diff: await diffOf(preview.operation, preview.before, preview.after), dryRun: true }
           const verb = `Dry run: nothing was written. Would ${preview.operation === 'create' ? 'create' : 'update'} file`
           return ok(`<path>${shown}</path>\n<type>file</type>\n<content>\n${contentOf(verb, value)}\n</content>`, value)
         }
@@ -80,7 +80,7 @@ export function writeTool(deps: ToolDeps): FileTool<WriteValue> {
           operation: outcome.operation,
           before: outcome.before,
           after: outcome.after,
-          diff: diffOf(outcome.operation, outcome.before, outcome.after),
+          diff: await diffOf(outcome.operation, outcome.before, outcome.after),
           dryRun: false,
         }
         const verb = outcome.operation === 'create' ? 'Created file' : 'Updated file'
