@@ -45,7 +45,7 @@ export type FileToolSet = {
  * - One policy session per tool set (or `options.session`): make one tool set per agent run.
  */
 export function fileToolSet(options: FileToolSetOptions): FileToolSet {
-  const tools = createFileTools({ fs: options.fs, policy: hostPolicy(options.policy), cwd: options.cwd, config: options.config })
+  const tools = createFileTools({ fs: options.fs, policy: hostPolicy(options.policy), cwd: options.cwd, config: options.config, sandbox: options.sandbox })
   const set: Record<string, FileAiTool> = {}
   for (const fileTool of tools) set[fileTool.name] = aiTool(fileTool, options.session)
   return set as unknown as FileToolSet

@@ -97,7 +97,8 @@ describe('fileToolSet: aborts and throws from the backend', () => {
         signal.addEventListener('abort', () => reject(new DOMException('This operation was aborted', 'AbortError')), { once: true })
       })
     })
-    const tools = fileToolSet({ fs: slow, policy: false })
+    // Its public methods replaced: no fence in between (a fence calls the backend's hooks).
+    const tools = fileToolSet({ fs: slow, policy: false, sandbox: false })
     const controller = new AbortController()
     const pending = run(tools.write, { file_path: 'n.txt', content: 'x' }, controller.signal)
     await new Promise((r) => setTimeout(r, 30))
@@ -122,7 +123,7 @@ describe('fileToolSet: aborts and throws from the backend', () => {
         }
       },
     })
-    const tools = fileToolSet({ fs: counting, policy: false })
+    const tools = fileToolSet({ fs: counting, policy: false, sandbox: false })
     const got = await run(tools.write, { file_path: 'a.txt', content: 'b' }, AbortSignal.abort())
     expect(isFileToolError(got)).toBe(true)
     expect(touched).toBe(0)
@@ -149,7 +150,7 @@ describe('fileToolSet: aborts and throws from the backend', () => {
       const fs2 = withMethod(fs, 'readTextStream', () => {
         throw thrown
       })
-      const tools = fileToolSet({ fs: fs2 })
+      const tools = fileToolSet({ fs: fs2, sandbox: false })
       const got = await run(tools.read, { file_path: 'a.txt' })
       const label = `thrown #${weird.indexOf(thrown)}`
       expect.soft(isFileToolError(got), `${label}: ${String(got)}`).toBe(true)

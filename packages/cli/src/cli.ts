@@ -129,12 +129,13 @@ export async function readConfig(options: GlobalOptions, io: Io): Promise<Loaded
   return { config, baseDir: file === undefined ? io.cwd : dirname(file), file }
 }
 
-/** Mounts what the global options say; says on stderr, in one line, what it serves and how it is fenced. */
+/** Mounts what the global options say; says on stderr, in one line, what it serves and how it is fenced (then any warning, a line each). */
 async function mount(options: GlobalOptions, io: Io, override?: (config: HarnessConfig) => HarnessConfig): Promise<Harness> {
   const { config, baseDir, file } = await readConfig(options, io)
   const protect = [file, options.session === undefined ? undefined : resolve(io.cwd, options.session)].filter((f): f is string => f !== undefined)
   const harness = await loadHarness(override === undefined ? config : override(config), { baseDir, env: io.env, protect })
   io.stderr(`seamfs: serving ${harness.description}\n`)
+  for (const warning of harness.warnings) io.stderr(`seamfs: warning: ${warning}\n`)
   return harness
 }
 

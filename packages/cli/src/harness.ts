@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { DEFAULT_PROTECTED_NAMES, FileSystem, ObservationPolicy, SandboxedFileSystem, type SandboxOptions } from '@seamfs/core'
+import { DEFAULT_PROTECTED_NAMES, FileSystem, ObservationPolicy, SandboxedFileSystem, registerLoadedPackage, type SandboxOptions } from '@seamfs/core'
 import { isConfigError, type ConfigEnv } from '@seamfs/core/backend'
 import { createFileTools, type FileTool } from '@seamfs/tools'
 import { backendDefinition } from './backends.js'
@@ -13,10 +13,11 @@ import { describeMounts, openMounts } from './mounts.js'
 export const CONFIG_FILE = 'seamfs.config.json'
 
 /**
- * Names read-only to the model wherever they appear, besides `.git`: the harness config, npm's
- * config (`.npmrc` can make `npx seamfs` run code) and husky's hooks directory.
+ * Names read-only to the model wherever they appear: core's {@link DEFAULT_PROTECTED_NAMES}, what
+ * tools the user runs execute (`.git`, `node_modules`, package-manager config, `.husky`) and any
+ * {@link CONFIG_FILE}.
  */
-export const PROTECTED_NAMES: readonly string[] = [...DEFAULT_PROTECTED_NAMES, CONFIG_FILE, '.npmrc', '.husky']
+export const PROTECTED_NAMES: readonly string[] = [...new Set([...DEFAULT_PROTECTED_NAMES, CONFIG_FILE])]
 
 /** The root of the installed package whose entry `specifier` resolves to (the nearest package.json naming it). */
 function packageRoot(specifier: string): string | undefined {
@@ -41,7 +42,7 @@ function packageRoot(specifier: string): string | undefined {
  */
 export function harnessCodePaths(backendPackage?: string): string[] {
   const lookups = createRequire(import.meta.url).resolve.paths('commander') ?? []
-  const packages = ['@seamfs/cli', '@seamfs/core', '@seamfs/tools', ...(backendPackage === undefined ? [] : [backendPackage])]
+  const packages = ['@seamfs/cli', '@seamfs/core', '@seamfs/tools', '@seamfs/mcp', ...(backendPackage === undefined ? [] : [backendPackage])]
   const roots = packages.map(packageRoot).filter((root): root is string => root !== undefined)
   return [...lookups, ...roots.flatMap((root) => [join(root, 'package.json'), join(root, 'dist')])]
 }
@@ -54,6 +55,8 @@ export interface Harness {
   readonly config: HarnessConfig
   /** What was mounted and how it is fenced, for people, in one line (never a secret). */
   readonly description: string
+  /** What in the config a person should look at, one sentence each (a mount that may reach a read-only one); the CLI prints them. */
+  readonly warnings: readonly string[]
   /** The fence in force (the defaults filled in). */
   readonly sandbox: HarnessSandbox
   /** The store under the sandbox: the backend, or the `MountFileSystem` of the config's `mounts`. */
@@ -165,7 +168,8 @@ function describeSandbox(s: HarnessSandbox): string {
  * Safe by default: the backend's root is a fence on every backend. Without a `sandbox` block the
  * model gets `workspace-write` on the root with reads confined to it; widening is explicit
  * (`"sandbox": { "mode": "full-access" }`, `"confineReads": false`, `writableRoots`). Whatever the
- * mode, {@link PROTECTED_NAMES} (`.git`, any {@link CONFIG_FILE}, `.npmrc`, `.husky`), the module the
+ * mode, {@link PROTECTED_NAMES} (`.git`, `node_modules`, package-manager config, `.husky`, any
+ * {@link CONFIG_FILE}), git repositories by kind, the module the
  * config names, the code the next start runs ({@link harnessCodePaths}) and `options.protect` are
  * read-only to the model. A JavaScript config's own imports are not known here: keep such a config
  * (and what it imports) outside the served root, or use JSON. The sandbox's paths (`workspaceRoot`, `writableRoots`) and `cwd` are
@@ -174,7 +178,10 @@ function describeSandbox(s: HarnessSandbox): string {
  * With `mounts`, each backend is opened as `backend` would be (a failure closes those already
  * open), they are composed in a `MountFileSystem`, and everything above is about that tree: the
  * workspace is its `/`, the paths are paths of the tree, and the protected files of this machine
- * are protected under every local (or module) mount whose root holds them.
+ * are protected under every local (or module) mount whose root holds them. A read-only mount that a
+ * writable mount of this machine's disk reaches (their roots nest) is a ConfigError; one that a
+ * writable mount may reach (one server or bucket, an SFTP server that may be this machine) is a
+ * `warnings` entry.
  */
 export async function loadHarness(rawConfig: unknown, options: LoadOptions = {}): Promise<Harness> {
   const config = await validateConfig(rawConfig)
@@ -189,15 +196,16 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
   const sandbox = harnessSandbox(config)
   let backend: FileSystem
   let protectedPaths: string[]
+  let warnings: string[] = []
   if (config.mounts === undefined) {
     backend = await mountBackend(config.backend, baseDir, env)
     // Host paths mean something only where the backend is this machine's disk (local, or a module's).
     protectedPaths = config.backend.type === 'local' || config.backend.type === 'module' ? hostFiles : []
   } else {
-    ;({ fs: backend, protectedPaths } = await openMounts(config.mounts, { baseDir, env, hostFiles, open: mountBackend }))
+    ;({ fs: backend, protectedPaths, warnings } = await openMounts(config.mounts, { baseDir, env, hostFiles, open: mountBackend }))
   }
   try {
-    return await harnessOver(config, backend, sandbox, protectedPaths, await describeStores(config, baseDir))
+    return await harnessOver(config, backend, sandbox, protectedPaths, await describeStores(config, baseDir), warnings)
   } catch (err) {
     await backend.close().catch(() => undefined)
     throw err
@@ -216,6 +224,7 @@ async function harnessOver(
   sandbox: HarnessSandbox,
   protectedPaths: readonly string[],
   served: string,
+  warnings: readonly string[],
 ): Promise<Harness> {
   const fs = new SandboxedFileSystem(backend, { ...sandbox, protectedPaths, protectedNames: PROTECTED_NAMES })
   const policy = config.policy === false ? undefined : new ObservationPolicy()
@@ -228,6 +237,7 @@ async function harnessOver(
   return {
     config,
     description: `${served}; ${describeSandbox(sandbox)}; read-before-write ${policy === undefined ? 'off' : 'on'}`,
+    warnings,
     sandbox,
     backend,
     fs,
@@ -241,3 +251,6 @@ async function harnessOver(
     close: () => fs.close(),
   }
 }
+
+// The code of this package is read-only to the model of any fence in this process (core's loaded-code.ts).
+registerLoadedPackage(import.meta.url)

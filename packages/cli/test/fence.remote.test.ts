@@ -13,6 +13,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest'
 import { loadHarness, type BackendConfig, type Harness } from '@seamfs/cli'
 import { RawSftp } from '../../backend-ssh/test/raw.js'
 import { rawClient } from '../../backend-s3/test/support.js'
+import { sftpBackend } from './support.js'
 
 const SECRET = 'outside secret'
 const PAYLOAD = 'pwned by the model\n'
@@ -169,15 +170,6 @@ describe('the root is a fence on every backend, with the defaults', () => {
     const keyDir = mkdtempSync(join(tmpdir(), 'seamfs-fence-key-'))
     writeFileSync(join(keyDir, 'id'), sftp.privateKey, { mode: 0o600 })
     cleanups.push(async () => rmSync(keyDir, { recursive: true, force: true }))
-    const backend: BackendConfig = {
-      type: 'sftp',
-      host: sftp.host,
-      port: sftp.port,
-      username: sftp.username,
-      root,
-      privateKeyFile: join(keyDir, 'id'),
-      hostKeySha256: sftp.hostKeySha256,
-    }
-    await attack({ backend, addressable: true, hasOutside: true, outside })
+    await attack({ backend: sftpBackend(sftp, root, join(keyDir, 'id')), addressable: true, hasOutside: true, outside })
   })
 })

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { MountFileSystem } from '@seamfs/core'
+import { LocalFileSystem } from '@seamfs/backend-local'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { ConfigError, loadHarness, validateConfig, type Harness } from '@seamfs/cli'
 
@@ -140,17 +141,20 @@ describe('loadHarness with mounts', () => {
   afterAll(() => rmSync(base, { recursive: true, force: true }))
   const project = join(base, 'project')
   const docs = join(base, 'docs')
+  const notes = join(base, 'notes')
   mkdirSync(join(project, 'src'), { recursive: true })
   mkdirSync(docs)
+  mkdirSync(notes)
   writeFileSync(join(project, 'src/a.ts'), 'export const a = "TODO local"\n')
   writeFileSync(join(docs, 'guide.md'), '# Guide\nTODO docs\n')
-  writeFileSync(join(docs, 'session.json'), '{}\n')
+  writeFileSync(join(notes, 'plan.md'), '# Plan\nTODO notes\n')
+  writeFileSync(join(notes, 'session.json'), '{}\n')
   const config = {
     mounts: {
       '/': { type: 'local', root: './project' },
       '/docs': { type: 'local', root: './docs', readOnly: true },
       '/mem': { type: 'memory', files: { 'notes.md': 'TODO memory\n' } },
-      '/rw-docs': { type: 'local', root: './docs' },
+      '/rw-notes': { type: 'local', root: './notes' },
     },
   }
   const run = async (h: Harness, name: string, args: Record<string, unknown>): Promise<{ text: string; code?: string | undefined; isError: boolean }> =>
@@ -178,13 +182,13 @@ describe('loadHarness with mounts', () => {
     const h = await loadHarness(config, { baseDir: base })
     try {
       expect(h.description).toBe(
-        `mounts / (local disk at ${project}), /docs (local disk at ${docs}, read-only), /mem (memory), /rw-docs (local disk at ${docs}); ` +
+        `mounts / (local disk at ${project}), /docs (local disk at ${docs}, read-only), /mem (memory), /rw-notes (local disk at ${notes}); ` +
           'workspace-write in the root, reads confined to it; read-before-write on',
       )
       expect(h.backend).toBeInstanceOf(MountFileSystem)
       const list = await run(h, 'list', { path: '/' })
       expect(list.text).toBe(
-        '<path>/</path>\n<type>directory</type>\n<content>\ndocs/\nmem/\nrw-docs/\nsrc/\n\n(4 entries: 4 directories, 0 files)\n</content>',
+        '<path>/</path>\n<type>directory</type>\n<content>\ndocs/\nmem/\nrw-notes/\nsrc/\n\n(4 entries: 4 directories, 0 files)\n</content>',
       )
       expect(await run(h, 'write', { file_path: '/mem/new.txt', content: 'm\n' })).toMatchObject({ isError: false })
       expect(await run(h, 'write', { file_path: 'src/b.ts', content: 'b\n' })).toMatchObject({ isError: false })
@@ -192,10 +196,11 @@ describe('loadHarness with mounts', () => {
       const refused = await run(h, 'write', { file_path: '/docs/new.md', content: 'x\n' })
       expect(refused).toMatchObject({ isError: true, code: 'FS_PERMISSION_DENIED' })
       expect((await run(h, 'read', { file_path: '/docs/guide.md' })).text).toContain('1: # Guide')
-      expect((await run(h, 'glob', { pattern: '**/*.md' })).text).toBe('docs/guide.md\nmem/notes.md\nrw-docs/guide.md')
+      expect((await run(h, 'glob', { pattern: '**/*.md' })).text).toBe('docs/guide.md\nmem/notes.md\nrw-notes/plan.md')
       expect((await run(h, 'grep', { pattern: 'TODO', include: '*.{md,ts}' })).text).toBe(
-        'Found 4 matches\n\ndocs/guide.md\nLine 2: TODO docs\n\nmem/notes.md\nLine 1: TODO memory\n\nrw-docs/guide.md\nLine 2: TODO docs\n\nsrc/a.ts\nLine 1: export const a = "TODO local"',
+        'Found 4 matches\n\ndocs/guide.md\nLine 2: TODO docs\n\nmem/notes.md\nLine 1: TODO memory\n\nrw-notes/plan.md\nLine 2: TODO notes\n\nsrc/a.ts\nLine 1: export const a = "TODO local"',
       )
+      expect(h.warnings).toEqual([])
       expect(await run(h, 'move', { source_path: '/mem/new.txt', destination_path: '/src/new.txt' })).toMatchObject({ isError: true, code: 'FS_UNSUPPORTED' })
     } finally {
       const stores = (h.backend as MountFileSystem).mounts.map((m) => vi.spyOn(m.fs, 'close'))
@@ -204,13 +209,70 @@ describe('loadHarness with mounts', () => {
     }
   })
 
-  it('the harness files are protected in every local mount holding them (options.protect, found under /rw-docs)', async () => {
-    const h = await loadHarness(config, { baseDir: base, protect: ['docs/session.json'] })
+  it('the harness files are protected in every local mount holding them (options.protect, found under /rw-notes)', async () => {
+    const h = await loadHarness(config, { baseDir: base, protect: ['notes/session.json'] })
     try {
-      const w = await run(h, 'write', { file_path: '/rw-docs/session.json', content: 'pwned\n' })
+      const w = await run(h, 'write', { file_path: '/rw-notes/session.json', content: 'pwned\n' })
       expect(w).toMatchObject({ isError: true, code: 'FS_SANDBOX_DENIED' })
-      expect(await run(h, 'write', { file_path: '/rw-docs/other.json', content: '{}\n' })).toMatchObject({ isError: false })
-      expect(readFileSync(join(docs, 'session.json'), 'utf8')).toBe('{}\n')
+      expect(await run(h, 'write', { file_path: '/rw-notes/other.json', content: '{}\n' })).toMatchObject({ isError: false })
+      expect(readFileSync(join(notes, 'session.json'), 'utf8')).toBe('{}\n')
+    } finally {
+      await h.close()
+    }
+  })
+})
+
+describe('loadHarness: a read-only mount that a writable mount reaches is refused', () => {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'seamfs-cli-overlap-')))
+  afterAll(() => rmSync(base, { recursive: true, force: true }))
+  const project = join(base, 'project')
+  mkdirSync(join(project, 'docs'), { recursive: true })
+  mkdirSync(join(project, 'src'))
+  writeFileSync(join(project, 'README.md'), 'readme\n')
+  writeFileSync(join(project, 'docs/guide.md'), 'guide\n')
+  const expected =
+    'expected a read-only mount that no writable mount reaches (mount stores beside each other, or a writable part exactly where the read-only mount shows it)'
+
+  it.each([
+    [
+      'a writable "/" of the directory holding the read-only "/docs"',
+      { '/': { type: 'local', root: './project' }, '/docs': { type: 'local', root: './project/docs', readOnly: true } },
+      `config: mounts["/docs"]: ${expected}, found the writable mount "/" holding it (${project} holds ${join(project, 'docs')})`,
+    ],
+    [
+      'one directory mounted read-only and writable, the writable one through a spelling with ..',
+      { '/': memory, '/docs': { type: 'local', root: './project/docs', readOnly: true }, '/rw': { type: 'local', root: './project/src/../docs' } },
+      `config: mounts["/docs"]: ${expected}, found the writable mount "/rw" holding it (${join(project, 'docs')} holds ${join(project, 'docs')})`,
+    ],
+    [
+      'a writable mount inside a read-only one, mounted elsewhere than where it shows that directory',
+      { '/': { type: 'local', root: './project', readOnly: true }, '/code': { type: 'local', root: './project/src' } },
+      `config: mounts["/"]: ${expected}, found the writable mount "/code" inside it, mounted elsewhere than where "/" shows that directory (${project} holds ${join(project, 'src')})`,
+    ],
+  ])('%s: a ConfigError naming both, every store closed, nothing served', async (_what, mounts, message) => {
+    const closes = [vi.spyOn(MemoryFileSystem.prototype, 'close'), vi.spyOn(LocalFileSystem.prototype, 'close')]
+    try {
+      const err = await configError(() => loadHarness({ mounts }, { baseDir: base }))
+      expect(err.message).toBe(message)
+      expect(closes.reduce((n, close) => n + close.mock.calls.length, 0)).toBe(Object.keys(mounts).length)
+    } finally {
+      for (const close of closes) close.mockRestore()
+    }
+    expect(readFileSync(join(project, 'docs/guide.md'), 'utf8')).toBe('guide\n')
+  })
+
+  it('a writable window exactly where the read-only mount shows that directory is served: writes land there only', async () => {
+    const h = await loadHarness(
+      { mounts: { '/': { type: 'local', root: './project', readOnly: true }, '/src': { type: 'local', root: './project/src' } } },
+      { baseDir: base },
+    )
+    try {
+      expect(h.warnings).toEqual([])
+      const run = (name: string, args: Record<string, unknown>) => h.tool(name).execute(args, { session: 't' })
+      expect(await run('write', { file_path: '/src/new.ts', content: 'x\n' })).toMatchObject({ isError: false })
+      expect(readFileSync(join(project, 'src/new.ts'), 'utf8')).toBe('x\n')
+      expect(await run('write', { file_path: '/docs/guide.md', content: 'pwned\n' })).toMatchObject({ isError: true, code: 'FS_PERMISSION_DENIED' })
+      expect(readFileSync(join(project, 'docs/guide.md'), 'utf8')).toBe('guide\n')
     } finally {
       await h.close()
     }

@@ -1,14 +1,15 @@
 /**
  * Shared by the end-to-end tests: the BUILT bin (a plain `node` child has no
  * "source" condition, so it runs dist/, which `npm test` builds first), fresh
- * temporary directories, and a child-process runner with a timeout that never
- * leaves the child behind.
+ * temporary directories, a child-process runner with a timeout that never
+ * leaves the child behind, and the test sshd as a backend config.
  */
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { BackendConfig } from '@seamfs/cli'
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url))
 export const BIN = join(REPO, 'packages/cli/dist/bin.js')
@@ -29,6 +30,19 @@ export const missingBuild: string[] = BUILT.filter((rel) => !existsSync(join(REP
 /** A suite title that says why it is skipped when the build is missing. */
 export function builtTitle(title: string): string {
   return missingBuild.length === 0 ? title : `${title} — SKIPPED: dist build missing (${missingBuild.join(', ')}); run \`npx tsc -b\``
+}
+
+/** The test sshd, as the remote project's setup provides it (`inject('sftp')`). */
+interface SftpServer {
+  readonly host: string
+  readonly port: number
+  readonly username: string
+  readonly hostKeySha256: string
+}
+
+/** The `sftp` backend config of the test sshd at `root`, its private key in the file `keyFile`. */
+export function sftpBackend(server: SftpServer, root: string, keyFile: string): BackendConfig {
+  return { type: 'sftp', host: server.host, port: server.port, username: server.username, root, privateKeyFile: keyFile, hostKeySha256: server.hostKeySha256 }
 }
 
 /** Temporary directories made by {@link tempDir}, removed by {@link removeTempDirs}. */

@@ -18,6 +18,48 @@ export interface MountEntry {
   readonly readOnly: boolean
 }
 
+/**
+ * A read-only mount whose files a writable mount reaches too, so that they can be edited through it
+ * (see `MountFileSystem.overlaps`).
+ */
+export interface MountOverlap {
+  /** The read-only mount's point. */
+  readonly readOnly: string
+  /** The writable mount's point. */
+  readonly writable: string
+  /**
+   * `certain`: one filesystem mounted at both points, or two stores on this machine's disk; `possible`:
+   * stores that may be one (two mounts of one server or bucket, or a pair the caller says may share a store).
+   */
+  readonly certainty: 'certain' | 'possible'
+  /** `holds`: the writable root holds the read-only one; `inside`: it lies below it, mounted elsewhere than where the read-only mount shows it. */
+  readonly reach: 'holds' | 'inside'
+  /** The two roots as compared: process paths, or the stores' URLs. */
+  readonly readOnlyRoot: string
+  readonly writableRoot: string
+}
+
+/**
+ * How a writable mount reaches a read-only one's files, by their mount points and roots (`below(parent,
+ * child)`: the segments of `child` below `parent`, `[]` for the same root, undefined when not below):
+ * - `holds` when the read-only root is the writable one or lies below it: its files are reachable through
+ *   the writable mount, by a link or a spelling the read-only mount point does not shadow;
+ * - `inside` when the writable root lies below the read-only one and is not mounted exactly where the
+ *   read-only mount shows it (there it would be a writable window that shadows that directory; anywhere
+ *   else the same files are read-only at one path and writable at another);
+ * - undefined otherwise.
+ */
+export function readOnlyReach(
+  readOnly: { readonly point: string; readonly root: string },
+  writable: { readonly point: string; readonly root: string },
+  below: (parent: string, child: string) => readonly string[] | undefined,
+): 'holds' | 'inside' | undefined {
+  if (below(writable.root, readOnly.root) !== undefined) return 'holds'
+  const rest = below(readOnly.root, writable.root)
+  if (rest === undefined) return undefined
+  return posix.join(readOnly.point, ...rest) === writable.point ? undefined : 'inside'
+}
+
 /** Validates a mount table and returns its rows sorted by point (code-point order); `/` is required. */
 export function parseMounts(mounts: Readonly<Record<string, FileSystem | MountSpec>>): MountEntry[] {
   if (typeof mounts !== 'object' || mounts === null) throw new TypeError('mounts must be an object of mount point → filesystem')
@@ -30,6 +72,11 @@ export function parseMounts(mounts: Readonly<Record<string, FileSystem | MountSp
     rows.push({ point, ...mountSpec(point, value) })
   }
   if (!seen.has('/')) throw new TypeError('a mount table needs a filesystem mounted at "/"')
+  // One filesystem has one root: mounted read-only at one point and writable at another, its files are both.
+  for (const ro of rows.filter((row) => row.readOnly)) {
+    const rw = rows.find((row) => !row.readOnly && row.fs === ro.fs)
+    if (rw !== undefined) throw new TypeError(`mount "${ro.point}" is read-only, but its filesystem is mounted writable at "${rw.point}" too`)
+  }
   return rows.sort((a, b) => compareNames(a.point, b.point))
 }
 

@@ -1,4 +1,4 @@
-import { posix } from 'node:path'
+import { isAbsolute, posix, relative, sep } from 'node:path'
 import { FsError, throwIfAborted, type FsVerb } from './errors.js'
 import {
   FileSystem,
@@ -19,10 +19,12 @@ import {
   mountCwd,
   mountUrl,
   parseMounts,
+  readOnlyReach,
   restOf,
   routeIndex,
   weakestCapabilities,
   type MountEntry,
+  type MountOverlap,
   type MountSpec,
 } from './mount-table.js'
 import { translateError } from './translate.js'
@@ -37,6 +39,7 @@ import {
   type FsTarget,
   type FsVersion,
   type RenameOptions,
+  type SignalOptions,
 } from './types.js'
 
 /** Options of {@link MountFileSystem}: its own size limits (core enforces them on its public methods) and its cwd. */
@@ -44,6 +47,34 @@ export interface MountOptions extends FsLimits {
   /** The cwd in mount space, the base of relative paths (default `/`). */
   readonly cwd?: string | undefined
 }
+
+/** Options of {@link MountFileSystem.overlaps}. */
+export interface OverlapOptions extends SignalOptions {
+  /**
+   * Whether two mounts whose stores cannot be told apart by their roots alone may still be one store
+   * (an SFTP server that is this machine, or one server under two names): their roots are then
+   * compared by path, and an overlap is `possible`. Default: never.
+   */
+  readonly mayShare?: ((a: MountEntry, b: MountEntry) => boolean) | undefined
+}
+
+/** Where a mount's root is: a path of this machine's disk, or its store's URL (origin: scheme and host; path: decoded). */
+type Place =
+  | { readonly disk: true; readonly root: string }
+  | { readonly disk: false; readonly root: string; readonly origin: string; readonly host: string; readonly path: string }
+
+/** The path functions `segmentsBelow` needs: this platform's, or POSIX's for URL paths. */
+type PathRules = Pick<typeof posix, 'relative' | 'sep' | 'isAbsolute'>
+const NATIVE: PathRules = { relative, sep, isAbsolute }
+
+/** The segments of `child` below `parent` (`[]`: the same), or undefined when it is not below. */
+const segmentsBelow =
+  (p: PathRules) =>
+  (parent: string, child: string): string[] | undefined => {
+    const rel = p.relative(parent, child)
+    if (rel === '') return []
+    return rel === '..' || rel.startsWith(`..${p.sep}`) || p.isAbsolute(rel) ? undefined : rel.split(p.sep)
+  }
 
 /** A mount with its index (the prefix of its target keys) and the hooks of its filesystem. */
 interface Mount extends MountEntry {
@@ -92,7 +123,10 @@ interface Located {
  *   every mount has process paths;
  * - `fileUrl` is the filesystem's own URL where no other mount has a filesystem of its class, else
  *   `seamfs-mount:<percent-encoded displayPath>`;
- * - `close()` closes every mounted filesystem once (one mounted twice closes once).
+ * - `close()` closes every mounted filesystem once (one mounted twice closes once);
+ * - one filesystem mounted both read-only and writable is a `TypeError` at construction (its files would be
+ *   both); stores that overlap otherwise (a writable mount of a directory holding a read-only one) are found
+ *   by {@link MountFileSystem.overlaps}, which needs I/O: call it before serving the table.
  */
 export class MountFileSystem extends FileSystem {
   readonly capabilities: FsCapabilities
@@ -119,6 +153,63 @@ export class MountFileSystem extends FileSystem {
     this.mounts = Object.freeze(rows.map((row) => Object.freeze(row)))
     this.cwd = mountCwd(cwd)
     this.capabilities = weakestCapabilities(rows.map((row) => row.fs.capabilities))
+  }
+
+  /**
+   * The read-only mounts whose files a writable mount reaches too, so that they could be edited through it
+   * (a `/` mount of a directory and a read-only `/docs` mount of its `docs`). Each read-only mount is compared
+   * with each writable one by their roots, where roots can be compared:
+   * - two stores on this machine's disk (`capabilities.processPath`): by their roots' process paths, `certain`;
+   * - two stores whose root URLs (`fileUrl`) have one scheme and host (one server, one bucket): by the URLs'
+   *   paths, `possible` (one store under two names can be neither confirmed nor ruled out);
+   * - two other stores that `opts.mayShare` says may be one: by their roots' paths, `possible`;
+   * - none else (a URL that names no host, as memory's, is a store of its own; a root that does not resolve
+   *   cannot be compared).
+   * When roots overlap is `readOnlyReach`'s rule: the read-only root at or below the writable one, or the
+   * writable root below the read-only one and mounted elsewhere than where the read-only mount shows it.
+   */
+  async overlaps(opts: OverlapOptions = {}): Promise<MountOverlap[]> {
+    const places = new Map<Mount, Place | undefined>()
+    for (const mount of this.#mounts) places.set(mount, await this.#placeOf(mount, opts.signal))
+    const found: MountOverlap[] = []
+    const at = (place: Place, mount: Mount): { point: string; root: string } => ({ point: mount.point, root: place.disk ? place.root : place.path })
+    for (const ro of this.#mounts.filter((m) => m.readOnly)) {
+      for (const rw of this.#mounts.filter((m) => !m.readOnly)) {
+        const [r, w] = [places.get(ro), places.get(rw)]
+        if (r === undefined || w === undefined) continue
+        const oneServer = !r.disk && !w.disk && r.host !== '' && r.origin === w.origin
+        const certainty = r.disk && w.disk ? 'certain' : oneServer || opts.mayShare?.(ro, rw) === true ? 'possible' : undefined
+        if (certainty === undefined) continue
+        // Disk roots are this platform's paths; the others are compared as URL paths.
+        const reach = readOnlyReach(at(r, ro), at(w, rw), segmentsBelow(certainty === 'certain' ? NATIVE : posix))
+        if (reach !== undefined) found.push({ readOnly: ro.point, writable: rw.point, certainty, reach, readOnlyRoot: r.root, writableRoot: w.root })
+      }
+    }
+    return found
+  }
+
+  /** Where `mount`'s root is (see {@link MountFileSystem.overlaps}); undefined when it does not resolve. */
+  async #placeOf(mount: Mount, signal: AbortSignal | undefined): Promise<Place | undefined> {
+    let root = this.#roots.get(mount)
+    try {
+      root ??= await this.#call(mount, 'resolve', mount.point, () => mount.hooks.resolvePath('.', undefined, signal))
+    } catch (err) {
+      if (signal?.aborted === true) throw err
+      return undefined
+    }
+    this.#roots.set(mount, root)
+    if (mount.fs.capabilities.processPath) return { disk: true, root: mount.fs.processPath(root) }
+    const url = mount.fs.fileUrl(root)
+    let parsed: URL
+    let segments: string[]
+    try {
+      parsed = new URL(url)
+      segments = parsed.pathname.split('/').map((segment) => decodeURIComponent(segment))
+    } catch {
+      return undefined
+    }
+    const where = posix.normalize(`/${segments.join('/')}`).replace(/(.)\/+$/, '$1')
+    return { disk: false, root: url, origin: `${parsed.protocol}//${parsed.host}`, host: parsed.host, path: where }
   }
 
   /** The capabilities of the store holding `target` (a read-only mount still reports its store's own). */

@@ -8,7 +8,9 @@ import {
   type WriteRequest,
   type WriteResult,
 } from './file-system.js'
+import { EXECUTED_NAMES, gitRepositoryAt, repositoryCandidates } from './executes.js'
 import { FileSystemLayer } from './layer.js'
+import { loadedCodePaths } from './loaded-code.js'
 import type { FileSystem } from './file-system.js'
 import type { FsDirEntry, FsInfo, FsPathInfo, FsRemoveOutcome, FsRenameOutcome, FsTarget, FsVersion, RenameOptions, SignalOptions } from './types.js'
 
@@ -25,8 +27,9 @@ export interface SandboxOptions {
   /** More directories mutations may land in (in `workspace-write`). */
   readonly writableRoots?: readonly string[] | undefined
   /**
-   * Confine reads, stats and listings to the roots as well (default true: the fence holds both ways).
-   * `false` lets reads pass everywhere; `full-access` mode never confines.
+   * Confine reads, stats and listings to the roots as well (default true: the fence holds both ways);
+   * a listing inside then shows a link leading out as `other`, without its target's type, size,
+   * mtime or version. `false` lets reads pass everywhere; `full-access` mode never confines.
    */
   readonly confineReads?: boolean | undefined
   /**
@@ -37,9 +40,19 @@ export interface SandboxOptions {
   readonly protectedPaths?: readonly string[] | undefined
   /**
    * Names that make a path read-only wherever they appear as one of its segments (compared without
-   * case): default `['.git']`, whose hooks and config are code. `[]` turns this off.
+   * case): default {@link DEFAULT_PROTECTED_NAMES}, what tools the user runs execute (`.git`,
+   * `node_modules`, package-manager config, husky's hooks, the harness config; see `executes.ts`).
+   * A list replaces the default: spread `DEFAULT_PROTECTED_NAMES` into it to add names. `[]` turns
+   * names off (the rules by kind and identity below still hold).
    */
   readonly protectedNames?: readonly string[] | undefined
+  /**
+   * Directories git would take for a repository, whatever they are named, keep their metadata
+   * read-only (`config`, `hooks`, `HEAD`…), and no mutation may complete one; and where the store
+   * is this machine's disk (`capabilities.processPath`), the code of the seamfs packages this
+   * process runs is read-only (`loaded-code.ts`). Default true; `false` is an explicit widening.
+   */
+  readonly protectExecutables?: boolean | undefined
 }
 
 /** Resolve failures that tell what exists where they happened (a file or a link loop on the way, a directory one may not enter). */
@@ -48,8 +61,8 @@ const REVEALING: ReadonlySet<FsErrorCode> = new Set(['FS_NOT_FOUND', 'FS_NOT_DIR
 /** How many ancestors of a path that fails to resolve are tried, to tell inside from outside. */
 const ANCESTOR_TRIES = 8
 
-/** The default of {@link SandboxOptions.protectedNames}. */
-export const DEFAULT_PROTECTED_NAMES: readonly string[] = ['.git']
+/** The default of {@link SandboxOptions.protectedNames}: the names of things that execute (`executes.ts`). */
+export const DEFAULT_PROTECTED_NAMES: readonly string[] = EXECUTED_NAMES
 
 /**
  * A fence around ANY backend, written as a {@link FileSystemLayer}: core validates
@@ -60,9 +73,11 @@ export const DEFAULT_PROTECTED_NAMES: readonly string[] = ['.git']
  * the write out. Denials are `FS_SANDBOX_DENIED`, never confused with the
  * store's own `FS_PERMISSION_DENIED`.
  *
- * Defaults are the safe ones: reads are confined too unless `confineReads: false`, and `.git`
- * ({@link DEFAULT_PROTECTED_NAMES}) and any {@link SandboxOptions.protectedPaths} are read-only in
- * every mode. Widening is explicit: `full-access`, `confineReads: false`, `protectedNames: []`.
+ * Defaults are the safe ones: reads are confined too unless `confineReads: false`, and what tools
+ * the user runs execute from the workspace ({@link DEFAULT_PROTECTED_NAMES}, git repositories by
+ * kind, the seamfs code this process runs; see `executes.ts`) and any
+ * {@link SandboxOptions.protectedPaths} are read-only in every mode. Widening is explicit:
+ * `full-access`, `confineReads: false`, `protectedNames: []`, `protectExecutables: false`.
  *
  * The roots are pinned where they first resolve: a root later swapped for a link to elsewhere
  * does not move the fence; paths through it then resolve outside the pin and are refused.
@@ -81,6 +96,10 @@ export class SandboxedFileSystem extends FileSystemLayer {
   readonly #confineReads: boolean
   readonly #protectedPaths: readonly string[]
   readonly #protectedNames: ReadonlySet<string>
+  readonly #protectExecutables: boolean
+  /** The loaded code that lies inside the roots, resolved once ({@link SandboxedFileSystem.#loadedCode}). */
+  #loaded: Promise<FsTarget[]> | undefined
+  #loadedCount = 0
   /** Each root's target once it resolved (see {@link SandboxedFileSystem.#resolvedRoots}). */
   readonly #pins: (Promise<FsTarget | undefined> | undefined)[] = []
 
@@ -96,6 +115,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
     this.#confineReads = options.confineReads ?? true
     this.#protectedPaths = options.protectedPaths ?? []
     this.#protectedNames = new Set((options.protectedNames ?? DEFAULT_PROTECTED_NAMES).map((name) => name.toLowerCase()))
+    this.#protectExecutables = options.protectExecutables ?? true
   }
 
   protected override async resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
@@ -147,8 +167,18 @@ export class SandboxedFileSystem extends FileSystemLayer {
     return super.openBytes(await this.#readable(target, 'read', signal), signal)
   }
 
+  /**
+   * Under confined reads, an entry whose target lies outside the roots (a link leading out) is listed
+   * as a broken link is, `other` with its name and target only: never the outside target's type,
+   * size, mtime or version, which `stat` of it would refuse.
+   */
   protected override async listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
-    return super.listEntries(await this.#readable(target, 'list', signal), signal)
+    const entries = await super.listEntries(await this.#readable(target, 'list', signal), signal)
+    if (!this.#confineReads || this.mode === 'full-access') return entries
+    const roots = await this.#resolvedRoots(signal)
+    return entries.map((entry) =>
+      roots.some((root) => this.inner.contains(root, entry.target)) ? entry : { name: entry.name, type: 'other', target: entry.target },
+    )
   }
 
   protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
@@ -215,6 +245,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
       const holder = await this.#resolveOrNone(`${path.replace(/\/+$/, '')}/..`, this.#workspaceRoot, signal)
       if ([guarded, holder].some((t) => t !== undefined && this.inner.contains(fresh, t))) throw refuse('a protected path of the harness')
     }
+    for (const code of await this.#loadedCode(signal)) if (this.inner.contains(fresh, code)) throw refuse('code of seamfs that this process runs')
     if (walk && this.#protectedNames.size > 0) await this.#walkForProtectedNames(fresh, refuse, signal)
   }
 
@@ -274,6 +305,46 @@ export class SandboxedFileSystem extends FileSystemLayer {
       const guarded = await this.#resolveOrNone(path, this.#workspaceRoot, signal)
       if (guarded !== undefined && this.inner.contains(guarded, fresh)) throw refuse('a protected path of the harness')
     }
+    if (!this.#protectExecutables) return
+    for (const code of await this.#loadedCode(signal)) if (this.inner.contains(code, fresh)) throw refuse('code of seamfs that this process runs')
+    // A path named like repository metadata: its directory must not be (nor become) a repository.
+    const typeOf = async (path: string): Promise<'file' | 'directory' | 'symlink' | 'other' | undefined> => {
+      try {
+        return (await super.lstatPath(path, this.#workspaceRoot, signal))?.type
+      } catch {
+        // Not there to see (a path through a file, a directory one may not enter): not a marker.
+        return undefined
+      }
+    }
+    for (const { dir, adding } of repositoryCandidates([fresh.displayPath, fresh.targetKey], verb !== 'remove')) {
+      if (await gitRepositoryAt(dir, adding, typeOf)) {
+        const what =
+          adding === undefined
+            ? 'the metadata of a git repository (git runs its config and hooks)'
+            : 'what would make a git repository here (git would run its config and hooks)'
+        throw refuse(what)
+      }
+    }
+  }
+
+  /**
+   * The code of the seamfs packages this process runs (`loaded-code.ts`) that lies inside a root, as
+   * targets: resolved once, where the store is this machine's disk; none elsewhere.
+   */
+  #loadedCode(signal: AbortSignal | undefined): Promise<FsTarget[]> {
+    if (!this.#protectExecutables || this.inner.capabilities.processPath !== true) return Promise.resolve([])
+    const paths = loadedCodePaths()
+    // A package loaded since (a lazy import) is added: resolved again, once per change.
+    if (paths.length !== this.#loadedCount) this.#loaded = undefined
+    this.#loadedCount = paths.length
+    this.#loaded ??= (async () => {
+      const roots = await this.#resolvedRoots(signal)
+      const found = await Promise.all(paths.map((path) => this.#resolveOrNone(path, this.#workspaceRoot, signal)))
+      return found.filter((t): t is FsTarget => t !== undefined && roots.some((root) => this.inner.contains(root, t)))
+    })()
+    // A failure (an abort) is not remembered: the next mutation resolves them again.
+    this.#loaded.catch(() => (this.#loaded = undefined))
+    return this.#loaded
   }
 
   /**

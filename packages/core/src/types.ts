@@ -55,7 +55,7 @@ export interface FsPathInfo {
 export interface FsDirEntry {
   /** Basename inside the listed directory. */
   readonly name: string
-  /** Type after following a symlink; a broken link is `other`. */
+  /** Type after following a symlink; a broken link is `other` (so is, under a sandbox confining reads, a link leading out of its roots). */
   readonly type: 'file' | 'directory' | 'other'
   /** The resolved child, ready for follow-up operations. */
   readonly target: FsTarget

@@ -3,7 +3,7 @@
  * transfers, patterns built to be slow, error texts that could show the host's root, racing
  * processes and the LangGraph thread sessions. Every loop is bounded in count and time.
  */
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { RunnableLambda } from '@langchain/core/runnables'
@@ -128,6 +128,24 @@ describe('deepagents backend on LocalFileSystem: links and leaks', () => {
     expect.soft(texts(await backend.downloadFiles(['/file-link.txt']))).not.toContain('bytes>')
     expect.soft((await backend.write('/file-link.txt', 'pwned\n')).error).toBeTruthy()
     expect.soft(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('TOPSECRET\n')
+  })
+
+  it('ls and glob give nothing of a file or directory outside that a link inside leads to: no entry, no size, no time', async () => {
+    const outside = tempDir('seamfs-atk-out-')
+    const dir = tempDir('seamfs-atk-root-')
+    // A size and a time found nowhere else: the outside file's stat, were it passed on.
+    writeFileSync(join(outside, 'shadow'), 'x'.repeat(48_271))
+    utimesSync(join(outside, 'shadow'), new Date('2001-02-03T04:05:06Z'), new Date('2001-02-03T04:05:06Z'))
+    symlinkSync(join(outside, 'shadow'), join(dir, 'shadow-link'))
+    symlinkSync(outside, join(dir, 'dir-link'))
+    writeFileSync(join(dir, 'own.txt'), 'mine\n')
+    const backend = createSeamfsBackend({ fs: new LocalFileSystem({ cwd: dir }), root: dir })
+    const ls = await backend.ls('/')
+    expect(ls.files?.map((f) => f.path)).toEqual(['/own.txt'])
+    expect(texts(ls)).not.toMatch(/48271|2001-02-03/)
+    const glob = await backend.glob('**')
+    expect(glob.files?.map((f) => f.path)).toEqual(['/own.txt'])
+    expect(texts(glob)).not.toMatch(/48271|2001-02-03|shadow/)
   })
 
   it('no error text of any method shows the host path of the root, the root given directly or through a symlink', async () => {
@@ -495,6 +513,20 @@ describe('deepagents backend: smaller traps', () => {
     expect((await backend.delete('/.git/config')).error).toMatch(/read-only/)
     expect((await backend.read('/.git/config')).content).toBe('[core]')
     expect(fs.toJSON()).toEqual({ 'root/.git/config': '[core]\n', 'root/src/a.ts': 'a\n' })
+  })
+
+  it('the CLI protected set holds here too: npm bins and config, husky, a git repository under another name', async () => {
+    const { fs, backend } = memory({
+      'node_modules/.bin/tsc': '#!/bin/sh\n',
+      'src/a.ts': 'a\n',
+      'mirror/HEAD': 'ref: refs/heads/main\n',
+      'mirror/objects/.keep': '',
+    })
+    for (const path of ['/node_modules/.bin/seamfs', '/.npmrc', '/.husky/pre-push', '/seamfs.config.json', '/mirror/refs/heads/main']) {
+      expect((await backend.write(path, 'echo planted\n')).error, path).toMatch(/read-only/)
+    }
+    expect((await backend.uploadFiles([['/node_modules/.bin/x', new Uint8Array([1])]]))[0]?.error).toBe('permission_denied')
+    expect(Object.keys(fs.toJSON()).sort()).toEqual(['root/mirror/HEAD', 'root/mirror/objects/.keep', 'root/node_modules/.bin/tsc', 'root/src/a.ts'])
   })
 
   it('edit with replaceAll reports how many occurrences it replaced, CRLF files included', async () => {

@@ -57,7 +57,13 @@ function modelContent(result: ToolResult): ModelContent {
 export function fileTools(options: FileToolsOptions): FileLangChainTools {
   const tools: Record<string, FileLangChainTool> = {}
   const probes = probeTools({ capabilities: options.fs.capabilities, cwd: options.cwd, config: options.config })
-  for (const fileTool of createFileTools({ fs: options.fs, policy: hostPolicy(options.policy), cwd: options.cwd, config: options.config })) {
+  for (const fileTool of createFileTools({
+    fs: options.fs,
+    policy: hostPolicy(options.policy),
+    cwd: options.cwd,
+    config: options.config,
+    sandbox: options.sandbox,
+  })) {
     const probe = probes[fileTool.name]
     if (probe === undefined) throw new Error(`@seamfs/langchain: no probe for the ${fileTool.name} tool`)
     tools[fileTool.name] = langChainTool(fileTool, probe, options.session)

@@ -76,7 +76,7 @@ export interface ProbeOptions {
 
 /** The seamfs tools over a {@link ProbeFileSystem}, keyed by name: same schemas, same parser, no store. */
 export function probeTools(options: ProbeOptions): Readonly<Record<string, FileTool>> {
-  const tools = createFileTools({ fs: new ProbeFileSystem(options.capabilities), cwd: options.cwd, config: options.config })
+  const tools = createFileTools({ fs: new ProbeFileSystem(options.capabilities), cwd: options.cwd, config: options.config, sandbox: false })
   return Object.fromEntries(tools.map((t) => [t.name, t]))
 }
 

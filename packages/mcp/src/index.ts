@@ -3,6 +3,7 @@
  * `outputSchema` and `structuredContent` per tool. `@seamfs/tools` stays free
  * of the MCP SDK; this package is the only one that depends on it.
  */
+import { registerLoadedPackage } from '@seamfs/core'
 export {
   createMcpServer,
   DEFAULT_MAX_RESULT_BYTES,
@@ -18,3 +19,6 @@ export {
 } from './mcp.js'
 export { BoundedStdioTransport, DEFAULT_MAX_MESSAGE_BYTES, INVALID_REQUEST, PARSE_ERROR, type StdioTransportOptions } from './mcp-stdio.js'
 export { capStructuredContent, type CappedContent } from './structured-cap.js'
+
+// The code of this package is read-only to the model of any fence in this process (core's loaded-code.ts).
+registerLoadedPackage(import.meta.url)

@@ -18,12 +18,15 @@ export interface GlobValue {
   readonly pattern: string
   readonly paths: string[]
   readonly totalPaths: number
-  /** Directories below the root a fence refused to list (links pointing outside): skipped. */
+  /**
+   * Entries below the root a fence kept out of, skipped: links pointing outside confined reads (to
+   * a file or a directory: the fence does not say which) and directories it refused to list.
+   */
   readonly fencedDirs: number
 }
 
 export function globText(value: GlobValue): string {
-  const fenced = fencedFooter(value.fencedDirs, 'linked directory', 'linked directories')
+  const fenced = fencedFooter(value.fencedDirs, 'linked file or directory', 'linked files or directories')
   const footers: string[] = []
   if (value.paths.length < value.totalPaths)
     footers.push(`(Showing ${value.paths.length} of ${value.totalPaths} paths. Narrow the pattern or path to see the rest.)`)

@@ -40,7 +40,7 @@ export interface GrepValue {
   readonly totalMatches: number
   /** Files skipped as binary or not valid UTF-8 (`FS_NOT_TEXT`). */
   readonly skippedFiles: number
-  /** Files and directories a fence refused to read or list (links pointing outside confined reads): skipped. */
+  /** Entries a fence kept out of (links pointing outside confined reads; files or directories it refused to read or list): skipped. */
   readonly fencedEntries: number
 }
 

@@ -4,7 +4,8 @@
  * `@seamfs/core` and a glob matcher: the MCP server is `@seamfs/mcp`, and the
  * framework adapters are `@seamfs/ai-sdk`, `@seamfs/langchain` and `@seamfs/deepagents`.
  */
-import { ObservationPolicy, type FileSystem } from '@seamfs/core'
+import { registerLoadedPackage, ObservationPolicy, SandboxedFileSystem, type FileSystem, type SandboxOptions } from '@seamfs/core'
+import { FileSystemLayer } from '@seamfs/core/backend'
 import { resolveConfig } from './config.js'
 import { deleteTool, type DeleteValue } from './delete-tool.js'
 import { createDirectoryTool, type CreateDirectoryValue } from './directory-tool.js'
@@ -34,6 +35,30 @@ export interface FileToolsOptions {
   /** Base of relative paths (a call's `context.cwd` overrides it); default the backend's own cwd. */
   readonly cwd?: string | undefined
   readonly config?: Partial<ToolsConfig> | undefined
+  /**
+   * The fence around `fs`. Default: unless `fs` is fenced already (a `SandboxedFileSystem`, or a
+   * layer over one), the tools run through a `SandboxedFileSystem` in `workspace-write` whose root is
+   * `cwd` (default the backend's cwd), reads confined to it, with core's protected set: what tools
+   * the user runs execute (`.git`, `node_modules`, package-manager config, git repositories by
+   * kind, the seamfs code this process runs). The model gets no `../x`, no absolute path outside,
+   * no `.git/hooks`. Options here override those defaults (`writableRoots`, `mode`,
+   * `confineReads`, `protectedNames`…). `false` hands the model `fs` as it is: an explicit widening,
+   * for a backend that is its own fence or a host that fences it itself.
+   */
+  readonly sandbox?: Partial<SandboxOptions> | false | undefined
+}
+
+/** True when `fs` is, or is a layer over, a fence. */
+function isFenced(fs: FileSystem): boolean {
+  for (let at: FileSystem = fs; at instanceof FileSystemLayer; at = at.inner) if (at instanceof SandboxedFileSystem) return true
+  return false
+}
+
+/** The filesystem the tools run on: `options.fs` behind the default fence (see {@link FileToolsOptions.sandbox}). */
+function fencedFs(options: FileToolsOptions): FileSystem {
+  const { fs, sandbox } = options
+  if (sandbox === false || (sandbox === undefined && isFenced(fs))) return fs
+  return new SandboxedFileSystem(fs, { mode: 'workspace-write', workspaceRoot: options.cwd ?? '.', confineReads: true, ...sandbox })
 }
 
 /**
@@ -71,8 +96,9 @@ export function createFileTools(options: FileToolsOptions): FileTool[] {
  */
 export function createFileToolsByName(options: FileToolsOptions): FileToolsByName {
   const session = Object.freeze({ tools: 'default session' })
-  const deps = { fs: options.fs, policy: options.policy, session, cwd: options.cwd, config: resolveConfig(options.config) }
-  const { capabilities } = options.fs
+  const fs = fencedFs(options)
+  const deps = { fs, policy: options.policy, session, cwd: options.cwd, config: resolveConfig(options.config) }
+  const { capabilities } = fs
   // A tool the backend cannot serve is not offered, rather than answering FS_UNSUPPORTED on every call.
   return Object.freeze({
     list: listTool(deps),
@@ -107,3 +133,6 @@ export interface FileToolsByName {
 export type FileToolName = keyof FileToolsByName
 
 export { ObservationPolicy }
+
+// The code of this package is read-only to the model of any fence in this process (core's loaded-code.ts).
+registerLoadedPackage(import.meta.url)

@@ -143,10 +143,29 @@ async function isLink(fs: FileSystem, target: FsTarget, control: SearchControl):
   }
 }
 
-/** What {@link walkFiles} found, and how many directories below the root a fence kept it out of. */
+/**
+ * Whether an `other` entry is one a fence keeps the walk out of: a link leading outside confined
+ * reads, which the sandbox lists as `other` (its target's type is not the model's to learn) and
+ * whose `stat` it refuses. Only asked of backends that have links.
+ */
+async function isFencedOut(fs: FileSystem, target: FsTarget, control: SearchControl): Promise<boolean> {
+  try {
+    await control.race(fs.stat(target, { signal: control.signal }))
+    return false
+  } catch (err) {
+    if (isFsError(err, 'FS_SANDBOX_DENIED')) return true
+    if (isSkippable(err)) return false
+    throw err
+  }
+}
+
+/** What {@link walkFiles} found, and how many entries below the root a fence kept it out of. */
 export interface Walk {
   readonly files: WalkedFile[]
-  /** Directories (links pointing out, mostly) whose listing was `FS_SANDBOX_DENIED`: skipped, not fatal. */
+  /**
+   * Entries a fence kept out of, skipped and not fatal: links leading outside confined reads (listed
+   * as `other`, their `stat` `FS_SANDBOX_DENIED`), and directories whose listing was refused.
+   */
   readonly fenced: number
 }
 
@@ -161,8 +180,9 @@ interface Dir {
  * (by `targetKey`) is entered once, which breaks link loops. Symlinked
  * directories wait until the real tree is walked, so a directory reached both
  * directly and through a link is reported under its real path. The budget is
- * checked before every directory. A directory below the root that a fence refuses to list (a
- * link pointing outside confined reads) is skipped and counted; the root itself is not.
+ * checked before every directory. An entry below the root that a fence keeps out of (a link
+ * pointing outside confined reads, or a directory it refuses to list) is skipped and counted; the
+ * root itself is not.
  * A level's listings, and then its link checks, run up to `concurrency` at a time (a remote
  * store pays about one round trip per `concurrency` directories); the result is the same as
  * one at a time.
@@ -187,6 +207,7 @@ export async function walkFiles(fs: FileSystem, root: FsTarget, control: SearchC
       continue
     }
     const candidates: Dir[] = []
+    const others: FsTarget[] = []
     const linkChecks = (): Promise<boolean[]> => mapInOrder(candidates, concurrency, (dir) => isLink(fs, dir.target, control), check)
     // The level's listings are in flight together; their entries are taken in level order, as one by one.
     let index = 0
@@ -208,9 +229,12 @@ export async function walkFiles(fs: FileSystem, root: FsTarget, control: SearchC
           if (accept(path)) found.push({ path, target: entry.target, size: entry.size })
         } else if (entry.type === 'directory' && !VCS_DIRS.has(entry.name) && !seen.has(entry.target.targetKey)) {
           candidates.push({ target: entry.target, path })
+        } else if (entry.type === 'other' && fs.capabilities.symlinks) {
+          others.push(entry.target)
         }
       }
     }
+    for (const out of await mapInOrder(others, concurrency, (target) => isFencedOut(fs, target, control), check)) if (out) fenced++
     // Which directories are links: asked together too, then sorted in level order.
     const linked = await linkChecks()
     const next: Dir[] = []

@@ -61,8 +61,9 @@ describe('the diff of a one-line change of a 32 MiB file', () => {
       [`@@ -${at - 2},7 +${at - 2},7 @@`, ' 3999997', ' 3999998', ' 3999999', '-4000000', '+CHANGED', ' 4000001', ' 4000002', ' 4000003'].join('\n'),
     )
     expect([diff?.added, diff?.removed, diff?.truncated]).toEqual([1, 1, false])
-    // The whole-file line split took 17 times the file (4 million line strings and their arrays).
-    if (growth !== undefined) expect(growth).toBeLessThan(8 * MiB)
+    // The whole-file line split took 17 times the file (4 million line strings and their arrays); the
+    // bound leaves room for what else the process allocates meanwhile (the garbage collector runs late).
+    if (growth !== undefined) expect(growth).toBeLessThan(32 * MiB)
   })
 
   it('through the edit tool: the result, the store and the peak memory (about 3× the file: before, after, new bytes)', async () => {
@@ -72,7 +73,8 @@ describe('the diff of a one-line change of a 32 MiB file', () => {
     const growth = await peakGrowth(async () => (result = await edit.execute({ file_path: 'big.txt', old_string: line, new_string: 'CHANGED\n' })))
     expect(result?.isError).toBe(false)
     expect((result?.value as EditValue).diff).toMatch(new RegExp(`^@@ -${at - 2},7 \\+${at - 2},7 @@\n`))
-    if (growth !== undefined) expect(growth).toBeLessThan(6 * 32 * MiB)
+    // Was above 17× (the diff alone); about 3× now, with room for a late garbage collector.
+    if (growth !== undefined) expect(growth).toBeLessThan(8 * 32 * MiB)
   })
 })
 

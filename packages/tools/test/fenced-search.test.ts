@@ -55,11 +55,12 @@ describe.each([
     return { glob: tool('glob'), grep: tool('grep'), list: tool('list'), ws }
   }
 
-  it('glob lists what lies inside, skips the linked directory that points out, and says so', async () => {
+  it('glob lists what lies inside, skips both links that point out (the file one too: its type is not ours to know), and says so', async () => {
     const { glob } = tools()
     const r = await glob.execute({ pattern: '**/*' })
     expect(r.isError).toBe(false)
-    expect(r.text).toBe('src/a.txt\nvenv/bin/python\n\n(1 linked directory outside the sandbox skipped)')
+    expect(r.text).toBe('src/a.txt\n\n(2 linked files or directories outside the sandbox skipped)')
+    expect(r.value).toMatchObject({ paths: ['src/a.txt'], totalPaths: 1, fencedDirs: 2 })
     expect(r.text).not.toContain('more.txt')
   })
 
@@ -77,11 +78,20 @@ describe.each([
     expect((await glob.execute({ pattern: '*', path: 'cache' })).code).toBe('FS_SANDBOX_DENIED')
   })
 
-  it('list shows the links by name (they lie inside) without following them', async () => {
+  it('list shows the links by name (they lie inside) as `other`, nothing of what they lead to', async () => {
     const { list } = tools()
     const r = await list.execute({})
     expect(r.isError).toBe(false)
-    expect(r.text).toContain('cache')
+    expect(r.text).toContain('cache@')
     expect(r.text).not.toContain('secret')
+    expect(r.value).toMatchObject({
+      entries: [
+        { name: 'src', type: 'directory' },
+        { name: 'venv', type: 'directory' },
+        { name: 'cache', type: 'other' },
+      ],
+    })
+    const bin = await list.execute({ path: 'venv/bin' })
+    expect(bin.value).toMatchObject({ entries: [{ name: 'python', type: 'other' }], counts: { directories: 0, files: 0, other: 1 } })
   })
 })

@@ -61,7 +61,7 @@ function tree(dirs: number, filesPer: number): Record<string, string> {
   return files
 }
 
-const toolsOn = (fs: MemoryFileSystem, config: Partial<ToolsConfig> = {}) => createFileToolsByName({ fs, cwd: '/w', config })
+const toolsOn = (fs: MemoryFileSystem, config: Partial<ToolsConfig> = {}) => createFileToolsByName({ fs, cwd: '/w', config, sandbox: false })
 
 describe('bounded fan-out', () => {
   it('keeps up to searchConcurrency calls in flight, and never more', async () => {

@@ -23,7 +23,7 @@ class Failing extends MemoryFileSystem {
 describe('walk failures', () => {
   it.each([1, 8])('surface in one-at-a-time order (searchConcurrency %i)', async (searchConcurrency) => {
     const fs = new Failing({ cwd: '/w', files: { 'a/x/f.txt': 'x\n', 'b/f.txt': 'x\n' } })
-    const tools = createFileToolsByName({ fs, cwd: '/w', config: { searchConcurrency } })
+    const tools = createFileToolsByName({ fs, cwd: '/w', config: { searchConcurrency }, sandbox: false })
     for (const result of [await tools.glob.execute({ pattern: '**/*' }), await tools.grep.execute({ pattern: 'x' })]) {
       expect(result.isError).toBe(true)
       expect(result.text).toContain('link check failed')

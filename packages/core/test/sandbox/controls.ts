@@ -264,6 +264,32 @@ export function runSandboxControls(get: () => Ctx): void {
       // Inside, the backend's own answer stays.
       expect(await outcomeOf(fs.resolve('inside.txt/y'))).toBe('FS_NOT_FOUND')
     })
+    it('a listing shows a link leading out as `other`, without the outside target’s type, size, mtime or version', async () => {
+      const leadingOut = ['chain-a', 'chain-b', 'file-link-evil', 'file-link-out', 'file-link-out-rel', 'link-evil', 'link-out', 'link-out-rel', 'link-parent']
+      const listed = async (fs: SandboxedFileSystem, dir: string): Promise<Map<string, object>> =>
+        new Map((await fs.listDir(await fs.resolve(dir))).map((e) => [e.name, e]))
+      for (const mode of modes) {
+        const fs = sandbox({ mode })
+        const root = await listed(fs, '.')
+        for (const name of leadingOut) {
+          const entry = root.get(name) as { type: string } | undefined
+          expect(entry?.type, name).toBe('other')
+          expect(Object.keys(entry ?? {}).sort(), name).toEqual(['name', 'target', 'type'])
+        }
+        // Links that stay inside keep their target's type and metadata.
+        expect(root.get('file-link-in')).toMatchObject({ type: 'file' })
+        expect(root.get('link-in')).toMatchObject({ type: 'directory' })
+        expect(root.get('link-root')).toMatchObject({ type: 'directory' })
+        const sub = await listed(fs, 'sub')
+        for (const name of ['deep-link', 'file-link-chain']) expect(Object.keys(sub.get(name) ?? {}).sort(), name).toEqual(['name', 'target', 'type'])
+      }
+      // Unconfined, a listing follows the links as the backend does.
+      for (const fs of [sandbox({ confineReads: false }), sandbox({ mode: 'full-access' })]) {
+        const root = await listed(fs, '.')
+        expect(root.get('file-link-out')).toMatchObject({ type: 'file' })
+        expect(root.get('link-out')).toMatchObject({ type: 'directory' })
+      }
+    })
     it('confines reads by default', async () => {
       for (const [op, path] of outside) expect(await read(sandbox(), op, path), `${op} ${path}`).toBe('FS_SANDBOX_DENIED')
     })
