@@ -44,7 +44,7 @@ export function harnessCodePaths(backendPackage?: string): string[] {
   const lookups = createRequire(import.meta.url).resolve.paths('commander') ?? []
   const packages = ['@seamfs/cli', '@seamfs/core', '@seamfs/tools', '@seamfs/mcp', ...(backendPackage === undefined ? [] : [backendPackage])]
   const roots = packages.map(packageRoot).filter((root): root is string => root !== undefined)
-  return [...lookups, ...roots.flatMap((root) => [join(root, 'package.json'), join(root, 'dist')])]
+  return [...lookups, ...roots.flatMap((root) => [join(root, 'package.json'), join(root, 'dist'), join(root, 'bin')])]
 }
 
 /** The fence a harness puts around its backend: the config's `sandbox` block over the safe defaults. */

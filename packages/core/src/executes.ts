@@ -11,7 +11,10 @@
  *    - `.npmrc`, `.yarnrc`, `.yarnrc.yml`, `.yarn`, `.pnpmfile.cjs`: package-manager config and
  *      plugins that run code on install or on any command (`yarnPath`, `.pnpmfile.cjs` hooks,
  *      `.npmrc`'s `script-shell`, `node-options`);
- *    - `.husky`: git hooks kept in the work tree;
+ *    - `.husky`, `.githooks` (a common `core.hooksPath`), `.pre-commit-config.yaml`, lefthook's and
+ *      lint-staged's configs: commands git hooks run on commit;
+ *    - `bunfig.toml` (preloads), `.cargo` (build config), `.venv` (`site-packages/*.pth` run at
+ *      every Python start);
  *    - `seamfs.config.json`: the harness config, which names backends and modules to load.
  * 2. **By kind** ({@link gitRepositoryAt}): a directory git would take for a repository (a `HEAD`, and
  *    `objects` and `refs`, or a `commondir`), whatever it is named: its `config`, `hooks`, `HEAD`,
@@ -34,6 +37,24 @@ export const EXECUTED_NAMES: readonly string[] = [
   '.yarn',
   '.pnpmfile.cjs',
   '.husky',
+  '.githooks',
+  '.pre-commit-config.yaml',
+  'lefthook.yml',
+  '.lefthook.yml',
+  'lefthook-local.yml',
+  '.lintstagedrc',
+  '.lintstagedrc.json',
+  '.lintstagedrc.yaml',
+  '.lintstagedrc.yml',
+  '.lintstagedrc.js',
+  '.lintstagedrc.cjs',
+  '.lintstagedrc.mjs',
+  'lint-staged.config.js',
+  'lint-staged.config.cjs',
+  'lint-staged.config.mjs',
+  'bunfig.toml',
+  '.cargo',
+  '.venv',
   'seamfs.config.json',
 ]
 
@@ -100,13 +121,15 @@ export function repositoryCandidates(paths: readonly string[], adds: boolean): {
 
 /**
  * Whether `dir` is (or, with `adding` there, would be) a directory git takes for a repository:
- * a `HEAD` (a file or a link), and `objects` and `refs` directories or a `commondir` file.
+ * a `HEAD`, and `objects` and `refs`, or a `commondir`. Any entry counts, whatever its type: git
+ * follows links and only asks `access(X_OK)` of `objects` and `refs`, which an executable file
+ * passes (a script moved to `objects` made one).
  */
 export async function gitRepositoryAt(dir: string, adding: string | undefined, typeOf: EntryType): Promise<boolean> {
   const [head, objects, refs, commondir] = await Promise.all(
     MARKERS.map((m) => (m === adding ? Promise.resolve('added' as const) : typeOf(`${dir}/${m === 'head' ? 'HEAD' : m}`))),
   )
-  const present = (t: string | undefined, ...kinds: string[]): boolean => t === 'added' || (t !== undefined && kinds.includes(t))
-  if (!present(head, 'file', 'symlink')) return false
-  return (present(objects, 'directory', 'symlink') && present(refs, 'directory', 'symlink')) || present(commondir, 'file')
+  const present = (t: string | undefined): boolean => t !== undefined
+  if (!present(head)) return false
+  return (present(objects) && present(refs)) || present(commondir)
 }

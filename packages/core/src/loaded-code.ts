@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { processWide } from './translate.js'
@@ -30,11 +30,27 @@ export function registerLoadedPackage(moduleUrl: string): void {
     if (existsSync(join(root, 'package.json'))) {
       loaded.add(join(root, 'package.json'))
       loaded.add(join(root, 'dist'))
+      for (const entry of entriesOf(join(root, 'package.json'))) loaded.add(join(root, entry))
       return
     }
     const up = dirname(root)
     if (up === root) return
     root = up
+  }
+}
+
+/**
+ * What a manifest names as code to run: its `bin` (a command's shim: what `npx` and the shell run),
+ * `main` and `module`. The `exports` targets are under `dist` (or whatever `main` names).
+ */
+function entriesOf(manifest: string): string[] {
+  try {
+    const json = JSON.parse(readFileSync(manifest, 'utf8')) as { bin?: unknown; main?: unknown; module?: unknown }
+    const bins: unknown[] = typeof json.bin === 'object' && json.bin !== null ? Object.values(json.bin) : [json.bin]
+    const named: unknown[] = [json.main, json.module, ...bins]
+    return named.filter((p): p is string => typeof p === 'string' && p !== '' && !p.split(/[\\/]/).includes('..'))
+  } catch {
+    return []
   }
 }
 

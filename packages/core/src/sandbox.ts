@@ -316,7 +316,10 @@ export class SandboxedFileSystem extends FileSystemLayer {
         return undefined
       }
     }
-    for (const { dir, adding } of repositoryCandidates([fresh.displayPath, fresh.targetKey], verb !== 'remove')) {
+    // Each path on its own: through a link, the canonical key names the repository the display path hides.
+    const adds = verb !== 'remove'
+    const candidates = [...repositoryCandidates([fresh.displayPath], adds), ...repositoryCandidates([fresh.targetKey], adds)]
+    for (const { dir, adding } of candidates) {
       if (await gitRepositoryAt(dir, adding, typeOf)) {
         const what =
           adding === undefined

@@ -7,14 +7,14 @@
  * what a planted repository would have run.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { LocalFileSystem } from '@seamfs/backend-local'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
-import { DEFAULT_PROTECTED_NAMES, EXECUTED_NAMES, loadedCodePaths, SandboxedFileSystem } from '@seamfs/core'
+import { DEFAULT_PROTECTED_NAMES, EXECUTED_NAMES, loadedCodePaths, registerLoadedPackage, SandboxedFileSystem } from '@seamfs/core'
 import { createFileToolsByName, type FileToolsByName, type ToolResult } from '@seamfs/tools'
 
 let dir: string
@@ -89,6 +89,10 @@ describe('by name: what package managers and git run', () => {
       '.pnpmfile.cjs',
       '.husky/pre-push',
       'NODE_MODULES/y.js',
+      '.githooks/pre-commit',
+      '.pre-commit-config.yaml',
+      'lefthook.yml',
+      '.venv/lib/python3.11/site-packages/x.pth',
     ]) {
       expect(codeOf(await t.write.execute({ file_path, content: 'echo planted\n' })), file_path).toBe('FS_SANDBOX_DENIED')
     }
@@ -170,6 +174,32 @@ describe.skipIf(!hasGit)('by kind: a git repository under any name (git must be 
     }
   })
 
+  it('an executable FILE moved to objects passes git (it asks only X_OK): the repository it would complete is refused', async () => {
+    const ws = join(dir, 'ws')
+    mkdirSync(ws)
+    writeFileSync(join(ws, 'build.sh'), '#!/bin/sh\n', { mode: 0o755 })
+    const t = tools(ws)
+    await t.read.execute({ file_path: 'build.sh' })
+    expect(codeOf(await t.move!.execute({ source_path: 'build.sh', destination_path: 'tools/objects' }))).toBeUndefined()
+    expect(codeOf(await t.create_directory!.execute({ path: 'tools/refs' }))).toBeUndefined()
+    expect(codeOf(await t.write.execute({ file_path: 'tools/config', content: `[core]\n\tfsmonitor = touch ${join(dir, 'ran')}\n` }))).toBeUndefined()
+    expect(codeOf(await t.write.execute({ file_path: 'tools/HEAD', content: 'ref: refs/heads/main\n' }))).toBe('FS_SANDBOX_DENIED')
+    expect(() => git(join(ws, 'tools'), 'rev-parse', '--git-dir')).toThrow()
+  })
+
+  it("a link to a repository's config does not hide it: the check follows the canonical path", async () => {
+    const ws = join(dir, 'ws')
+    mkdirSync(ws)
+    execFileSync('git', ['init', '-q', '--bare', join(ws, 'fixtures/x.git')], { env: { PATH: process.env['PATH'] ?? '', HOME: dir } })
+    symlinkSync('fixtures/x.git/config', join(ws, 'fixture-config'))
+    const t = tools(ws)
+    await t.read.execute({ file_path: 'fixture-config' })
+    expect(codeOf(await t.write.execute({ file_path: 'fixture-config', content: `[core]\n\tfsmonitor = touch ${join(dir, 'ran')}\n` }))).toBe(
+      'FS_SANDBOX_DENIED',
+    )
+    expect(readFileSync(join(ws, 'fixtures/x.git/config'), 'utf8')).not.toContain('fsmonitor')
+  })
+
   it('an existing repository under another name (a bare clone in the workspace): its config and hooks are read-only', async () => {
     const ws = join(dir, 'ws')
     mkdirSync(ws)
@@ -187,6 +217,18 @@ describe.skipIf(!hasGit)('by kind: a git repository under any name (git must be 
 })
 
 describe('by identity: the seamfs code this process runs', () => {
+  it("a package's bin shim and main are recorded with its manifest and build (what the shell and npx run)", () => {
+    const pkg = join(dir, 'pkg')
+    mkdirSync(join(pkg, 'dist'), { recursive: true })
+    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'p', main: './lib/main.js', bin: { p: './bin/p.js', q: '../../escape.js' } }))
+    writeFileSync(join(pkg, 'dist/index.js'), '')
+    registerLoadedPackage(pathToFileURL(join(pkg, 'dist/index.js')).href)
+    const paths = loadedCodePaths()
+    for (const path of ['package.json', 'dist', 'bin/p.js', 'lib/main.js']) expect(paths, path).toContain(join(pkg, path))
+    // A manifest cannot point the protection out of its package.
+    expect(paths.some((p) => p.includes('escape.js'))).toBe(false)
+  })
+
   it('every seamfs package loaded here is recorded, with its package.json', () => {
     const paths = loadedCodePaths()
     for (const pkg of ['core', 'tools', 'backend-local', 'backend-memory']) {
