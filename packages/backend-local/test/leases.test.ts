@@ -1,26 +1,13 @@
 import { execFileSync, spawn } from 'node:child_process'
-import {
-  closeSync,
-  lstatSync,
-  lutimesSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { closeSync, lstatSync, lutimesSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { isFsError, type FsErrorCode } from '@seamfs/core'
 import { formatLeaseRecord, HOST_ID } from '@seamfs/core/backend'
 import { LocalFileSystem } from '@seamfs/backend-local'
 import { lockNameOf } from '../src/leases.js'
+import { scratchDir } from './scratch.js'
 
 // The children run the built package (npm test builds before it tests).
 const DIST = pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta.url))).href
@@ -32,17 +19,7 @@ const fs = new LocalFileSystem({ cwd: process.argv[1], hooks: { beforeCommit: ()
 await fs.editText(await fs.resolve('hot.txt'), { oldString: 'END', newString: 'NEVER\\nEND', replaceAll: false })
 `
 
-let dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
-  dirs = []
-})
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'seamfs-leases-'))
-  dirs.push(d)
-  return d
-}
+const tempDir = (): string => scratchDir('leases')
 
 async function codeOf(work: Promise<unknown>): Promise<FsErrorCode | 'ok'> {
   try {

@@ -8,15 +8,15 @@
  *
  * The step back is simulated by moving the live holder's entry an hour ahead (the same picture).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { lutimesSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { spawn } from 'node:child_process'
+import { lutimesSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { isFsError } from '@seamfs/core'
 import { LocalFileSystem } from '@seamfs/backend-local'
 import { lockNameOf } from '../src/leases.js'
+import { scratchDir, tracked } from './scratch.js'
 
 const DIST = pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta.url))).href
 
@@ -28,21 +28,11 @@ const fs = new LocalFileSystem({ cwd: process.argv[1], hooks: { beforeCommit: ()
 await fs.editText(await fs.resolve('f.txt'), { oldString: 'END', newString: 'HOLDER\\nEND', replaceAll: false })
 `
 
-const children: ChildProcess[] = []
-let dirs: string[] = []
-afterEach(() => {
-  for (const c of children.splice(0)) c.kill('SIGKILL')
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
-  dirs = []
-})
-
 describe('review: a live holder on this host, its entry dated in the future (the clock stepped back)', () => {
   it('is not taken over while its process lives: the waiter waits (busy after lockWaitMs)', { timeout: 15_000 }, async () => {
-    const root = mkdtempSync(join(tmpdir(), 'seamfs-review-clock-'))
-    dirs.push(root)
+    const root = scratchDir('review-clock')
     writeFileSync(join(root, 'f.txt'), 'base\nEND\n')
-    const child = spawn(process.execPath, ['--input-type=module', '-e', HOLDER, root], { stdio: ['ignore', 'pipe', 'inherit'] })
-    children.push(child)
+    const child = tracked(spawn(process.execPath, ['--input-type=module', '-e', HOLDER, root], { stdio: ['ignore', 'pipe', 'inherit'] }))
     setTimeout(() => child.kill('SIGKILL'), 10_000).unref()
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (d: Buffer) => d.toString().includes('holding') && resolve())

@@ -6,18 +6,12 @@
  * later writer of that file waits a whole lease (here: fails after lockWaitMs), and the directory,
  * though its listing is empty, cannot be removed.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { isFsError } from '@seamfs/core'
 import { LocalFileSystem } from '@seamfs/backend-local'
-
-let dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
-  dirs = []
-})
+import { scratchDir } from './scratch.js'
 
 async function outcome(work: Promise<unknown>): Promise<string> {
   try {
@@ -30,8 +24,7 @@ async function outcome(work: Promise<unknown>): Promise<string> {
 
 describe('review: a directory renamed while a write inside it holds its lock entry', () => {
   it('leaves no lock entry behind: the file can be written at its new path at once, the directory removed', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'seamfs-review-dirmv-'))
-    dirs.push(root)
+    const root = scratchDir('review-dirmv')
     mkdirSync(join(root, 'd'))
     writeFileSync(join(root, 'd', 'f.txt'), 'one\n')
     let reached!: () => void

@@ -11,12 +11,12 @@
  * Children run the built package (dist).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { LocalFileSystem } from '@seamfs/backend-local'
+import { scratchDir, tracked } from './scratch.js'
 
 const DIST = pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta.url))).href
 
@@ -68,20 +68,8 @@ interface Child {
   said(word: string): Promise<string>
 }
 
-const children: ChildProcess[] = []
-let dirs: string[] = []
-afterEach(() => {
-  for (const c of children.splice(0)) {
-    c.kill('SIGCONT')
-    c.kill('SIGKILL')
-  }
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
-  dirs = []
-})
-
 function start(script: string, args: string[]): Child {
-  const proc = spawn(process.execPath, ['--input-type=module', '-e', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
-  children.push(proc)
+  const proc = tracked(spawn(process.execPath, ['--input-type=module', '-e', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] }))
   const timer = setTimeout(() => proc.kill('SIGKILL'), 8000)
   proc.on('exit', () => clearTimeout(timer))
   let out = ''
@@ -108,8 +96,7 @@ function start(script: string, args: string[]): Child {
 
 describe('review: a holder frozen past its lease, its lock taken over meanwhile', () => {
   it('does not commit after it resumes: an edit reported successful is never then removed by the taker', { timeout: 15_000 }, async () => {
-    const base = mkdtempSync(join(tmpdir(), 'seamfs-review-frozen-'))
-    dirs.push(base)
+    const base = scratchDir('review-frozen')
     const root = join(base, 'ws')
     mkdirSync(root)
     writeFileSync(join(root, 'f.txt'), 'base\nEND\n')

@@ -4,25 +4,18 @@
  * later caller of that key in this process waits behind it: an abort is not seen until the callers
  * ahead have given up, and the N-th caller fails after N × lockWaitMs, not lockWaitMs.
  */
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { isFsError } from '@seamfs/core'
 import { formatLeaseRecord } from '@seamfs/core/backend'
 import { LocalFileSystem } from '@seamfs/backend-local'
 import { lockNameOf } from '../src/leases.js'
-
-let dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
-  dirs = []
-})
+import { scratchDir } from './scratch.js'
 
 /** A workspace whose f.txt is locked by a live holder on another machine (fresh entry, long lease). */
 function heldElsewhere(): string {
-  const root = mkdtempSync(join(tmpdir(), 'seamfs-review-queue-'))
-  dirs.push(root)
+  const root = scratchDir('review-queue')
   writeFileSync(join(root, 'f.txt'), 'one\n')
   symlinkSync(formatLeaseRecord({ host: 'abcdef012345', pid: 4242, nonce: 'a'.repeat(16), leaseMs: 60_000 }), join(root, lockNameOf('f.txt')))
   return root

@@ -10,16 +10,16 @@
  *
  * clearIfStale (the residue sweep of every write, and remove) has the same window.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { isFsError } from '@seamfs/core'
 import { formatLeaseRecord, HOST_ID, pidIsAlive } from '@seamfs/core/backend'
 import { LocalFileSystem } from '@seamfs/backend-local'
 import { lockNameOf } from '../src/leases.js'
+import { scratchDir, tracked } from './scratch.js'
 
 const DIST = pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta.url))).href
 
@@ -50,14 +50,6 @@ process.stdout.write('B1-result ' + result + '\\n')
 process.exit(0)
 `
 
-const children: ChildProcess[] = []
-let dirs: string[] = []
-afterEach(() => {
-  for (const c of children.splice(0)) c.kill('SIGKILL')
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
-  dirs = []
-})
-
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 async function until(what: string, ok: () => boolean, ms: number): Promise<boolean> {
@@ -72,8 +64,7 @@ async function until(what: string, ok: () => boolean, ms: number): Promise<boole
 
 describe.skipIf(!STRACE)(`review: two waiters break one stale lock entry${STRACE ? '' : ' — SKIPPED: needs strace'}`, () => {
   it("only one of them holds the lock: the breaker that lost the race does not unlink the winner's entry", { timeout: 20_000 }, async () => {
-    const base = mkdtempSync(join(tmpdir(), 'seamfs-review-breakers-'))
-    dirs.push(base)
+    const base = scratchDir('review-breakers')
     const root = join(base, 'ws')
     mkdirSync(root)
     writeFileSync(join(root, 'f.txt'), 'base\nEND\n')
@@ -110,7 +101,7 @@ describe.skipIf(!STRACE)(`review: two waiters break one stale lock entry${STRACE
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     )
-    children.push(b1)
+    tracked(b1)
     setTimeout(() => b1.kill('SIGKILL'), 15_000).unref()
     let out = ''
     b1.stdout.on('data', (d: Buffer) => (out += d.toString()))
