@@ -157,3 +157,25 @@ describe('fileToolSet: aborts and throws from the backend', () => {
     }
   })
 })
+
+describe('fileToolSet: fenced by default, as createFileTools is', () => {
+  it('no ../x and no absolute path outside the cwd; `sandbox: false` widens it, explicitly', async () => {
+    const fs = new MemoryFileSystem({ cwd: '/w', files: { '/secret.txt': 'SECRET\n', '/w/a.txt': 'a\n' } })
+    const tools = fileToolSet({ fs, policy: false })
+    for (const [t, input] of [
+      [tools.read, { file_path: '../secret.txt' }],
+      [tools.read, { file_path: '/secret.txt' }],
+      [tools.write, { file_path: '/x.txt', content: 'x\n' }],
+      [tools.write, { file_path: '.git/hooks/pre-commit', content: 'x\n' }],
+    ] as const) {
+      const got = await run(t, input)
+      expect(isFileToolError(got), JSON.stringify(input)).toBe(true)
+      expect((got as { code?: string }).code).toBe('FS_SANDBOX_DENIED')
+    }
+    // Nothing written, inside (the hook) or out.
+    expect(fs.toJSON()).toEqual({ 'a.txt': 'a\n' })
+    expect(await fs.stat(await fs.resolve('/x.txt'))).toBeUndefined()
+    const wide = fileToolSet({ fs, policy: false, sandbox: false })
+    expect(JSON.stringify(await run(wide.read, { file_path: '../secret.txt' }))).toContain('SECRET')
+  })
+})

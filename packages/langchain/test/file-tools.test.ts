@@ -174,3 +174,21 @@ describe('fileTools with createAgent', () => {
     expect(fs.toJSON()).toEqual({ 'notes.txt': NOTES })
   })
 })
+
+describe('fileTools: fenced by default, as createFileTools is', () => {
+  it('no ../x and no absolute path outside the cwd; `sandbox: false` widens it, explicitly', async () => {
+    const fs = new MemoryFileSystem({ cwd: '/w', files: { '/secret.txt': 'SECRET\n', '/w/a.txt': 'a\n' } })
+    const tools = fileTools({ fs, policy: false })
+    for (const file_path of ['../secret.txt', '/secret.txt']) {
+      const failure: unknown = await (tools.read.invoke({ file_path }) as Promise<unknown>).catch((e: unknown) => e)
+      expect(failure, file_path).toMatchObject({ code: 'FS_SANDBOX_DENIED' })
+    }
+    const written: unknown = await (tools.write.invoke({ file_path: '/x.txt', content: 'x\n' }) as Promise<unknown>).catch((e: unknown) => e)
+    expect(written).toMatchObject({ code: 'FS_SANDBOX_DENIED' })
+    // Nothing written, inside (the hook) or out.
+    expect(fs.toJSON()).toEqual({ 'a.txt': 'a\n' })
+    expect(await fs.stat(await fs.resolve('/x.txt'))).toBeUndefined()
+    const wide = fileTools({ fs, policy: false, sandbox: false })
+    await expect(wide.read.invoke({ file_path: '../secret.txt' })).resolves.toContain('SECRET')
+  })
+})

@@ -49,7 +49,7 @@ describe('createFileTools is fenced by default', () => {
     expect(readFileSync(join(dir, 'ws/src/ok.txt'), 'utf8')).toBe('fine\n')
   })
 
-  it('the adapters built on createFileTools take the same default; `sandbox: false` is the explicit widening', async () => {
+  it("`sandbox: false` is the explicit widening; a fence of the caller's own is kept as it is", async () => {
     const wide = createFileToolsByName({ fs: new LocalFileSystem({ cwd: join(dir, 'ws') }), sandbox: false })
     mkdirSync(join(dir, 'ws'))
     expect(codeOf(await wide.write.execute({ file_path: '../widened.txt', content: 'w\n' }))).toBeUndefined()
