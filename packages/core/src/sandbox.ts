@@ -340,14 +340,18 @@ export class SandboxedFileSystem extends FileSystemLayer {
     // A package loaded since (a lazy import) is added: resolved again, once per change.
     if (paths.length !== this.#loadedCount) this.#loaded = undefined
     this.#loadedCount = paths.length
-    this.#loaded ??= (async () => {
+    if (this.#loaded !== undefined) return this.#loaded
+    const loading = (async () => {
       const roots = await this.#resolvedRoots(signal)
       const found = await Promise.all(paths.map((path) => this.#resolveOrNone(path, this.#workspaceRoot, signal)))
       return found.filter((t): t is FsTarget => t !== undefined && roots.some((root) => this.inner.contains(root, t)))
     })()
     // A failure (an abort) is not remembered: the next mutation resolves them again.
-    this.#loaded.catch(() => (this.#loaded = undefined))
-    return this.#loaded
+    loading.catch(() => {
+      if (this.#loaded === loading) this.#loaded = undefined
+    })
+    this.#loaded = loading
+    return loading
   }
 
   /**
