@@ -38,13 +38,13 @@
  */
 import { spawn } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { availableParallelism, cpus, platform, release } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { isFsError, type FsEditRequest } from '@seamfs/core'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { createFileTools, type FileTool } from '@seamfs/tools'
+import { environment, machineLine, markdownTable } from './report.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -308,26 +308,12 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
 }
 
-function table(rows: readonly (readonly string[])[]): string {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => (row[c] as string).length)))
-  const line = (row: readonly string[]): string => `| ${row.map((cell, c) => cell.padEnd(widths[c] as number)).join(' | ')} |`
-  const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`
-  return [line(rows[0]!), rule, ...rows.slice(1).map(line)].join('\n')
-}
-
 if (args.child === true) {
   process.stdout.write(JSON.stringify(await child(args.shape as Shape, args.side as Side)))
 } else {
   const command = `node bench/dist/edit-bounds.js${quick ? ' --quick' : ''}${args.json !== undefined ? ` --json ${args.json}` : ''}`
-  const environment = {
-    node: process.version,
-    platform: `${platform()} ${release()}`,
-    cpus: availableParallelism(),
-    cpuModel: cpus()[0]?.model ?? 'unknown',
-    quick,
-    command,
-  }
-  console.log(`node ${environment.node} · ${environment.platform} · ${environment.cpus} CPUs (${environment.cpuModel})`)
+  const env = environment({ quick, command })
+  console.log(machineLine(env))
   console.log(`$ ${command}\n`)
   const reports: Report[] = []
   const rows: string[][] = [
@@ -383,7 +369,7 @@ if (args.child === true) {
     ])
     console.log('done')
   }
-  console.log(`\n${table(rows)}\n`)
+  console.log(`\n${markdownTable(rows[0] as string[], rows.slice(1))}\n`)
   console.log('medians of fresh children; peak: growth of the peak RSS during the call; block: the longest the event loop was held.')
-  if (args.json !== undefined) writeFileSync(args.json, `${JSON.stringify({ environment, reports }, null, 2)}\n`)
+  if (args.json !== undefined) writeFileSync(args.json, `${JSON.stringify({ environment: env, reports }, null, 2)}\n`)
 }
