@@ -1,6 +1,6 @@
 import { expect } from 'vitest'
 import { isFsError, type FsEditOutcome, type FsTarget } from '@seamfs/core'
-import { codeOf, yieldToLoop, type Env, type Kit } from '../kit.js'
+import { yieldToLoop, type Env, type Kit } from '../kit.js'
 import { firstDifference, sizeLabel, sizedText } from './fixtures.js'
 
 const KIB = 1024
@@ -148,13 +148,13 @@ export function writeRaceClauses(kit: Kit): void {
           const t = await env.resolve(`replace-${i}.txt`)
           const { version } = await env.fs.writeText(t, old)
           const replace = new AbortController()
-          const replacing = codeOf(env.fs.writeText(t, next, { signal: replace.signal, expected: { kind: 'replaceIfVersion', version } }))
+          const replacing = outcomeOf(env.fs.writeText(t, next, { signal: replace.signal, expected: { kind: 'replaceIfVersion', version } }))
           await abortAt(when, replace)
           await expectAllOrNothing(env, t, await replacing, { old, next, version }, `replaceIfVersion aborted ${when}`)
 
           const c = await env.resolve(`create-${i}.txt`)
           const create = new AbortController()
-          const creating = codeOf(env.fs.writeText(c, next, { signal: create.signal, expected: { kind: 'createIfAbsent' } }))
+          const creating = outcomeOf(env.fs.writeText(c, next, { signal: create.signal, expected: { kind: 'createIfAbsent' } }))
           await abortAt(when, create)
           await expectAllOrNothing(env, c, await creating, { old: undefined, next, version: undefined }, `createIfAbsent aborted ${when}`)
 
@@ -162,7 +162,7 @@ export function writeRaceClauses(kit: Kit): void {
           const edited = await env.fs.writeText(e, old)
           const edit = new AbortController()
           const request = { oldString: 'old0 ', newString: 'new0 ', replaceAll: false }
-          const editing = codeOf(env.fs.editText(e, request, { signal: edit.signal, expected: { version: edited.version } }))
+          const editing = outcomeOf(env.fs.editText(e, request, { signal: edit.signal, expected: { version: edited.version } }))
           await abortAt(when, edit)
           const after = old.replace('old0 ', 'new0 ')
           await expectAllOrNothing(env, e, await editing, { old, next: after, version: edited.version }, `guarded edit aborted ${when}`)
@@ -199,7 +199,26 @@ export function writeRaceClauses(kit: Kit): void {
   })
 }
 
-/** After an operation was aborted mid-flight: FS_ABORTED with nothing changed, or success with everything changed. */
+/**
+ * How an operation aborted mid-flight ended: `ok`, its error code, or `indeterminate` for an
+ * `FS_ABORTED` flagged `indeterminate` (issue 30: the store had not answered when the abort came,
+ * so the mutation may still land).
+ */
+async function outcomeOf(operation: Promise<unknown>): Promise<string> {
+  try {
+    await operation
+    return 'ok'
+  } catch (err) {
+    if (!isFsError(err)) return `not an FsError: ${String(err)}`
+    return err.code === 'FS_ABORTED' && err.indeterminate ? 'indeterminate' : err.code
+  }
+}
+
+/**
+ * After an operation was aborted mid-flight: FS_ABORTED with nothing changed, or success with
+ * everything changed; an indeterminate FS_ABORTED leaves the old content or the new, whole, and
+ * whichever it is a moment later too (never a mix, never a third thing).
+ */
 async function expectAllOrNothing(
   env: Env,
   t: FsTarget,
@@ -207,12 +226,18 @@ async function expectAllOrNothing(
   was: { readonly old: string | undefined; readonly next: string; readonly version: string | undefined },
   what: string,
 ): Promise<void> {
-  expect(['ok', 'FS_ABORTED'], `${what}: the code`).toContain(code)
+  expect(['ok', 'FS_ABORTED', 'indeterminate'], `${what}: the code`).toContain(code)
   const info = await env.fs.stat(t)
   const text = info === undefined ? undefined : await env.fs.readText(t)
   if (code === 'FS_ABORTED') {
     expect(info?.version, `${what}: FS_ABORTED, yet the version changed`).toBe(was.version)
     expect(text === was.old, `${what}: FS_ABORTED, yet the content changed`).toBe(true)
+  } else if (code === 'indeterminate') {
+    for (let look = 0; look < 2; look++) {
+      const seen = look === 0 ? text : (await env.fs.stat(t)) === undefined ? undefined : await env.fs.readText(t)
+      expect(seen === was.old || seen === was.next, `${what}: indeterminate, yet the content is neither the old nor the new`).toBe(true)
+      if (look === 0) await new Promise((resolve) => setTimeout(resolve, 100))
+    }
   } else {
     expect(text === was.next, `${what}: it succeeded, yet the content is not the new one`).toBe(true)
   }

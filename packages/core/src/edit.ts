@@ -669,6 +669,7 @@ function whichEdit(err: unknown, i: number, n: number, path: string): unknown {
   return new FsError(err.code, `${head}edit ${i + 1} of ${n}: ${reason}`, {
     cause: err.cause,
     retryable: err.retryable,
+    indeterminate: err.indeterminate,
     details: { ...err.details, edit: i },
   })
 }

@@ -10,7 +10,8 @@
  * - `FS_PERMISSION_DENIED` — the store (kernel, server, credentials) refused.
  * - `FS_SANDBOX_DENIED` — a fence refused the access (a policy decision): the sandbox, or a backend's
  *   `root` scope, which is a fence on every backend.
- * - `FS_IO_ERROR` — any other store failure; `retryable` says whether trying again may help.
+ * - `FS_IO_ERROR` — any other store failure; `retryable` says whether trying again may help,
+ *   `indeterminate` whether a mutation may have taken effect although it failed (issue 30).
  * - `FS_STALE_VERSION` — a guard's version no longer matches, or the target vanished.
  * - `FS_NOT_OBSERVED` — `createIfAbsent` found a file, or the policy has no observation.
  * - `FS_AMBIGUOUS_EDIT` — `oldString` matched more than once without `replaceAll`.
@@ -78,8 +79,13 @@ export interface FsErrorOptions {
   readonly cause?: unknown
   /** Whether the same call may succeed if tried again (network drops, EMFILE…). */
   readonly retryable?: boolean
+  /** The mutation may have taken effect: see {@link FsError.indeterminate}. */
+  readonly indeterminate?: boolean
   readonly details?: FsErrorDetails
 }
+
+/** The verbs that change the store: only their failures can be {@link FsError.indeterminate}. */
+export const MUTATION_VERBS: ReadonlySet<FsVerb> = new Set<FsVerb>(['write', 'edit', 'remove', 'rename', 'create directory'])
 
 /** The verbs used in messages: `cannot <verb> "<path>": …` and `<verb> aborted`. */
 export type FsVerb = 'resolve' | 'stat' | 'lstat' | 'read' | 'list' | 'write' | 'edit' | 'remove' | 'rename' | 'create directory'
@@ -96,13 +102,28 @@ export class FsError extends Error {
   override readonly name = 'FsError'
   readonly code: FsErrorCode
   readonly retryable: boolean
+  /**
+   * The outcome is not known (issue 30): a mutation's request went out (or may have) and its answer
+   * was lost — the connection died, the caller's signal or deadline ended the wait — so the change
+   * may have been made although the call failed. Re-read the target before trying again. An error
+   * without it (`false`) is a definite failure: the mutation did not happen. Only failures of
+   * mutations (`write`, `edit`, `remove`, `rename`, `create directory`) carry it.
+   */
+  readonly indeterminate: boolean
   readonly details: FsErrorDetails | undefined
 
   constructor(code: FsErrorCode, message: string, options: FsErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.code = code
     this.retryable = options.retryable ?? false
+    this.indeterminate = options.indeterminate ?? false
     this.details = options.details
+  }
+
+  /** The same failure with its outcome unknown ({@link indeterminate}); itself when already so. */
+  static indeterminate(err: FsError): FsError {
+    if (err.indeterminate) return err
+    return new FsError(err.code, err.message, { cause: err.cause, retryable: err.retryable, indeterminate: true, ...(err.details && { details: err.details }) })
   }
 
   /** `cannot <verb> "<path>": <reason>` with any code: the shape of every path-bound failure. */
@@ -178,9 +199,9 @@ export class FsError extends Error {
     return FsError.at('FS_IO_ERROR', verb, path, reason, options)
   }
 
-  /** `FS_ABORTED` (`<verb> aborted`), with the signal's reason as cause. */
-  static aborted(verb: FsVerb, reason?: unknown): FsError {
-    return new FsError('FS_ABORTED', `${verb} aborted`, { cause: reason })
+  /** `FS_ABORTED` (`<verb> aborted`), with the signal's reason as cause; `indeterminate` when the mutation may still land. */
+  static aborted(verb: FsVerb, reason?: unknown, indeterminate = false): FsError {
+    return new FsError('FS_ABORTED', indeterminate ? `${verb} aborted (it may still have taken effect)` : `${verb} aborted`, { cause: reason, indeterminate })
   }
 }
 

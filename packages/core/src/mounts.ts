@@ -418,7 +418,12 @@ function inMountSpace(error: FsError, renames: ReadonlyArray<readonly [string, s
   let message = error.message
   for (const [inner, outer] of renames) if (inner !== outer) message = message.replace(`"${inner}"`, `"${outer}"`)
   if (message === error.message) return error
-  return new FsError(error.code, message, { cause: error, retryable: error.retryable, ...(error.details && { details: error.details }) })
+  return new FsError(error.code, message, {
+    cause: error,
+    retryable: error.retryable,
+    indeterminate: error.indeterminate,
+    ...(error.details && { details: error.details }),
+  })
 }
 
 /** The path handed to the mounted filesystem: relative to its cwd (its root), `.` for the mount point. */

@@ -1,10 +1,16 @@
-import { FsError, isAbortError, isFsError, type FsErrorCode, type FsVerb } from './errors.js'
+import { FsError, isAbortError, isFsError, MUTATION_VERBS, type FsErrorCode, type FsVerb } from './errors.js'
 
 /** One row of a backend's error table: the seamfs code, the reason shown in the message. */
 export interface ErrorRow {
   readonly code: FsErrorCode
   readonly reason: string
   readonly retryable?: boolean | undefined
+  /**
+   * The request may have reached the store and its answer was lost (a connection that died with
+   * the request in flight): a mutation that meets it is {@link FsError.indeterminate}. A failure
+   * known to come before anything was sent (connection refused, host not found) leaves it unset.
+   */
+  readonly lostAnswer?: boolean | undefined
 }
 
 /**
@@ -19,7 +25,8 @@ export function translateError(err: unknown, verb: FsVerb, path: string, lookup:
   if (isAbortError(err)) return new FsError('FS_ABORTED', `${verb} aborted`, { cause: err })
   const row = lookup(err)
   if (row !== undefined) {
-    return new FsError(row.code, `cannot ${verb} "${path}": ${row.reason}`, { cause: err, retryable: row.retryable ?? false })
+    const indeterminate = row.lostAnswer === true && MUTATION_VERBS.has(verb)
+    return new FsError(row.code, `cannot ${verb} "${path}": ${row.reason}`, { cause: err, retryable: row.retryable ?? false, indeterminate })
   }
   const detail = err instanceof Error ? err.message : String(err)
   return new FsError('FS_IO_ERROR', `cannot ${verb} "${path}": ${detail}`, { cause: err })

@@ -1,5 +1,6 @@
 import { getConfig } from '@langchain/langgraph'
 import { FsError, SandboxedFileSystem, type FileSystem, type FsTarget, type PolicyOwner } from '@seamfs/core'
+import { deadlineSignal } from '@seamfs/tools'
 import { parseVirtual, type VirtualPath } from './paths.js'
 
 /** The most LangGraph threads whose sessions a backend keeps (least recently used dropped first). */
@@ -55,17 +56,26 @@ export class Scope {
   readonly #ownSession = Object.freeze({ deepagents: 'default session' })
   readonly #threads = new Map<string, object>()
 
-  constructor(fs: FileSystem, root: string, session: PolicyOwner | undefined) {
+  constructor(
+    fs: FileSystem,
+    root: string,
+    session: PolicyOwner | undefined,
+    readonly callTimeoutMs: number,
+  ) {
     this.fs = fenced(fs, root)
     this.root = root
     this.#session = session
   }
 
-  /** The session and signal of the current call: the configured session, else the thread's, else this backend's own. */
+  /**
+   * The session and signal of the current call: the configured session, else the thread's, else this
+   * backend's own; the run's signal plus the tools' deadline (`callTimeoutMs`), so a listing or a
+   * transfer on a store that stopped answering ends as a timeout, as a tool call does.
+   */
   call(): Call {
     const run = currentRun()
     const session = this.#session ?? (run.threadId === undefined ? this.#ownSession : this.#threadSession(run.threadId))
-    return { session, signal: run.signal, cwd: this.root }
+    return { session, signal: deadlineSignal(run.signal, this.callTimeoutMs), cwd: this.root }
   }
 
   /**

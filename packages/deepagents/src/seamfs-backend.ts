@@ -44,7 +44,7 @@ export class SeamfsBackend implements BackendProtocolV2 {
   constructor(options: Readonly<SeamfsBackendOptions>) {
     const root = options.root ?? '.'
     this.#policy = hostPolicy(options.policy)
-    this.#scope = new Scope(options.fs, root, options.session)
+    this.#scope = new Scope(options.fs, root, options.session, options.config?.callTimeoutMs ?? DEFAULT_CONFIG.callTimeoutMs)
     this.#tools = createFileToolsByName({ fs: this.#scope.fs, policy: this.#policy, cwd: root, config: options.config })
     this.#maxTransferBytes = options.maxTransferBytes ?? DEFAULT_MAX_TRANSFER_BYTES
     this.#readLimit = options.config?.readLimit ?? DEFAULT_CONFIG.readLimit

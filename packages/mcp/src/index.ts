@@ -8,6 +8,8 @@ export {
   createMcpServer,
   DEFAULT_MAX_RESULT_BYTES,
   MCP_CODE_META_KEY,
+  MCP_INDETERMINATE_META_KEY,
+  MCP_RETRYABLE_META_KEY,
   MCP_STRUCTURED_META_KEY,
   serveStdio,
   toMcpResult,

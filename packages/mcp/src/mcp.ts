@@ -26,6 +26,10 @@ const MIN_RESULT_BYTES = 1024
 
 /** The `_meta` key of a failed call's `FsError` code (`FS_NOT_OBSERVED`, `FS_STALE_VERSION`, …). */
 export const MCP_CODE_META_KEY = 'seamfs/code'
+/** The `_meta` key set to `true` on a failure that trying again may cure (a network drop, a timeout). */
+export const MCP_RETRYABLE_META_KEY = 'seamfs/retryable'
+/** The `_meta` key set to `true` on a failed mutation whose outcome is not known: it may have been made (issue 30). */
+export const MCP_INDETERMINATE_META_KEY = 'seamfs/indeterminate'
 
 /**
  * The `_meta` key set when a success's `structuredContent` was over
@@ -160,7 +164,13 @@ export function toMcpResult(
   const content: CallToolResult['content'] = [{ type: 'text', text }]
   if (result.image !== undefined) content.push({ type: 'image', data: result.image.data, mimeType: result.image.mimeType })
   const out: CallToolResult = { content, isError: result.isError }
-  if (result.isError && result.code !== undefined) out._meta = { [MCP_CODE_META_KEY]: result.code }
+  if (result.isError && result.code !== undefined) {
+    out._meta = {
+      [MCP_CODE_META_KEY]: result.code,
+      ...(result.retryable === true ? { [MCP_RETRYABLE_META_KEY]: true } : {}),
+      ...(result.indeterminate === true ? { [MCP_INDETERMINATE_META_KEY]: true } : {}),
+    }
+  }
   if (!result.isError && structured !== undefined && result.value !== undefined) {
     const capped = capStructuredContent(structured.content(result.value), cap)
     if (capped.content === undefined) return tooLargeResult(toolName, capped.overBytes ?? 0, cap)
@@ -190,7 +200,9 @@ function errorResult(message: string, maxResultBytes: number): CallToolResult {
  * `{ content: [{ type: 'text', text }], isError }` (and an `image` block after
  * the text when the result has an image: `read` of a picture), plus
  * `structuredContent` on a success of a tool with structured output, and
- * `_meta: { 'seamfs/code': code }` on a failure with a code. An unknown tool is
+ * `_meta: { 'seamfs/code': code }` on a failure with a code (plus `'seamfs/retryable': true` and
+ * `'seamfs/indeterminate': true` where they hold: trying again may help; a mutation may have been
+ * made although it failed, and the text says to read before retrying). An unknown tool is
  * an `isError` result, not a protocol error. A text over `maxResultBytes` is
  * cut, with a footer saying so and how to ask for less; a structured content
  * over it is shrunk, or the call fails with `FS_TOO_LARGE` when nothing makes

@@ -13,6 +13,7 @@ export const DEFAULT_CONFIG: ToolsConfig = Object.freeze({
   grepMaxLineBytes: 2000,
   searchTimeoutMs: 30_000,
   searchConcurrency: 8,
+  callTimeoutMs: 30_000,
 })
 
 /** The most requests one glob or grep keeps in flight, whatever the config says. */

@@ -85,7 +85,7 @@ export class RegexWorker {
       this.#pending = { resolve, reject }
     })
     worker.postMessage({ text, first, final, keep })
-    return this.control.race(reply)
+    return this.control.race(reply, 'regex')
   }
 
   /** Stops the thread, whatever it is doing. Idempotent. */

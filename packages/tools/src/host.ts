@@ -36,12 +36,18 @@ export class FileToolError extends Error {
   override readonly name = 'FileToolError'
   /** The `FsError` code (`FS_STALE_VERSION`, `FS_NOT_FOUND`, …); undefined for an argument error. */
   readonly code: FsErrorCode | undefined
+  /** Whether trying the same call again may help (a network drop, a timeout): the result's `retryable`. */
+  readonly retryable: boolean
+  /** A failed mutation whose outcome is not known: it may have been made (the result's `indeterminate`; issue 30). */
+  readonly indeterminate: boolean
   /** The failed result as the tool returned it (`isError: true`). */
   readonly result: ToolResult
 
   constructor(result: ToolResult) {
     super(result.text)
     this.code = result.code
+    this.retryable = result.retryable === true
+    this.indeterminate = result.indeterminate === true
     this.result = result
   }
 }

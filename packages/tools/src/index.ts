@@ -7,6 +7,7 @@
 import { registerLoadedPackage, ObservationPolicy, SandboxedFileSystem, type FileSystem, type SandboxOptions } from '@seamfs/core'
 import { FileSystemLayer } from '@seamfs/core/backend'
 import { resolveConfig } from './config.js'
+import { withDeadline } from './deadline.js'
 import { deleteTool, type DeleteValue } from './delete-tool.js'
 import { createDirectoryTool, type CreateDirectoryValue } from './directory-tool.js'
 import { editTool, type EditValue } from './edit-tool.js'
@@ -20,6 +21,7 @@ import type { FileTool, ToolsConfig } from './types.js'
 
 export { DEFAULT_CONFIG } from './config.js'
 export { MAX_ERROR_CHARS, toolFailure } from './results.js'
+export { deadlineSignal } from './deadline.js'
 export { FileToolError, hostPolicy, isFileToolError, type HostToolsOptions } from './host.js'
 export type { ReadLine } from './read-window.js'
 export type { ReadValue, EditValue, WriteValue, DeleteValue, MoveValue, CreateDirectoryValue, ListValue, GlobValue, GrepValue }
@@ -66,6 +68,10 @@ function fencedFs(options: FileToolsOptions): FileSystem {
  * JSON Schema, annotations, `execute`) any agent framework can host.
  * `execute(args, { session, signal, cwd })` never throws: failures are
  * `{ isError: true, text: 'Error: …', code }`.
+ * A failure carries `retryable` (trying again may help) and, for a mutation whose outcome is not
+ * known, `indeterminate: true` (its text says to read before retrying). Every call has a deadline
+ * (`config.callTimeoutMs`, default 30 s; issue 30): a call the store has not answered by then ends
+ * with a retryable `FS_IO_ERROR` ("timed out after …") instead of hanging.
  *
  * `execute` accepts exactly what the tool's `inputSchema` declares: an
  * unknown key, a missing required key, a wrong type or a value out of bounds
@@ -99,17 +105,18 @@ export function createFileToolsByName(options: FileToolsOptions): FileToolsByNam
   const fs = fencedFs(options)
   const deps = { fs, policy: options.policy, session, cwd: options.cwd, config: resolveConfig(options.config) }
   const { capabilities } = fs
+  const bound = <V>(tool: FileTool<V>): FileTool<V> => withDeadline(tool, deps.config.callTimeoutMs)
   // A tool the backend cannot serve is not offered, rather than answering FS_UNSUPPORTED on every call.
   return Object.freeze({
-    list: listTool(deps),
-    read: readTool(deps),
-    write: writeTool(deps),
-    edit: editTool(deps),
-    glob: globTool(deps),
-    grep: grepTool(deps),
-    ...(capabilities.createDirectory === undefined ? {} : { create_directory: createDirectoryTool(deps) }),
-    ...(capabilities.rename === undefined ? {} : { move: moveTool(deps) }),
-    ...(capabilities.remove === true ? { delete: deleteTool(deps) } : {}),
+    list: bound(listTool(deps)),
+    read: bound(readTool(deps)),
+    write: bound(writeTool(deps)),
+    edit: bound(editTool(deps)),
+    glob: bound(globTool(deps)),
+    grep: bound(grepTool(deps)),
+    ...(capabilities.createDirectory === undefined ? {} : { create_directory: bound(createDirectoryTool(deps)) }),
+    ...(capabilities.rename === undefined ? {} : { move: bound(moveTool(deps)) }),
+    ...(capabilities.remove === true ? { delete: bound(deleteTool(deps)) } : {}),
   })
 }
 

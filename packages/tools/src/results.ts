@@ -18,11 +18,52 @@ export function ok<V>(text: string, value: V): ToolResult<V> {
  * it is quoted here as a listing quotes names, and nothing from the store is echoed raw.
  */
 export function failure(err: unknown): ToolResult<never> {
-  if (isFsError(err)) return { text: `Error: ${bounded(messageText(err.message))}`, isError: true, code: err.code }
+  // The tools' own deadline ended the call (through the store's abort): the store was slow, not the caller.
+  if (isFsError(err, 'FS_ABORTED') && isToolDeadline(err.cause)) return timedOut(err.cause.ms, err.indeterminate)
+  if (isFsError(err)) {
+    const text = `Error: ${bounded(messageText(err.message))}`
+    const base = { isError: true, code: err.code, ...(err.retryable ? { retryable: true } : {}) }
+    // A failed mutation whose answer was lost may have landed: the model must look before it repeats it.
+    if (err.indeterminate) return { ...base, text: `${text}${INDETERMINATE_REMEDY}`, indeterminate: true }
+    return { ...base, text }
+  }
   if (err instanceof ToolInputError) return { text: `Error: ${bounded(err.message)}`, isError: true }
   // A backend not built on core's base class may reject with Node's own AbortError.
   if (isAbortError(err)) return { text: 'Error: the operation was aborted', isError: true, code: 'FS_ABORTED' }
   return { text: `Error: internal error: ${bounded(escapeUnsafe(detailOf(err)))}`, isError: true, code: 'FS_IO_ERROR' }
+}
+
+/** What the model is told after a mutation whose outcome is not known. */
+export const INDETERMINATE_REMEDY = ' — the change may or may not have been made: read the file (or list the directory) before retrying'
+
+/** The reason a call's deadline aborts its signal with: how the tools tell their own deadline from the caller's abort. */
+export class ToolDeadline extends Error {
+  override readonly name = 'ToolDeadline'
+
+  constructor(readonly ms: number) {
+    super(`the tool call's deadline of ${ms} ms passed`)
+  }
+}
+
+/** True when `reason` (a signal's) is a tools deadline. */
+export function isToolDeadline(reason: unknown): reason is ToolDeadline {
+  return reason instanceof ToolDeadline
+}
+
+/** `ms` as people say it: whole seconds from 1 s up. */
+function duration(ms: number): string {
+  return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`
+}
+
+/**
+ * What the model reads for a call that ran out of its deadline: a retryable `FS_IO_ERROR` that blames
+ * the store (it did not answer), never the model's input; for a mutation that may still land, the
+ * outcome is unknown and the text says to read before retrying.
+ */
+export function timedOut(ms: number, indeterminate: boolean): ToolResult<never> {
+  const head = `Error: timed out after ${duration(ms)}: the store did not answer in time (it may be slow, overloaded or unreachable)`
+  const tail = indeterminate ? INDETERMINATE_REMEDY : '; try again later'
+  return { text: `${head}${tail}`, isError: true, code: 'FS_IO_ERROR', retryable: true, ...(indeterminate ? { indeterminate } : {}) }
 }
 
 /** The longest error text the model is shown, in UTF-16 units; a longer one (a megabyte path echoed back) is cut in the middle. */
@@ -48,10 +89,10 @@ function detailOf(err: unknown): string {
   }
 }
 
-/** `err` with a model-facing message; code, retryability, details and cause are kept. */
+/** `err` with a model-facing message; code, retryability, outcome, details and cause are kept. */
 function restated(err: FsError, message: string): FsError {
-  const { retryable, details } = err
-  return new FsError(err.code, message, details === undefined ? { cause: err, retryable } : { cause: err, retryable, details })
+  const { retryable, indeterminate, details } = err
+  return new FsError(err.code, message, details === undefined ? { cause: err, retryable, indeterminate } : { cause: err, retryable, indeterminate, details })
 }
 
 /**

@@ -40,6 +40,14 @@ export interface ToolResult<V = unknown> {
   readonly isError: boolean
   /** The `FsError` code of a failure that had one. */
   readonly code?: FsErrorCode | undefined
+  /** `true` for a failure the same call may not meet if tried again (the `FsError`'s `retryable`: a network drop, a timeout); absent otherwise. */
+  readonly retryable?: boolean | undefined
+  /**
+   * A failed mutation whose outcome is not known (the `FsError`'s `indeterminate`): its request
+   * went out and the answer was lost, so the change may have been made. The text tells the model to
+   * read before retrying. Absent: a failed mutation did not happen.
+   */
+  readonly indeterminate?: boolean | undefined
   /** The canonical value of a success (see each tool). */
   readonly value?: V | undefined
   /** An image to show the model with `text` (`read` of a PNG, JPEG, GIF or WebP file); a host that cannot show images has the text. */
@@ -93,6 +101,12 @@ export interface ToolsConfig {
   readonly searchTimeoutMs: number
   /** Listings, link checks and file reads one glob or grep keeps in flight (1: one at a time; at most 64). */
   readonly searchConcurrency: number
+  /**
+   * The deadline of every tool call, in ms (default 30 000; issue 30): a call the store has not
+   * answered by then ends with a retryable `FS_IO_ERROR` ("timed out after …", flagged
+   * `indeterminate` for a mutation that may still land) instead of hanging on a frozen store.
+   */
+  readonly callTimeoutMs: number
 }
 
 /** What every tool implementation gets. */

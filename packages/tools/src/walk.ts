@@ -7,7 +7,7 @@ import { inOrder, mapInOrder } from './bounded.js'
 import { MAX_SEARCH_CONCURRENCY } from './config.js'
 import { resolveIn } from './file-tools.js'
 import { messagePath } from './quote.js'
-import { ToolInputError } from './results.js'
+import { isToolDeadline, ToolInputError } from './results.js'
 import type { ToolContext, ToolDeps, ToolResult } from './types.js'
 
 /** Version-control metadata directories the walk never enters. */
@@ -27,10 +27,25 @@ export function timeoutResult(err: SearchTimeout, cause: string, remedy: string)
 }
 
 /**
- * The budget of one search: the caller's signal plus a wall-clock deadline.
- * `signal` aborts on either, so backend calls stop too; `check()` also reads
- * the clock, because a walk over an in-memory backend runs in microtasks only
- * and no timer can fire until it yields.
+ * A store request that has waited this long (ms) when a search runs out of time makes the store the
+ * slow part, whatever else was running (half the budget, for short budgets: a store that answers
+ * each request in a fraction of it is slow, not stalled, and the tree is what was too large).
+ */
+const STORE_STALL_MS = 2000
+
+/** What a search's calls wait for: the store, or the regular expression's thread. */
+export type SearchWait = 'store' | 'regex'
+
+/**
+ * The budget of one search: the caller's signal (which carries the tools' call deadline) plus a
+ * wall-clock deadline. `signal` aborts on either, so backend calls stop too; `check()` also reads
+ * the clock, because a walk over an in-memory backend runs in microtasks only and no timer can fire
+ * until it yields.
+ *
+ * When time runs out (its own budget or the call's deadline), the search blames what it was
+ * waiting for (issue 30): a store request left unanswered for a while is a retryable
+ * `FS_IO_ERROR` ("the store did not answer"), never the model's pattern; a pattern still running
+ * on a thread, or a tree too large to finish, is a {@link SearchTimeout}.
  */
 export class SearchControl {
   readonly signal: AbortSignal
@@ -38,6 +53,10 @@ export class SearchControl {
   readonly #expiry = new AbortController()
   readonly #deadline: number
   readonly #timer: ReturnType<typeof setTimeout>
+  /** Start times of the store requests in flight (a multiset: equal times counted). */
+  readonly #storeWaits = new Map<number, number>()
+  #regexWaits = 0
+  #stopError: Error | undefined
 
   constructor(
     readonly tool: 'glob' | 'grep',
@@ -59,10 +78,30 @@ export class SearchControl {
     return this.signal.aborted
   }
 
-  /** The error that ends a stopped search: `FS_ABORTED` for the caller's abort, else a {@link SearchTimeout}. */
+  /**
+   * The error that ends a stopped search: `FS_ABORTED` for the caller's own abort; when time ran
+   * out, a retryable `FS_IO_ERROR` if a store request had long gone unanswered, else a {@link SearchTimeout}.
+   */
   error(): Error {
-    if (this.#caller?.aborted === true) return new FsError('FS_ABORTED', `${this.tool} aborted`, { cause: this.#caller.reason })
-    return new SearchTimeout(`${this.tool} stopped after ${this.timeoutMs} ms`)
+    // Decided once, when the search stops, while what it waited for is still in flight; every later caller gets the same.
+    return (this.#stopError ??= this.#blame())
+  }
+
+  #blame(): Error {
+    const caller = this.#caller
+    if (caller?.aborted === true && !isToolDeadline(caller.reason)) return new FsError('FS_ABORTED', `${this.tool} aborted`, { cause: caller.reason })
+    const ms = caller?.aborted === true && isToolDeadline(caller.reason) ? caller.reason.ms : this.timeoutMs
+    const stalled = this.#longestStoreWait()
+    if (stalled >= Math.min(STORE_STALL_MS, ms / 2)) {
+      const reason = `${this.tool} stopped after ${ms} ms: the store did not answer in time (a request waited ${Math.round(stalled)} ms; it may be slow, overloaded or unreachable); try again later`
+      return new FsError('FS_IO_ERROR', reason, { retryable: true })
+    }
+    return new SearchTimeout(`${this.tool} stopped after ${ms} ms`)
+  }
+
+  /** Whether the regular expression was running when the search stopped (the pattern, not the tree, was the slow part). */
+  get patternBusy(): boolean {
+    return this.#regexWaits > 0
   }
 
   /** Throws the stopping error when the search must end. */
@@ -75,8 +114,11 @@ export class SearchControl {
     return this.stopped ? this.error() : err
   }
 
-  /** `promise`, unless the search stops first: then the stopping error (a hung backend call cannot hold the tool). */
-  race<T>(promise: Promise<T>): Promise<T> {
+  /**
+   * `promise`, unless the search stops first: then the stopping error (a hung backend call cannot
+   * hold the tool). `wait` says what it waits for, so a stop can blame the right party.
+   */
+  race<T>(promise: Promise<T>, wait: SearchWait = 'store'): Promise<T> {
     const settled = promise.catch((err: unknown) => {
       throw this.translate(err)
     })
@@ -84,12 +126,37 @@ export class SearchControl {
       settled.catch(() => undefined)
       return Promise.reject(this.error())
     }
+    const untrack = this.#track(wait)
     let onStop = (): void => undefined
     const stop = new Promise<never>((_, reject) => {
       onStop = () => reject(this.error())
       this.signal.addEventListener('abort', onStop, { once: true })
     })
-    return Promise.race([settled, stop]).finally(() => this.signal.removeEventListener('abort', onStop))
+    return Promise.race([settled, stop]).finally(() => {
+      untrack()
+      this.signal.removeEventListener('abort', onStop)
+    })
+  }
+
+  #track(wait: SearchWait): () => void {
+    if (wait === 'regex') {
+      this.#regexWaits++
+      return () => void this.#regexWaits--
+    }
+    const since = performance.now()
+    this.#storeWaits.set(since, (this.#storeWaits.get(since) ?? 0) + 1)
+    return () => {
+      const n = (this.#storeWaits.get(since) ?? 1) - 1
+      if (n === 0) this.#storeWaits.delete(since)
+      else this.#storeWaits.set(since, n)
+    }
+  }
+
+  /** How long the oldest store request in flight has waited (ms; 0 when none). */
+  #longestStoreWait(): number {
+    let oldest = Number.POSITIVE_INFINITY
+    for (const since of this.#storeWaits.keys()) oldest = Math.min(oldest, since)
+    return oldest === Number.POSITIVE_INFINITY ? 0 : performance.now() - oldest
   }
 
   /** Ends the search: the timer, and any backend call still in flight (a read-ahead the search no longer waits for). */

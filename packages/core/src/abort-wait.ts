@@ -1,0 +1,97 @@
+import { FsError, MUTATION_VERBS, type FsVerb } from './errors.js'
+
+/** A hook's answer: its value, or a promise of it. */
+type Awaitable<T> = T | PromiseLike<T>
+
+/**
+ * How long an aborted mutation's hook may still take to answer by itself (ms). A backend that
+ * honours its signal answers within it, definitely (`FS_ABORTED` with nothing changed, or the
+ * outcome of a publication that had begun); past it the caller is told `FS_ABORTED` with the
+ * outcome unknown ({@link FsError.indeterminate}). Reads do not wait: their late answer changes nothing.
+ */
+export const ABORT_GRACE_MS = 20
+
+function isPromiseLike<T>(value: Awaitable<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function'
+}
+
+/**
+ * Waits for a hook's answer, but no longer than `signal` allows (issue 30): a store that hangs
+ * mid-request (a frozen server, a dead link that no keepalive has noticed yet) cannot hold the
+ * caller past its abort. After the abort the hook runs on; its late answer is consumed here (a
+ * late failure is dropped; `onLate` gets a late value, to release what it holds), and what it
+ * made is cleaned by the backend's own paths, as after any failure.
+ *
+ * A read is `FS_ABORTED` at once. A mutation gets {@link ABORT_GRACE_MS} to answer by itself,
+ * then `FS_ABORTED` flagged `indeterminate`: its request may have reached the store.
+ */
+export function untilAborted<T>(answer: Awaitable<T>, signal: AbortSignal | undefined, verb: FsVerb, onLate?: (value: T) => void): Awaitable<T> {
+  if (signal === undefined || !isPromiseLike(answer)) return answer
+  const mutation = MUTATION_VERBS.has(verb)
+  return new Promise<T>((resolve, reject) => {
+    let settled = false
+    let grace: ReturnType<typeof setTimeout> | undefined
+    const giveUp = (): void => {
+      if (settled) return
+      settled = true
+      reject(FsError.aborted(verb, signal.reason, mutation))
+    }
+    const onAbort = (): void => {
+      if (!mutation) return giveUp()
+      grace = setTimeout(giveUp, ABORT_GRACE_MS)
+    }
+    const finish = (): boolean => {
+      signal.removeEventListener('abort', onAbort)
+      if (grace !== undefined) clearTimeout(grace)
+      if (settled) return false
+      settled = true
+      return true
+    }
+    answer.then(
+      (value) => {
+        if (finish()) resolve(value)
+        else onLate?.(value)
+      },
+      (err: unknown) => {
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a hook's own failure, passed on untouched: core translates it
+        if (finish()) reject(err)
+      },
+    )
+    if (signal.aborted) onAbort()
+    else signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+/**
+ * `source`'s chunks, each waited for no longer than `signal` allows ({@link untilAborted}): a
+ * stream whose store stops answering mid-file ends with `FS_ABORTED` at the abort. The source
+ * is released once its pending chunk has come (or failed).
+ */
+export async function* abortableChunks<C>(source: AsyncIterable<C> | Iterable<C>, signal: AbortSignal | undefined, verb: FsVerb): AsyncGenerator<C> {
+  if (signal === undefined || !(Symbol.asyncIterator in source)) {
+    yield* source
+    return
+  }
+  const chunks = source[Symbol.asyncIterator]()
+  let pending: Promise<IteratorResult<C>> | undefined
+  let done = false
+  try {
+    for (;;) {
+      pending = Promise.resolve(chunks.next())
+      const step = await untilAborted(pending, signal, verb)
+      pending = undefined
+      if (step.done === true) {
+        done = true
+        return
+      }
+      yield step.value
+    }
+  } finally {
+    if (!done) {
+      // Released after the chunk in flight (if any) settles: an iterator may not be re-entered.
+      const release = (): Promise<unknown> => Promise.resolve(chunks.return?.()).catch(() => undefined)
+      if (pending === undefined) await release()
+      else void pending.then(release, release)
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import { timedOut, ToolDeadline } from './results.js'
+import type { FileTool, ToolContext, ToolResult } from './types.js'
+
+/** Whether `signal` has aborted, read now (a function, so no earlier check narrows it). */
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true
+}
+
+/** After the deadline, how long a tool body that ignores its signal may still take before the call returns anyway (ms). */
+const HARD_STOP_MS = 1000
+
+/**
+ * `tool` with a deadline on every call (issue 30): the call's signal is the caller's, plus one that
+ * aborts after `ms`. Core honours an abort at once, so a call on a frozen store ends at the deadline
+ * with {@link timedOut} (the caller's own abort stays `FS_ABORTED`). A body that does not end within
+ * a second of the deadline is left to finish on its own, and the call returns anyway.
+ */
+export function withDeadline<V>(tool: FileTool<V>, ms: number): FileTool<V> {
+  const mutates = !tool.annotations.readOnlyHint
+  const execute = async (args: unknown, context: ToolContext = {}): Promise<ToolResult<V>> => {
+    const caller = context.signal
+    if (caller?.aborted === true) return tool.execute(args, context)
+    const deadline = new AbortController()
+    let hardStop: ReturnType<typeof setTimeout> | undefined
+    let stopNow: (result: ToolResult<never>) => void = () => undefined
+    const stopped = new Promise<ToolResult<never>>((resolve) => (stopNow = resolve))
+    const timer = setTimeout(() => {
+      deadline.abort(new ToolDeadline(ms))
+      hardStop = setTimeout(() => stopNow(timedOut(ms, mutates)), HARD_STOP_MS)
+    }, ms)
+    const signal = caller === undefined ? deadline.signal : AbortSignal.any([caller, deadline.signal])
+    try {
+      const result = await Promise.race([tool.execute(args, { ...context, signal }), stopped])
+      if (result.isError && result.code === 'FS_ABORTED' && deadline.signal.aborted && !isAborted(caller)) {
+        return timedOut(ms, result.indeterminate === true)
+      }
+      return result
+    } finally {
+      clearTimeout(timer)
+      if (hardStop !== undefined) clearTimeout(hardStop)
+    }
+  }
+  return Object.freeze({ ...tool, execute })
+}
+
+/**
+ * The caller's signal plus the tools' deadline: aborts with a {@link ToolDeadline} after `ms`, so a
+ * failure it causes reads as a timeout ({@link timedOut}), not as the caller's abort. For hosts that
+ * call the contract next to the tools (the deepagents backend's listings and transfers). The timer
+ * never holds the process open.
+ */
+export function deadlineSignal(caller: AbortSignal | undefined, ms: number): AbortSignal {
+  const deadline = new AbortController()
+  setTimeout(() => deadline.abort(new ToolDeadline(ms)), ms).unref()
+  return caller === undefined ? deadline.signal : AbortSignal.any([caller, deadline.signal])
+}
