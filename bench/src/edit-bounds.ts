@@ -36,7 +36,6 @@
  *
  * Usage: node bench/dist/edit-bounds.js [--quick] [--json FILE]
  */
-import { spawn } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
@@ -44,7 +43,7 @@ import { parseArgs } from 'node:util'
 import { isFsError, type FsEditRequest } from '@seamfs/core'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { createFileTools, type FileTool } from '@seamfs/tools'
-import { environment, machineLine, markdownTable } from './report.js'
+import { environment, machineLine, markdownTable, runNodeChild } from './report.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -269,37 +268,16 @@ async function child(shape: Shape, side: Side): Promise<Report> {
   return { shape, side, ms, peak, block, outcome }
 }
 
-function runChild(shape: Shape, side: Side): Promise<Report> {
+async function runChild(shape: Shape, side: Side): Promise<Report> {
   const self = fileURLToPath(import.meta.url)
-  return new Promise((resolve, reject) => {
-    const proc = spawn(
-      process.execPath,
-      ['--expose-gc', '--max-old-space-size=8192', self, '--child', '--shape', shape, '--side', side, ...(quick ? ['--quick'] : [])],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    )
-    let out = ''
-    proc.stdout.setEncoding('utf8')
-    proc.stdout.on('data', (chunk: string) => (out += chunk))
-    // The old engine can run for hours (a chain of doubling edits): a child past its time is stopped.
-    const timer = setTimeout(() => proc.kill('SIGKILL'), CHILD_TIMEOUT_MS)
-    proc.on('error', reject)
-    proc.on('close', (code, signal) => {
-      clearTimeout(timer)
-      if (signal === 'SIGKILL')
-        resolve({
-          shape,
-          side,
-          ms: Number.POSITIVE_INFINITY,
-          peak: null,
-          block: Number.POSITIVE_INFINITY,
-          outcome: `stopped after ${CHILD_TIMEOUT_MS / 1000} s`,
-        })
-      else if (code !== 0) resolve({ shape, side, ms: Number.NaN, peak: null, block: Number.NaN, outcome: `child exited with ${code}` })
-      else resolve(JSON.parse(out) as Report)
-    })
-  })
+  const args = ['--expose-gc', '--max-old-space-size=8192', self, '--child', '--shape', shape, '--side', side, ...(quick ? ['--quick'] : [])]
+  // The old engine can run for hours (a chain of doubling edits): a child past its time is stopped.
+  const { code, signal, out } = await runNodeChild(args, CHILD_TIMEOUT_MS)
+  if (signal === 'SIGKILL') {
+    return { shape, side, ms: Number.POSITIVE_INFINITY, peak: null, block: Number.POSITIVE_INFINITY, outcome: `stopped after ${CHILD_TIMEOUT_MS / 1000} s` }
+  }
+  if (code !== 0) return { shape, side, ms: Number.NaN, peak: null, block: Number.NaN, outcome: `child exited with ${code}` }
+  return JSON.parse(out) as Report
 }
 
 function median(values: readonly number[]): number {

@@ -2,6 +2,7 @@
  * What a bench prints around its figures: the machine it ran on, and a Markdown table. For new
  * benches (the older ones keep their own copies).
  */
+import { spawn } from 'node:child_process'
 import { availableParallelism, cpus, platform, release } from 'node:os'
 
 /** The machine and the run, for the header line and a `--json` file. */
@@ -29,4 +30,30 @@ export function markdownTable(header: readonly string[], rows: ReadonlyArray<rea
   const line = (row: readonly string[]): string => `| ${widths.map((w, c) => (row[c] ?? '').padEnd(w)).join(' | ')} |`
   const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`
   return [line(header), rule, ...rows.map(line)].join('\n')
+}
+
+/** How a bench's child process ended: its exit code or signal, and what it printed on stdout. */
+export interface ChildRun {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly out: string
+}
+
+/**
+ * Runs `node <args>` (stderr passed through, stdout collected), SIGKILLed after `timeoutMs`: each
+ * side of a bench runs in a fresh process, and none runs past its time.
+ */
+export function runNodeChild(args: readonly string[], timeoutMs: number): Promise<ChildRun> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    proc.stdout.setEncoding('utf8')
+    proc.stdout.on('data', (chunk: string) => (out += chunk))
+    const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs)
+    proc.on('error', reject)
+    proc.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolve({ code, signal, out })
+    })
+  })
 }

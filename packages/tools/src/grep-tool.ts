@@ -325,7 +325,8 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
         } catch (err) {
           const final = control.translate(err)
           if (final instanceof SearchTimeout) {
-            return timeoutResult(final, 'the pattern may be too slow, or the tree too large', 'narrow pattern, path or include')
+            const cause = final.slowPart === 'pattern' ? 'the pattern is too slow on this text' : 'the tree is too large to search in time'
+            return timeoutResult(final, cause, 'narrow pattern, path or include')
           }
           throw final
         } finally {

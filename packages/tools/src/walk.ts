@@ -19,6 +19,14 @@ const SIGNAL_LISTENERS = 8 * MAX_SEARCH_CONCURRENCY
 /** The search ran out of its `searchTimeoutMs` budget. Reported by the tool, never thrown out of `execute`. */
 export class SearchTimeout extends Error {
   override readonly name = 'SearchTimeout'
+
+  /** What was running when time ran out: the regular expression on a thread, or the walk (a tree too large). */
+  constructor(
+    message: string,
+    readonly slowPart: 'pattern' | 'tree' = 'tree',
+  ) {
+    super(message)
+  }
 }
 
 /** What a search that ran out of its budget returns: an error without a code, and no value. */
@@ -96,12 +104,7 @@ export class SearchControl {
       const reason = `${this.tool} stopped after ${ms} ms: the store did not answer in time (a request waited ${Math.round(stalled)} ms; it may be slow, overloaded or unreachable); try again later`
       return new FsError('FS_IO_ERROR', reason, { retryable: true })
     }
-    return new SearchTimeout(`${this.tool} stopped after ${ms} ms`)
-  }
-
-  /** Whether the regular expression was running when the search stopped (the pattern, not the tree, was the slow part). */
-  get patternBusy(): boolean {
-    return this.#regexWaits > 0
+    return new SearchTimeout(`${this.tool} stopped after ${ms} ms`, this.#regexWaits > 0 ? 'pattern' : 'tree')
   }
 
   /** Throws the stopping error when the search must end. */
