@@ -1,6 +1,7 @@
 /** Reading GET bodies: whole or as chunks; length checked, released on abort and on every exit. */
 import type { Readable } from 'node:stream'
 import { abortedError, FsError, type ByteChunks, type FsVerb } from '@seamfs/core/backend'
+import { noteOutcome } from './errors.js'
 
 const endedEarly = (verb: FsVerb, path: string): FsError => FsError.io(verb, path, 'the response ended before the whole object arrived', { retryable: true })
 
@@ -19,7 +20,8 @@ function abortBodyOn(body: Readable, verb: FsVerb, signal: AbortSignal | undefin
  * Reads a body of `size` bytes whole (a body that ends early or runs long is a retryable I/O
  * error), or, when `wanted()` is false, not at all (`null`). `wanted` runs on the headers alone
  * and may throw (a guard, a size limit): the body is then released unread. The body is
- * destroyed however this ends, so a refused object is never downloaded.
+ * destroyed however this ends, so a refused object is never downloaded. A failure of the body
+ * (its connection cut or idle) is a read's: it never makes the caller's mutation indeterminate.
  */
 export async function readBody(
   body: Readable,
@@ -42,6 +44,8 @@ export async function readBody(
       }
       if (at !== size) throw endedEarly(verb, path)
       return out
+    } catch (err) {
+      throw noteOutcome(err, { mutation: false, lostAnswer: false })
     } finally {
       unsubscribe()
     }

@@ -21,7 +21,7 @@ import {
   type LeaseEntry,
   type LeaseStore,
 } from '@seamfs/core/backend'
-import { httpStatusOf } from './errors.js'
+import { httpStatusOf, noteOutcome } from './errors.js'
 import type { S3FileSystemOptions } from './options.js'
 import type { PutConflict, PutResult, Store } from './store.js'
 
@@ -75,7 +75,7 @@ export async function probeLockNamespace(store: Store): Promise<boolean> {
     throw err
   }
   if (!put.ok) {
-    if (put.status === 0 || put.status >= 500) throw put.error
+    if (put.unanswered || put.status >= 500) throw put.error
     return false
   }
   await store.remove(key)
@@ -146,6 +146,26 @@ export class S3LeaseStore implements LeaseStore {
   }
 
   async create(key: string, text: string, signal: AbortSignal | undefined): Promise<string | undefined> {
+    try {
+      return await this.#create(key, text, signal)
+    } catch (err) {
+      throw lockFailure(err)
+    }
+  }
+
+  async inspect(key: string, signal: AbortSignal | undefined): Promise<LeaseEntry | undefined> {
+    let found: Found | undefined
+    try {
+      found = await this.#read(lockObjectKey(key), signal)
+    } catch (err) {
+      throw lockFailure(err)
+    }
+    // A free object is no holder's: `create` takes it.
+    if (found === undefined || FREE.test(found.text)) return undefined
+    return { text: found.text, token: found.etag, ageMs: found.ageMs }
+  }
+
+  async #create(key: string, text: string, signal: AbortSignal | undefined): Promise<string | undefined> {
     const lockKey = lockObjectKey(key)
     const bytes = encode(text)
     const writtenAt = performance.now()
@@ -161,13 +181,6 @@ export class S3LeaseStore implements LeaseStore {
     this.#assertRace(taken)
     const now = await this.#read(lockKey, signal)
     return now?.etag === md5(bytes) ? this.#hold(key, now.etag, text, writtenAt) : undefined
-  }
-
-  async inspect(key: string, signal: AbortSignal | undefined): Promise<LeaseEntry | undefined> {
-    const found = await this.#read(lockObjectKey(key), signal)
-    // A free object is no holder's: `create` takes it.
-    if (found === undefined || FREE.test(found.text)) return undefined
-    return { text: found.text, token: found.etag, ageMs: found.ageMs }
   }
 
   async remove(key: string, token: string): Promise<void> {
@@ -225,7 +238,7 @@ export class S3LeaseStore implements LeaseStore {
 
   /** A refused conditional PUT of a lock object is a lost race (412, 409, or our own attempt with a lost answer); anything else is thrown. */
   #assertRace(conflict: PutConflict): void {
-    if (conflict.status === 412 || conflict.status === 409 || conflict.status === 404 || conflict.status === 0) return
+    if (conflict.status === 412 || conflict.status === 409 || conflict.status === 404 || conflict.unanswered) return
     throw conflict.error
   }
 
@@ -267,6 +280,15 @@ export class S3LeaseStore implements LeaseStore {
     const raw = modified === undefined || Number.isNaN(modified) ? 0 : now - modified
     return { text, etag: (out.ETag ?? '').replace(/^(?:W\/)?"(.*)"$/, '$1'), ageMs: raw >= 0 ? Math.max(0, raw - 1000) : raw }
   }
+}
+
+/**
+ * A lock object's failure, as the operation that takes the lock sees it: whatever became of the
+ * lock object's request, the operation's own target is untouched (it is changed only under the
+ * lock), so the failure never makes that operation indeterminate.
+ */
+function lockFailure(err: unknown): unknown {
+  return noteOutcome(err, { mutation: false, lostAnswer: false })
 }
 
 /** The lease and the longest wait of one filesystem's locks (its `lockLeaseMs` and `lockWaitMs`). */

@@ -2,6 +2,7 @@
 import {
   checkGuard,
   FsError,
+  isFsError,
   FsVersion,
   throwIfAborted,
   type FsRemoveOutcome,
@@ -12,7 +13,7 @@ import {
   type RemoveRequest,
   type RenameRequest,
 } from '@seamfs/core/backend'
-import { httpStatusOf } from './errors.js'
+import { httpStatusOf, outcomeOf, s3ErrorRow } from './errors.js'
 import type { LockContext } from './locks.js'
 import {
   copyConditions,
@@ -30,6 +31,7 @@ import {
 import type { S3MoveProbeResult, S3ProbeResult } from './options.js'
 import type { Paths } from './paths.js'
 import { keyFits, MAX_KEY_BYTES, newOpId, OP_ID_META, opIdOf, versionOf, type PutConflict, type PutResult, type Revision, type Store } from './store.js'
+import { lookAfter } from './writes.js'
 
 /** The version of every directory (`stat` reports it): directories are key prefixes, nothing about them changes but their listing. */
 export const DIRECTORY_VERSION = FsVersion('directory')
@@ -116,10 +118,11 @@ export class Moves {
       // The probe tells whether lock objects are used.
       await this.#ctx.probe()
       return this.#ctx.locked([rel], ctx, async (hold) => {
-        if ((await store.head(key, signal)) === undefined) return this.#removeDirectory(rel, path, { recursive, signal, maxEntries, guarded: false })
+        const revision = await store.head(key, signal)
+        if (revision === undefined) return this.#removeDirectory(rel, path, { recursive, signal, maxEntries, guarded: false })
         throwIfAborted(signal, 'remove')
         hold?.assertHeld('remove', path)
-        await store.remove(key)
+        await this.#deleteFile(key, revision, undefined, path)
         return { type: 'file', entries: 1 }
       })
     }
@@ -135,8 +138,7 @@ export class Moves {
       throwIfAborted(signal, 'remove')
       const ifMatch = deletesAreGuarded(probe, moves) ? this.#ctx.ifMatch(revision.etag) : undefined
       hold?.assertHeld('remove', path)
-      const removed = await store.remove(key, ifMatch)
-      if (!removed.ok) throw await this.#lostDelete(removed, key, 'remove', path)
+      await this.#deleteFile(key, revision, ifMatch, path)
       return { type: 'file', entries: 1 }
     }
     if (deletesAreGuarded(probe, moves)) return removeChecked(undefined)
@@ -168,7 +170,13 @@ export class Moves {
     if (first[0] === marker) return false
     throwIfAborted(signal, 'create directory')
     const put = await store.put(marker, new Uint8Array(0), undefined, MARKER_CONTENT_TYPE)
-    if (!put.ok) throw put.error
+    // Unconditional, the PUT fails as a conflict only after a lost answer: the marker tells what it did.
+    if (!put.ok && (await lookAfter(store, put, marker, 'create directory', path)) === undefined) {
+      throw FsError.io('create directory', path, 'the marker write got no answer, and the marker is not there: nothing changed', {
+        cause: put.error,
+        retryable: true,
+      })
+    }
     return first.length === 0
   }
 
@@ -195,12 +203,13 @@ export class Moves {
    *      where it did not, the destination check of 2 holds as far as the lock does (below).
    *
    *    A refused write changes nothing: the source changed (`FS_STALE_VERSION` on `from`) or the
-   *    destination did (`FS_NOT_OBSERVED`, or `FS_STALE_VERSION` on `to`). A write whose every
-   *    answer was lost (the connection failed) is looked for: a `to` that was absent and now
+   *    destination did (`FS_NOT_OBSERVED`, or `FS_STALE_VERSION` on `to`). A write one of whose
+   *    answers was lost (the connection failed) is looked for: a `to` that was absent and now
    *    holds this rename's copy (its operation id) is deleted again where that is provably safe
    *    (`rename-steps.ts`), and the error is `FS_IO_ERROR`, retryable; where it is not, the copy
-   *    stays and the message says the file may be at both names. An aborted signal is honoured
-   *    up to here, not after;
+   *    stays and the error, `indeterminate`, says the file may be at both names; a `to` that held
+   *    a file and now holds the copy carries the rename on. An aborted signal is honoured up to
+   *    here, not after;
    * 4. delete the source `V`: in a versioned bucket by its VersionId (that version only, for
    *    good: a version written meanwhile stays the current object), then one HEAD (an older
    *    version that surfaced is hidden by a delete marker); in an unversioned bucket `If-Match`
@@ -308,20 +317,23 @@ export class Moves {
     throwIfAborted(signal, 'rename')
     // From here on the rename completes (or fails) without looking at the signal: the copy is published.
     const copy = await this.#transfer({ fromKey, toKey, source, dest, viaPut }, move)
-    await this.#removeSource(fromKey, toKey, source, dest === undefined, move)
+    try {
+      await this.#removeSource(fromKey, toKey, source, dest === undefined, move)
+    } catch (err) {
+      throw this.#halfDone(err, move)
+    }
     return { type: 'file', replaced: dest !== undefined, version: versionOf(copy) }
   }
 
   /**
    * Step 3: the destination written with the source's revision `V` (PUT or CopyObject, see
    * `rename`), carrying this rename's operation id; the new revision. A write whose every answer
-   * was lost is undone where it landed on an absent `to` and that is provably safe (see
-   * `rename-steps.ts`), and its error rethrown.
+   * was lost is looked for at `to` ({@link #afterLostAnswer}).
    */
   async #transfer(t: Transfer, move: Move): Promise<Revision> {
     const { store } = this.#ctx
     const { fromKey, toKey, source, dest, viaPut } = t
-    const { from, to, request, probe, moves, opId } = move
+    const { from, request, probe, moves, opId } = move
     let sent: () => Promise<PutResult>
     if (viaPut) {
       const got = await store.getBytes(fromKey, MAX_PUT_RENAME_BYTES, from.displayPath)
@@ -334,27 +346,73 @@ export class Moves {
       sent = () => store.copy({ key: fromKey, versionId: source.versionId, size: source.size }, toKey, conditions, copyHeaders(source, opId))
     }
     move.hold?.assertHeld('rename', from.displayPath)
-    let written: PutResult
-    try {
-      written = await sent()
-      // No attempt got an answer (a conditional PUT returns that as status 0): handled as a thrown network error.
-      if (!written.ok && written.status === 0) throw written.error
-    } catch (err) {
-      if (httpStatusOf(err) !== undefined || dest !== undefined) throw err
-      const undo = await undoCopy(store, toKey, move, true, this.#undoIfMatch(move)).catch((): Undo => 'kept')
-      if (undo !== 'kept') throw err
-      throw FsError.io('rename', from.displayPath, `the copy got no answer, and "${to.displayPath}" may hold a copy of the file as well; the source was kept`, {
-        cause: err,
-        retryable: true,
-      })
-    }
-    if (!written.ok && written.unanswered && written.status === 412 && dest === undefined) {
-      // An earlier attempt landed but its answer was lost; the retry then met our own object (our operation id, not just our bytes).
-      const now = await store.head(toKey)
-      if (now !== undefined && opIdOf(now) === opId) return now
-    }
+    // A failure thrown here lost no answer (PUT and copy return any failure after a lost answer).
+    const written = await sent()
+    if (!written.ok && written.unanswered) return this.#afterLostAnswer(t, move, written)
     if (!written.ok) throw await lostCopy(store, written, source, fromKey, move)
     return viaPut ? written.revision : copyRevision(store, toKey, written.revision, move)
+  }
+
+  /**
+   * Step 3 failed after an attempt that lost its answer: the copy may be at `to`. One HEAD of `to`
+   * tells (a HEAD that fails leaves the outcome unknown: indeterminate):
+   * - this rename's copy (its operation id) where `to` was absent: after a refusal (412: the retry
+   *   met it), the rename goes on with it; after a failure, it is deleted again where that is
+   *   provably safe (`rename-steps.ts`), and the rename fails, retryable, with nothing changed;
+   *   where it is not, the copy stays, and the failure is indeterminate;
+   * - this rename's copy where `to` held a file (it replaced that file; nothing brings it back in
+   *   an unversioned bucket): the rename goes on with it;
+   * - `to` as it was: the copy did not land, the rename fails, retryable, nothing changed;
+   * - anything else: `to` changed, by this copy or another writer: indeterminate (after a 412 on an
+   *   absent `to`, a refusal as {@link lostCopy} says).
+   */
+  async #afterLostAnswer(t: Transfer, move: Move, written: PutConflict): Promise<Revision> {
+    const { store } = this.#ctx
+    const { fromKey, toKey, source, dest } = t
+    const { from, to, opId } = move
+    const path = from.displayPath
+    const nothingChanged = (why: string): FsError => FsError.io('rename', path, `${why}; nothing changed`, { cause: written.error, retryable: true })
+    const now = await lookAfter(store, written, toKey, 'rename', path)
+    const ours = now !== undefined && opIdOf(now) === opId
+    if (dest === undefined && written.status !== 412) {
+      const undo = ours ? await undoCopy(store, toKey, move, true, this.#undoIfMatch(move)).catch((): Undo => 'kept') : now === undefined ? 'absent' : 'foreign'
+      if (undo === 'undone') throw nothingChanged('the copy got no answer; it had landed and was deleted again')
+      if (undo !== 'kept') throw nothingChanged(`the copy got no answer and "${to.displayPath}" does not hold it`)
+      throw FsError.io('rename', path, `the copy got no answer, and "${to.displayPath}" may hold a copy of the file as well; the source was kept`, {
+        cause: written.error,
+        retryable: true,
+        indeterminate: true,
+      })
+    }
+    if (ours) return now
+    const unchanged = dest === undefined ? now === undefined : now !== undefined && versionOf(now) === versionOf(dest)
+    // A refusal (the retry met a changed source or destination) with `to` as it was, or absent before: as any refusal.
+    if (written.status === 412 && (unchanged || dest === undefined)) throw await lostCopy(store, written, source, fromKey, move)
+    if (unchanged) throw nothingChanged(`the copy got no answer and "${to.displayPath}" is as it was`)
+    throw FsError.io('rename', path, `the copy got no answer, and "${to.displayPath}" changed since: it may hold the copy; the source was kept`, {
+      cause: written.error,
+      retryable: true,
+      indeterminate: true,
+    })
+  }
+
+  /**
+   * A failure of step 4, after the copy was made: anything but a described outcome (an `FsError`)
+   * leaves the rename half done or unknown (both names may hold the file): indeterminate.
+   */
+  #halfDone(err: unknown, move: Move): unknown {
+    if (isFsError(err)) return err
+    const reason = s3ErrorRow(err, this.#ctx.store.deadlines).reason
+    return FsError.io(
+      'rename',
+      move.from.displayPath,
+      `"${move.to.displayPath}" holds the copy, but deleting the source failed (${reason}): the file may be at both names`,
+      {
+        cause: err,
+        retryable: true,
+        indeterminate: true,
+      },
+    )
   }
 
   /** Step 4: the source `V` deleted (see `rename`), or, if it changed meanwhile, kept and the rename failed. */
@@ -369,17 +427,17 @@ export class Moves {
     const now = ifMatch === undefined ? await store.head(fromKey) : source
     if (now === undefined || versionOf(now) !== versionOf(source)) return this.#sourceChanged(fromKey, toKey, destAbsent, move)
     this.#assertHeldBeforeDelete(move)
-    const removed = await store.remove(fromKey, ifMatch)
-    if (!removed.ok && removed.status !== 412 && removed.status !== 404) {
-      throw FsError.io(
-        'rename',
-        from.displayPath,
-        `the copy at "${to.displayPath}" was made, but the server failed to delete the source (status ${removed.status})`,
-        {
-          cause: removed.error,
-          retryable: true,
-        },
-      )
+    const removed = await this.#delete(fromKey, ifMatch)
+    // After an attempt that lost its answer, the source gone means that attempt (or a retry) deleted it.
+    if (!removed.ok && removed.unanswered && (await lookAfter(store, removed, fromKey, 'rename', from.displayPath)) === undefined) return
+    if (!removed.ok && (removed.unanswered || (removed.status !== 412 && removed.status !== 404))) {
+      const failed = removed.unanswered ? 'deleting the source got no answer' : `the server failed to delete the source (status ${removed.status})`
+      throw FsError.io('rename', from.displayPath, `the copy at "${to.displayPath}" was made, but ${failed}: the file may be at both names`, {
+        cause: removed.error,
+        retryable: true,
+        // The copy is made; the source stays (the server said so), or is unknown (an answer was lost).
+        indeterminate: true,
+      })
     }
     if (!removed.ok) await this.#sourceChanged(fromKey, toKey, destAbsent, move)
   }
@@ -426,6 +484,44 @@ export class Moves {
     const outcome = outcomes[undo]
     // eslint-disable-next-line no-restricted-syntax -- FsError.stale cannot say what the rename kept and undid
     throw FsError.at('FS_STALE_VERSION', 'rename', from.displayPath, `${source}, and ${outcome}`)
+  }
+
+  /**
+   * DELETE of the file `key` at the `revision` the caller checked (`ifMatch` where the server
+   * enforces it); a refusal is stale (gone or changed). After an attempt that lost its answer, one
+   * HEAD tells: gone → removed (by this DELETE, or another); the same revision → nothing changed,
+   * retryable; changed, or the HEAD failed → the outcome is unknown, indeterminate.
+   */
+  async #deleteFile(key: string, revision: Revision, ifMatch: string | undefined, path: string): Promise<void> {
+    const { store } = this.#ctx
+    const removed = await this.#delete(key, ifMatch)
+    if (removed.ok) return
+    if (!removed.unanswered) throw await this.#lostDelete(removed, key, 'remove', path)
+    const now = await lookAfter(store, removed, key, 'remove', path)
+    if (now === undefined) return
+    const unchanged = versionOf(now) === versionOf(revision)
+    throw FsError.io(
+      'remove',
+      path,
+      unchanged
+        ? 'the delete got no answer, and the file is still there: nothing changed'
+        : 'the delete got no answer, and the file has changed since: it may have been removed and written again',
+      {
+        cause: removed.error,
+        retryable: true,
+        indeterminate: !unchanged,
+      },
+    )
+  }
+
+  /** DELETE of `key`: a refusal (`ifMatch`), or any failure after an attempt that lost its answer (`unanswered`), is a {@link PutConflict}. */
+  async #delete(key: string, ifMatch: string | undefined): Promise<{ readonly ok: true } | PutConflict> {
+    try {
+      return await this.#ctx.store.remove(key, ifMatch)
+    } catch (err) {
+      if (outcomeOf(err)?.lostAnswer !== true) throw err
+      return { ok: false, status: httpStatusOf(err) ?? 0, unanswered: true, error: err }
+    }
   }
 
   /** A guarded DELETE that was refused, or the source check before it that failed: gone or changed. */

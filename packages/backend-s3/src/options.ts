@@ -22,8 +22,11 @@ export interface S3FileSystemOptions extends FsLimits {
    */
   readonly prefix?: string | undefined
   /**
-   * A pre-built client (its endpoint, credentials, retries and checksum settings are used as
-   * they are; it is not destroyed by `close()`). Without it, one is built from the options below.
+   * A pre-built client (its endpoint, credentials, retries, deadlines and checksum settings are
+   * used as they are; it is not destroyed by `close()`). Without it, one is built from the options
+   * below. Give it deadlines of its own (`requestHandler: { socketTimeout, connectionTimeout }`):
+   * the SDK's default has none, and a request to a server that stops answering hangs for good
+   * (only a caller's signal ends the wait).
    */
   readonly client?: S3Client | undefined
   /** Endpoint of an S3-compatible server, e.g. `http://127.0.0.1:7480`. Default: AWS. */
@@ -34,6 +37,40 @@ export interface S3FileSystemOptions extends FsLimits {
   readonly credentials?: S3Credentials | undefined
   /** Path-style URLs (`endpoint/bucket/key`), which most self-hosted servers need. Default false. */
   readonly forcePathStyle?: boolean | undefined
+  /**
+   * How long a request may go without a byte from or to the server, in ms (default 30,000; a
+   * positive integer): past it the request fails, with the connection closed. It is an idle
+   * deadline, not a total one: a large upload or download that keeps moving is never cut, a server
+   * that stops answering mid-request (frozen, or a link that died without a reset) is given up on
+   * after this long, also while a GET's body streams. The SDK retries a timed-out request (see
+   * `maxAttempts`), so a call may wait up to `maxAttempts` times this (plus backoff); a caller's
+   * signal ends the wait at once. A timeout is `FS_IO_ERROR`, retryable, its message saying
+   * `timed out after <n> ms`; where the request that timed out was the mutation's own (a PUT,
+   * copy or DELETE, not a read before it) and the backend could not check what became of it, the
+   * failure is `indeterminate` (see the README, "Deadlines and lost answers"). For a client built
+   * here only (the SDK's `socketTimeout`; at or above 6 s the SDK arms it 3 s into the request).
+   */
+  readonly idleTimeoutMs?: number | undefined
+  /**
+   * How long making a connection may take, in ms (default 5,000; a positive integer); then the
+   * attempt fails (nothing was sent) and is retried as a network failure. For a client built here
+   * only (the SDK's `connectionTimeout`).
+   */
+  readonly connectTimeoutMs?: number | undefined
+  /**
+   * Attempts per request (the SDK's `maxAttempts`, a positive integer; default the SDK's, 3, or
+   * `AWS_MAX_ATTEMPTS`). The SDK's standard retry strategy retries every request, reads and
+   * writes alike, after a network failure with no answer (connection reset or refused, broken
+   * pipe, a socket timeout of `idleTimeoutMs`, a connect timeout), a 500/502/503/504 or a
+   * throttling answer, with jittered exponential backoff (at most 50 ms × 2^n at random, 1 s base
+   * when throttled), within a per-client retry budget (a run of failures stops the retries until
+   * requests succeed again). A response cut after its headers arrived (a GET's body while it
+   * streams) is not retried: the call fails with `FS_IO_ERROR`, retryable. A retried write cannot
+   * turn a lost answer into a false outcome: each write carries an operation id, and one whose
+   * attempt lost its answer is checked on the key before it reports (see `idleTimeoutMs`). 1
+   * turns retries off. For a client built here only.
+   */
+  readonly maxAttempts?: number | undefined
   /** `MaxKeys` of each `ListObjectsV2` page, 1–1000 (default 1000). */
   readonly pageSize?: number | undefined
   /**
@@ -71,6 +108,10 @@ export interface S3FileSystemOptions extends FsLimits {
 }
 
 export const DEFAULT_PAGE_SIZE = 1000
+/** The default of {@link S3FileSystemOptions.idleTimeoutMs}: 30 s. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000
+/** The default of {@link S3FileSystemOptions.connectTimeoutMs}: 5 s. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
 /** The default of {@link S3FileSystemOptions.resolveCacheMs}: one minute. */
 export const DEFAULT_RESOLVE_CACHE_MS = 60_000
 

@@ -18,11 +18,12 @@ export function scratchKey(prefix: string): string {
 
 /**
  * A conditional PUT's answer: 200 is true; 412 (refused) and 501 (conditions not implemented)
- * are false; anything else (a 5xx) makes the probe fail, to be tried again on next use.
+ * are false; anything else (a 5xx, or an answer lost: a refusal may then be of its own earlier
+ * attempt) makes the probe fail, to be tried again on next use.
  */
 function accepted(result: PutResult | { readonly ok: true } | PutConflict, request = 'PUT'): boolean {
   if (result.ok) return true
-  if (result.status === 0) throw result.error
+  if (result.unanswered) throw result.error
   if (result.status === 412 || result.status === 501) return false
   throw FsError.io('write', '/', `capability probe: the server answered ${result.status} to a conditional ${request}`, {
     cause: result.error,

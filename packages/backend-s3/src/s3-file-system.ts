@@ -27,14 +27,14 @@ import {
 } from '@seamfs/core/backend'
 import { bodyChunks, readBody } from './body.js'
 import { ClearPaths } from './clear-paths.js'
-import { s3ErrorRow, toFsError } from './errors.js'
+import { s3ErrorRow, toDefiniteFsError } from './errors.js'
 import { leaseOptionsOf, s3LeaseLocks, type LeaseTuning } from './leases.js'
 import { GATES, LOCKS, withLocks, type LockContext } from './locks.js'
 import { DIRECTORY_VERSION, Moves, serverArbitratesMoves } from './moves.js'
 import { DEFAULT_PAGE_SIZE, DEFAULT_RESOLVE_CACHE_MS, type S3FileSystemOptions, type S3MoveProbeResult, type S3ProbeResult } from './options.js'
 import { normalizePrefix, Paths } from './paths.js'
 import { probeConditions, probeMoves, scratchKey } from './probe.js'
-import { capabilitiesOf, clientConfig } from './setup.js'
+import { capabilitiesOf, clientConfig, requestOptionsOf } from './setup.js'
 import { underFile } from './under-file.js'
 import { keyFits, MAX_KEY_BYTES, newOpId, Store, versionOf, type Revision } from './store.js'
 import { afterConflict, EDIT_RETRY_MS, editBackoff, opMetadata, Writes, type Fetched } from './writes.js'
@@ -132,9 +132,11 @@ export class S3FileSystem extends FileSystem {
     this.prefix = normalizePrefix(options.prefix)
     this.#paths = new Paths(this.bucket, this.prefix, options.cwd)
     this.cwd = this.#paths.cwd
+    const requests = requestOptionsOf(options)
     this.client = options.client ?? new S3Client(clientConfig(options))
     this.#ownsClient = options.client === undefined
-    this.#store = new Store(this.client, this.bucket, pageSize)
+    // An injected client keeps its own deadlines: only a client built here has these.
+    this.#store = new Store(this.client, this.bucket, pageSize, this.#ownsClient ? requests : undefined)
     this.#requireAtomic = options.requireAtomicGuards ?? false
     const cacheMs = options.resolveCacheMs ?? DEFAULT_RESOLVE_CACHE_MS
     if (!Number.isSafeInteger(cacheMs) || cacheMs < 0) throw new RangeError('resolveCacheMs must be a non-negative integer')
@@ -193,7 +195,8 @@ export class S3FileSystem extends FileSystem {
       },
       (err: unknown) => {
         this.#probe = undefined
-        throw toFsError(err, 'write', '/')
+        // Scratch keys only: whatever its requests did, the probe changed nothing of the caller's.
+        throw toDefiniteFsError(err, 'write', '/')
       },
     )
     return this.#probe
@@ -220,7 +223,7 @@ export class S3FileSystem extends FileSystem {
         },
         (err: unknown) => {
           this.#moveProbe = undefined
-          throw toFsError(err, 'write', '/')
+          throw toDefiniteFsError(err, 'write', '/')
         },
       )
     return this.#moveProbe
@@ -241,7 +244,7 @@ export class S3FileSystem extends FileSystem {
   }
 
   protected override errorRow(err: unknown): ErrorRow {
-    return s3ErrorRow(err)
+    return s3ErrorRow(err, this.#store.deadlines)
   }
 
   protected override async resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
@@ -388,7 +391,7 @@ export class S3FileSystem extends FileSystem {
       hold?.assertHeld('edit', path)
       const put = await this.#clearPaths.writing(rel, () => this.#store.put(key, bytes, conditions, undefined, opMetadata(opId)))
       const revision = put.ok ? put.revision : await afterConflict(this.#store, put, key, opId, versionOf(current.revision), 'edit', path)
-      if (revision !== 'lost') return versionOf(revision)
+      if (!('lost' in revision)) return versionOf(revision)
       // An unguarded edit that lost a race to another client is redone on the new content; a guarded one is stale.
       if (expected !== undefined) throw FsError.stale('edit', path, 'changed')
       await editBackoff(attempt, deadline, path, signal)

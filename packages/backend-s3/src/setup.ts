@@ -1,7 +1,7 @@
 /** What an `S3FileSystem` declares and the client it builds: pure functions of its options and probe. */
 import type { S3ClientConfig } from '@aws-sdk/client-s3'
 import type { FsCapabilities } from '@seamfs/core/backend'
-import type { S3Credentials, S3FileSystemOptions, S3ProbeResult } from './options.js'
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, type S3Credentials, type S3FileSystemOptions, type S3ProbeResult } from './options.js'
 
 /** The capabilities for what the probe found (conservative before it has run). */
 export function capabilitiesOf(probe: S3ProbeResult | undefined): FsCapabilities {
@@ -41,8 +41,37 @@ function credentialsOf(c: S3Credentials): { accessKeyId: string; secretAccessKey
   return c.sessionToken === undefined ? base : { ...base, sessionToken: c.sessionToken }
 }
 
-/** The config of a client built from the options, with the settings S3-compatible servers need. */
+/** `idleTimeoutMs`, `connectTimeoutMs` and `maxAttempts`, checked, defaults filled in (`maxAttempts`: the SDK's). */
+export interface RequestOptions {
+  readonly idleTimeoutMs: number
+  readonly connectTimeoutMs: number
+  readonly maxAttempts: number | undefined
+}
+
+function positiveInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`)
+  return value
+}
+
+/** The request options checked (a bad one is a `RangeError`, as for every option), defaults filled in. */
+export function requestOptionsOf(o: Readonly<S3FileSystemOptions>): RequestOptions {
+  return {
+    idleTimeoutMs: positiveInteger(o.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS, 'idleTimeoutMs'),
+    connectTimeoutMs: positiveInteger(o.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS, 'connectTimeoutMs'),
+    maxAttempts: o.maxAttempts === undefined ? undefined : positiveInteger(o.maxAttempts, 1, 'maxAttempts'),
+  }
+}
+
+/**
+ * The config of a client built from the options, with the settings S3-compatible servers need
+ * and the deadlines: the SDK's Node handler fails a request whose socket is idle for
+ * `idleTimeoutMs` (its `socketTimeout`; its `requestTimeout` is a total-time bound that only logs
+ * a warning unless told to throw, and is not set) and a connection not made within
+ * `connectTimeoutMs` (`connectionTimeout`). Both fail as the SDK's `TimeoutError`.
+ */
 export function clientConfig(o: Readonly<S3FileSystemOptions>): S3ClientConfig {
+  const { idleTimeoutMs, connectTimeoutMs, maxAttempts } = requestOptionsOf(o)
   return {
     region: o.region ?? 'us-east-1',
     ...(o.endpoint === undefined ? {} : { endpoint: o.endpoint }),
@@ -52,5 +81,7 @@ export function clientConfig(o: Readonly<S3FileSystemOptions>): S3ClientConfig {
     // S3-compatible servers (RGW 16 answers 411); plain Content-Length bodies work everywhere.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
+    requestHandler: { socketTimeout: idleTimeoutMs, connectionTimeout: connectTimeoutMs },
+    ...(maxAttempts === undefined ? {} : { maxAttempts }),
   }
 }

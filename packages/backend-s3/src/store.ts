@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-s3'
 import { FsError, FsVersion } from '@seamfs/core/backend'
 import { readBody } from './body.js'
-import { httpStatusOf } from './errors.js'
+import { answerLost, httpStatusOf, noteConnectTimeout, noteOutcome, outcomeOf, type Deadlines } from './errors.js'
 
 /** S3's limit on an object key, in UTF-8 bytes (AWS, radosgw and MinIO alike): no object has a longer key. */
 export const MAX_KEY_BYTES = 1024
@@ -96,12 +96,19 @@ export interface PutConditions {
   readonly ifNoneMatch?: '*' | undefined
 }
 
-/** A conditional PUT the server refused (412) or failed (409, 5xx), or that got no answer (status 0), after the client's retries. */
+/**
+ * A conditional PUT (or copy) the server refused (412) or failed (409, 5xx), or any PUT or copy one
+ * of whose attempts lost its answer (`unanswered`), after the client's retries.
+ */
 export interface PutConflict {
   readonly ok: false
-  /** The HTTP status; 0 when no attempt got an answer. */
+  /** The HTTP status of the last attempt; 0 when it got no answer. */
   readonly status: number
-  /** An earlier attempt got no response at all: it may have been applied before the retry. */
+  /**
+   * An attempt may have reached the server and its answer was lost (the connection failed with the
+   * request in flight, the socket went idle): it may have been applied, before a retry too. Only a
+   * look at the key (its operation id, {@link OP_ID_META}) can tell.
+   */
   readonly unanswered: boolean
   readonly error: unknown
 }
@@ -136,6 +143,16 @@ function conflictOf(err: unknown, conditional: boolean, unanswered: boolean, ifM
   const keyMissing = ifMatch && status === 404 && (err as { name?: unknown }).name !== 'NoSuchBucket'
   if (!conditional || status === undefined || !(status === 412 || status === 409 || status >= 500 || keyMissing)) throw err
   return { ok: false, status, unanswered, error: err }
+}
+
+/**
+ * A failed PUT or copy: after an attempt that lost its answer, a {@link PutConflict} marked
+ * `unanswered` (status 0 when the last attempt got no answer either), whatever the conditions: the
+ * request may have been applied. Otherwise {@link conflictOf}.
+ */
+function lostOrConflict(err: unknown, conditional: boolean, ifMatch: boolean): PutConflict {
+  if (outcomeOf(err)?.lostAnswer === true) return { ok: false, status: httpStatusOf(err) ?? 0, unanswered: true, error: err }
+  return conflictOf(err, conditional, false, ifMatch)
 }
 
 const unquote = (etag: string | undefined): string => (etag ?? '').replace(/^(?:W\/)?"(.*)"$/, '$1')
@@ -178,6 +195,48 @@ function revisionOf(out: RevisionFields, size: number, h?: HeaderFields): Revisi
 /** The operation id an object carries ({@link OP_ID_META}), from a HEAD or GET. */
 export const opIdOf = (revision: Revision | undefined): string | undefined => revision?.headers?.metadata?.[OP_ID_META]
 
+/** A command whose middleware stack takes the per-attempt watch of {@link Store} (every S3 command does). */
+interface Watchable {
+  readonly middlewareStack: {
+    add(middleware: <A, R>(next: (args: A) => Promise<R>) => (args: A) => Promise<R>, options: { step: 'deserialize'; priority: 'high'; name: string }): void
+  }
+}
+
+/**
+ * Watches the attempts of one command: the SDK runs each attempt (its retries too) through the
+ * deserialize step, and this middleware sits outside the deserializer, so it sees every attempt's
+ * error, with the HTTP status where the server answered. `lost`: an attempt may have reached the
+ * server and lost its answer ({@link answerLost}).
+ */
+class Attempts {
+  lost = false
+  readonly #deadlines: Deadlines | undefined
+
+  constructor(deadlines: Deadlines | undefined) {
+    this.#deadlines = deadlines
+  }
+
+  readonly middleware =
+    <A, R>(next: (args: A) => Promise<R>) =>
+    async (args: A): Promise<R> => {
+      const started = performance.now()
+      try {
+        return await next(args)
+      } catch (err) {
+        // The idle deadline cannot pass sooner than it is long: an earlier timeout is the connect
+        // deadline's, and nothing was sent (connectTimeoutMs below idleTimeoutMs, as by default).
+        // Both are a `TimeoutError` without a `code` (the SDK names ECONNRESET, EPIPE and ETIMEDOUT
+        // `TimeoutError` too, with their code: those may have lost an answer).
+        const deadlines = this.#deadlines
+        const { name, code } = err as { name?: unknown; code?: unknown }
+        const connect = deadlines !== undefined && name === 'TimeoutError' && code === undefined && performance.now() - started < deadlines.idleTimeoutMs
+        if (connect) noteConnectTimeout(err)
+        else if (answerLost(err)) this.lost = true
+        throw err
+      }
+    }
+}
+
 /** The SDK's per-request options for `signal` (it takes no `undefined`). */
 const aborting = (signal: AbortSignal | undefined): { abortSignal?: AbortSignal } => (signal === undefined ? {} : { abortSignal: signal })
 
@@ -204,18 +263,44 @@ export class Store {
   readonly client: S3Client
   readonly bucket: string
   readonly pageSize: number
+  /** The deadlines of a client this backend built (undefined for an injected client): for the messages of timeouts. */
+  readonly deadlines: Deadlines | undefined
 
-  constructor(client: S3Client, bucket: string, pageSize: number) {
+  /** `deadlines`: those of a client this backend built, to tell a connect timeout from an idle one. */
+  constructor(client: S3Client, bucket: string, pageSize: number, deadlines?: Deadlines) {
     this.client = client
     this.bucket = bucket
     this.pageSize = pageSize
+    this.deadlines = deadlines
+  }
+
+  /**
+   * Runs `send` (which sends `command`), watching its attempts ({@link Attempts}); its error is
+   * thrown with the outcome noted on it ({@link noteOutcome}): whether `command` is a `mutation`,
+   * and whether an attempt lost its answer. Every request of the store goes through here (a lock
+   * object's GET in `leases.ts` does not: its failures are noted there, as a lock's).
+   */
+  async #sent<T>(command: Watchable, mutation: boolean, send: () => Promise<T>): Promise<T> {
+    const attempts = new Attempts(this.deadlines)
+    command.middlewareStack.add(attempts.middleware, { step: 'deserialize', priority: 'high', name: 'seamfsAttempts' })
+    try {
+      return await send()
+    } catch (err) {
+      throw noteOutcome(err, { mutation, lostAnswer: mutation && attempts.lost })
+    }
+  }
+
+  /** A read (HEAD, GET, LIST): its failures never leave anything changed. */
+  #read<T>(command: Watchable, send: () => Promise<T>): Promise<T> {
+    return this.#sent(command, false, send)
   }
 
   /** HEAD: the object's revision, or undefined when there is no object at `key` (a key above the limit: without asking). */
   async head(key: string, signal?: AbortSignal): Promise<Revision | undefined> {
     if (!keyFits(key)) return undefined
     try {
-      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }), aborting(signal))
+      const command = new HeadObjectCommand({ Bucket: this.bucket, Key: key })
+      const out = await this.#read(command, () => this.client.send(command, aborting(signal)))
       return revisionOf(out, out.ContentLength ?? 0, out)
     } catch (err) {
       if (isMissing(err)) return undefined
@@ -227,7 +312,8 @@ export class Store {
   async open(key: string, signal?: AbortSignal): Promise<{ revision: Revision; body: Readable } | undefined> {
     if (!keyFits(key)) return undefined
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), aborting(signal))
+      const command = new GetObjectCommand({ Bucket: this.bucket, Key: key })
+      const out = await this.#read(command, () => this.client.send(command, aborting(signal)))
       return { revision: revisionOf(out, out.ContentLength ?? 0, out), body: out.Body as Readable }
     } catch (err) {
       if (isMissing(err)) return undefined
@@ -242,7 +328,8 @@ export class Store {
   async getBytes(key: string, maxBytes: number, path: string): Promise<StoredObject | 'too large' | undefined> {
     if (!keyFits(key)) return undefined
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }))
+      const command = new GetObjectCommand({ Bucket: this.bucket, Key: key })
+      const out = await this.#read(command, () => this.client.send(command))
       const revision = revisionOf(out, out.ContentLength ?? 0, out)
       const bytes = await readBody(out.Body as Readable, revision.size, 'rename', path, undefined, () => revision.size <= maxBytes)
       if (bytes === null) return 'too large'
@@ -258,7 +345,8 @@ export class Store {
    * versions: the current one (`latest`) and the one below it, if any.
    */
   async topVersions(key: string): Promise<{ readonly latest: VersionEntry | undefined; readonly below: VersionEntry | undefined }> {
-    const out = await this.client.send(new ListObjectVersionsCommand({ Bucket: this.bucket, Prefix: key, MaxKeys: 2 }))
+    const command = new ListObjectVersionsCommand({ Bucket: this.bucket, Prefix: key, MaxKeys: 2 })
+    const out = await this.#read(command, () => this.client.send(command))
     const entries = [
       ...(out.Versions ?? []).map((v) => ({ versionId: v.VersionId, marker: false, latest: v.IsLatest === true, key: v.Key })),
       ...(out.DeleteMarkers ?? []).map((v) => ({ versionId: v.VersionId, marker: true, latest: v.IsLatest === true, key: v.Key })),
@@ -276,7 +364,8 @@ export class Store {
   /** The first key that starts with `prefix` and its Last-Modified (whole seconds), or undefined when there is none (one LIST of one key). */
   async firstUnder(prefix: string, signal?: AbortSignal): Promise<{ readonly key: string; readonly lastModified: number | undefined } | undefined> {
     if (!keyFits(prefix)) return undefined
-    const out = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, MaxKeys: 1, EncodingType: 'url' }), aborting(signal))
+    const command = new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, MaxKeys: 1, EncodingType: 'url' })
+    const out = await this.#read(command, () => this.client.send(command, aborting(signal)))
     const first = out.Contents?.[0]
     if (first === undefined) return undefined
     return { key: decodeKey(first.Key ?? '', out.EncodingType === 'url', prefix), lastModified: toSecond(first.LastModified) }
@@ -287,17 +376,15 @@ export class Store {
     if (!keyFits(prefix)) return
     let token: string | undefined
     do {
-      const out = await this.client.send(
-        new ListObjectsV2Command({
-          Bucket: this.bucket,
-          Prefix: prefix,
-          Delimiter: '/',
-          MaxKeys: this.pageSize,
-          EncodingType: 'url',
-          ...(token === undefined ? {} : { ContinuationToken: token }),
-        }),
-        aborting(signal),
-      )
+      const command = new ListObjectsV2Command({
+        Bucket: this.bucket,
+        Prefix: prefix,
+        Delimiter: '/',
+        MaxKeys: this.pageSize,
+        EncodingType: 'url',
+        ...(token === undefined ? {} : { ContinuationToken: token }),
+      })
+      const out = await this.#read(command, () => this.client.send(command, aborting(signal)))
       const encoded = out.EncodingType === 'url'
       const strip = (key: string): string => {
         const decoded = decodeKey(key, encoded, path)
@@ -318,8 +405,10 @@ export class Store {
 
   /**
    * PUT of a whole object (one request: a single PUT is atomic). With conditions, a 412, 409
-   * or 5xx answer is returned as a {@link PutConflict} for the caller to re-check; anything
-   * else that fails is thrown.
+   * or 5xx answer is returned as a {@link PutConflict} for the caller to re-check; so is, with or
+   * without conditions, a failure after an attempt that lost its answer (`unanswered`: the PUT may
+   * have been applied, which only the key can tell). Anything else that fails is thrown: nothing
+   * was written.
    */
   async put(
     key: string,
@@ -338,34 +427,18 @@ export class Store {
       ...(conditions?.ifMatch === undefined ? {} : { IfMatch: conditions.ifMatch }),
       ...(conditions?.ifNoneMatch === undefined ? {} : { IfNoneMatch: conditions.ifNoneMatch }),
     })
-    let unanswered = false
-    // Runs once per attempt, inside the SDK's retries: notes attempts that got no response.
-    command.middlewareStack.add(
-      (next) => async (args) => {
-        try {
-          return await next(args)
-        } catch (err) {
-          if (httpStatusOf(err) === undefined) unanswered = true
-          throw err
-        }
-      },
-      { step: 'deserialize', name: 'seamfsUnansweredAttempts' },
-    )
     try {
-      const out = await this.client.send(command)
+      const out = await this.#sent(command, true, () => this.client.send(command))
       return { ok: true, revision: revisionOf(out, bytes.byteLength) }
     } catch (err) {
-      // Every attempt lost its answer: the PUT may have been applied. A conditional one is re-checked
-      // like a refusal (the caller's HEAD finds our own bytes, or the store as it was).
-      if (conditions !== undefined && unanswered && httpStatusOf(err) === undefined) return { ok: false, status: 0, unanswered, error: err }
-      return conflictOf(err, conditions !== undefined, unanswered, conditions?.ifMatch !== undefined)
+      return lostOrConflict(err, conditions !== undefined, conditions?.ifMatch !== undefined)
     }
   }
 
   /**
    * Server-side copy of `source` (the exact revision `versionId` where given) to `key`. With
-   * conditions, a 412, 409 or 5xx answer is a {@link PutConflict}; a missing source is thrown
-   * (404). `size` is the source's, for the returned revision. With `replace`, the copy gets these
+   * conditions, a 412, 409 or 5xx answer is a {@link PutConflict}, and so is any failure after an
+   * attempt that lost its answer (as for {@link put}); a missing source is thrown (404). `size` is the source's, for the returned revision. With `replace`, the copy gets these
    * headers and user metadata instead of the source's (`MetadataDirective: REPLACE`).
    */
   async copy(
@@ -405,13 +478,13 @@ export class Store {
       )
     }
     try {
-      const out = await this.client.send(command)
+      const out = await this.#sent(command, true, () => this.client.send(command))
       return {
         ok: true,
         revision: revisionOf({ ETag: out.CopyObjectResult?.ETag, VersionId: out.VersionId, LastModified: out.CopyObjectResult?.LastModified }, source.size),
       }
     } catch (err) {
-      return conflictOf(err, sourceIfMatch !== undefined || ifMatch !== undefined || ifNoneMatch !== undefined, false)
+      return lostOrConflict(err, sourceIfMatch !== undefined || ifMatch !== undefined || ifNoneMatch !== undefined, false)
     }
   }
 
@@ -419,22 +492,23 @@ export class Store {
    * DELETE of `key` (in a versioned bucket: a delete marker on top; with `versionId`: that one
    * version, for good, and nothing else). With `ifMatch`, a refusal (412; 404 where the key is
    * gone) is a {@link PutConflict}; a server that ignores the condition deletes anyway, which
-   * only the probe can tell.
+   * only the probe can tell. A failure whose answer may have been lost is thrown with that noted
+   * on it ({@link outcomeOf}): the DELETE may have been applied.
    */
   async remove(key: string, ifMatch?: string, versionId?: string): Promise<{ readonly ok: true } | PutConflict> {
+    const command = new DeleteObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ...(ifMatch === undefined ? {} : { IfMatch: ifMatch }),
+      ...(versionId === undefined ? {} : { VersionId: versionId }),
+    })
     try {
-      await this.client.send(
-        new DeleteObjectCommand({
-          Bucket: this.bucket,
-          Key: key,
-          ...(ifMatch === undefined ? {} : { IfMatch: ifMatch }),
-          ...(versionId === undefined ? {} : { VersionId: versionId }),
-        }),
-      )
+      await this.#sent(command, true, () => this.client.send(command))
       return { ok: true }
     } catch (err) {
-      if (ifMatch !== undefined && isMissing(err)) return { ok: false, status: 404, unanswered: false, error: err }
-      return conflictOf(err, ifMatch !== undefined, false)
+      const unanswered = outcomeOf(err)?.lostAnswer === true
+      if (ifMatch !== undefined && isMissing(err)) return { ok: false, status: 404, unanswered, error: err }
+      return conflictOf(err, ifMatch !== undefined, unanswered)
     }
   }
 
@@ -442,17 +516,22 @@ export class Store {
   async removeAll(keys: readonly string[]): Promise<void> {
     for (let at = 0; at < keys.length; at += 1000) {
       const Objects = keys.slice(at, at + 1000).map((Key) => ({ Key }))
-      const out = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects, Quiet: true } }))
+      const command = new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects, Quiet: true } })
+      const out = await this.#sent(command, true, () => this.client.send(command))
       const failed = out.Errors ?? []
-      if (failed.length > 0)
-        throw Object.assign(new Error(`${failed.length} keys were not deleted (first: ${failed[0]?.Code ?? '?'})`), { code: failed[0]?.Code })
+      if (failed.length > 0) {
+        const err = Object.assign(new Error(`${failed.length} keys were not deleted (first: ${failed[0]?.Code ?? '?'})`), { code: failed[0]?.Code })
+        // The server answered: the keys it names were not deleted (the others were).
+        throw noteOutcome(err, { mutation: true, lostAnswer: false })
+      }
     }
   }
 
   /** The first `count` keys that start with `prefix`, in key order (one LIST). */
   async firstKeys(prefix: string, count: number, signal?: AbortSignal): Promise<string[]> {
     if (!keyFits(prefix)) return []
-    const out = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, MaxKeys: count, EncodingType: 'url' }), aborting(signal))
+    const command = new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, MaxKeys: count, EncodingType: 'url' })
+    const out = await this.#read(command, () => this.client.send(command, aborting(signal)))
     const encoded = out.EncodingType === 'url'
     return (out.Contents ?? []).map((o) => decodeKey(o.Key ?? '', encoded, prefix))
   }
@@ -462,16 +541,14 @@ export class Store {
     if (!keyFits(prefix)) return
     let token: string | undefined
     do {
-      const out = await this.client.send(
-        new ListObjectsV2Command({
-          Bucket: this.bucket,
-          Prefix: prefix,
-          MaxKeys: this.pageSize,
-          EncodingType: 'url',
-          ...(token === undefined ? {} : { ContinuationToken: token }),
-        }),
-        aborting(signal),
-      )
+      const command = new ListObjectsV2Command({
+        Bucket: this.bucket,
+        Prefix: prefix,
+        MaxKeys: this.pageSize,
+        EncodingType: 'url',
+        ...(token === undefined ? {} : { ContinuationToken: token }),
+      })
+      const out = await this.#read(command, () => this.client.send(command, aborting(signal)))
       const encoded = out.EncodingType === 'url'
       yield (out.Contents ?? []).map((o) => decodeKey(o.Key ?? '', encoded, prefix)).filter((key) => key.startsWith(prefix))
       token = out.IsTruncated === true ? out.NextContinuationToken : undefined
@@ -480,11 +557,15 @@ export class Store {
 
   /** Deletes `key` and, in a versioned bucket, every version and delete marker of it. */
   async purge(key: string): Promise<void> {
-    const out = await this.client.send(new ListObjectVersionsCommand({ Bucket: this.bucket, Prefix: key }))
+    const command = new ListObjectVersionsCommand({ Bucket: this.bucket, Prefix: key })
+    const out = await this.#read(command, () => this.client.send(command))
     const versions = [...(out.Versions ?? []), ...(out.DeleteMarkers ?? [])].filter((v) => v.Key === key)
-    for (const v of versions) {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key, ...(v.VersionId === undefined ? {} : { VersionId: v.VersionId }) }))
-    }
-    if (versions.length === 0) await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }))
+    for (const v of versions) await this.#purgeOne(key, v.VersionId)
+    if (versions.length === 0) await this.#purgeOne(key, undefined)
+  }
+
+  async #purgeOne(key: string, versionId: string | undefined): Promise<void> {
+    const command = new DeleteObjectCommand({ Bucket: this.bucket, Key: key, ...(versionId === undefined ? {} : { VersionId: versionId }) })
+    await this.#sent(command, true, () => this.client.send(command))
   }
 }

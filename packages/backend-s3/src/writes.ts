@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { checkGuard, FsError, throwIfAborted, type FsVerb, type FsVersion, type LeaseHold, type WriteRequest, type WriteResult } from '@seamfs/core/backend'
 import type { S3ProbeResult } from './options.js'
 import type { Paths } from './paths.js'
+import { toFsError } from './errors.js'
 import { newOpId, OP_ID_META, opIdOf, versionOf, type PutConditions, type PutConflict, type PutResult, type Revision, type Store } from './store.js'
 
 /** The user metadata of a PUT by operation `opId`: what lets it recognise its own object later ({@link OP_ID_META}). */
@@ -37,9 +38,29 @@ export interface Fetched {
   readonly bytes: Uint8Array | null
 }
 
-/** The message of a conditional write that failed without a race: nothing changed. */
-const failedWrite = ({ status }: PutConflict): string =>
-  status === 0 ? 'a conditional write got no answer and nothing changed' : `the server failed a conditional write (status ${status}) and nothing changed`
+/** The message of a write that failed without a race, the key found as it was: nothing changed. */
+const failedWrite = ({ status, unanswered }: PutConflict): string =>
+  unanswered
+    ? 'the write got no answer, and the file is as it was: it was not applied'
+    : `the server failed a conditional write (status ${status}) and nothing changed`
+
+/** What {@link afterConflict} found when the key holds no object of this write: the object there now, if any. */
+export interface LostRace {
+  readonly lost: Revision | undefined
+}
+
+/**
+ * The key after a write that failed: one HEAD. When an attempt of the write lost its answer and this
+ * HEAD fails too, the outcome is not known: `FS_IO_ERROR`, retryable, {@link FsError.indeterminate}.
+ */
+export async function lookAfter(store: Store, conflict: PutConflict, key: string, verb: FsVerb, path: string): Promise<Revision | undefined> {
+  try {
+    return await store.head(key)
+  } catch (err) {
+    if (!conflict.unanswered) throw err
+    throw FsError.indeterminate(toFsError(err, verb, path, store.deadlines))
+  }
+}
 
 /** What the writes need from the filesystem. */
 export interface WriteContext {
@@ -58,11 +79,16 @@ export interface WriteContext {
 }
 
 /**
- * After a conditional PUT was refused (412, 404) or failed (409, 5xx): HEAD the key to learn
- * what happened. `'lost'` when another writer changed it first (or it is gone); the revision
- * when it is our own object from an earlier attempt that got no answer (it carries our
- * operation's id `opId`, not merely our bytes: another writer's identical content is not ours);
- * an I/O error (retryable) when nothing changed, so the failure was the server's, not a race.
+ * After a PUT was refused (412, 404), failed (409, 5xx), or lost an attempt's answer (`unanswered`,
+ * with or without conditions): HEAD the key to learn what happened.
+ * - our own object (it carries our operation's id `opId`, not merely our bytes: another writer's
+ *   identical content is not ours), from an attempt whose answer was lost: the write is done, its revision;
+ * - the key as it was (`basis`; absent when `undefined`): an I/O error (retryable), nothing changed:
+ *   the failure was the server's or the network's, not a race;
+ * - another object (or none where one was), after a lost answer: the write may have been applied
+ *   and then replaced, `FS_IO_ERROR` {@link FsError.indeterminate}; else another writer changed it
+ *   first: `{ lost }`, with the object there now.
+ * A HEAD that fails after a lost answer is indeterminate too ({@link lookAfter}).
  */
 export async function afterConflict(
   store: Store,
@@ -72,15 +98,19 @@ export async function afterConflict(
   basis: FsVersion | undefined,
   verb: FsVerb,
   path: string,
-): Promise<Revision | 'lost'> {
-  const now = await store.head(key)
-  if (now !== undefined && conflict.unanswered && opIdOf(now) === opId) return now
+): Promise<Revision | LostRace> {
+  const now = await lookAfter(store, conflict, key, verb, path)
+  if (now !== undefined && opIdOf(now) === opId) return now
   const unchanged = basis === undefined ? now === undefined : now !== undefined && versionOf(now) === basis
-  if (!unchanged) return 'lost'
-  throw FsError.io(verb, path, failedWrite(conflict), {
-    cause: conflict.error,
-    retryable: true,
-  })
+  if (unchanged) throw FsError.io(verb, path, failedWrite(conflict), { cause: conflict.error, retryable: true })
+  if (conflict.unanswered) {
+    throw FsError.io(verb, path, 'the write got no answer, and the file has changed since (another writer, or this write): it may have been applied', {
+      cause: conflict.error,
+      retryable: true,
+      indeterminate: true,
+    })
+  }
+  return { lost: now }
 }
 
 /**
@@ -130,29 +160,26 @@ export class Writes {
     throwIfAborted(signal, 'write')
     const put = await this.#put(rel, path, bytes, probe.createIfAbsent ? { ifNoneMatch: '*' } : undefined, op)
     const revision = put.ok ? put.revision : await afterConflict(store, put, key, op.id, undefined, 'write', path)
-    if (revision === 'lost') throw FsError.notObserved(path)
+    if ('lost' in revision) throw FsError.notObserved(path)
     return { created: true, version: versionOf(revision), before: null }
   }
 
   /**
-   * One PUT with `If-Match`: the server checks the version. Only a refusal costs more: a HEAD
-   * (our own bytes from an attempt that got no answer → success; the expected version still
-   * there → the server failed, retryable; else stale), and where the key is gone the checks
-   * that tell a directory or a path through a file from a plain missing file.
+   * One PUT with `If-Match`: the server checks the version. Only a refusal (or a lost answer)
+   * costs more: a HEAD ({@link afterConflict}: our own object from an attempt that got no answer
+   * → success; the expected version still there → the server failed, retryable; changed after a
+   * lost answer → indeterminate; else stale), and where the key is gone the checks that tell a
+   * directory or a path through a file from a plain missing file.
    */
   async #replaceBlind(rel: string, path: string, bytes: Uint8Array, version: FsVersion, signal: AbortSignal | undefined, op: Op): Promise<WriteResult> {
     const { store, paths } = this.#ctx
     const key = paths.objectKey(rel)
     throwIfAborted(signal, 'write')
     const put = await this.#put(rel, path, bytes, { ifMatch: this.#ctx.ifMatch(version) }, op)
-    if (put.ok) return { created: false, version: versionOf(put.revision), before: null }
-    const now = await store.head(key)
-    if (now !== undefined && put.unanswered && opIdOf(now) === op.id) return { created: false, version: versionOf(now), before: null }
-    if (now !== undefined && versionOf(now) === version) {
-      throw FsError.io('write', path, failedWrite(put), { cause: put.error, retryable: true })
-    }
-    if (now === undefined) await this.#assertCreatable(rel, path, signal)
-    throw FsError.stale('write', path, now === undefined ? 'gone' : 'changed')
+    const revision = put.ok ? put.revision : await afterConflict(store, put, key, op.id, version, 'write', path)
+    if (!('lost' in revision)) return { created: false, version: versionOf(revision), before: null }
+    if (revision.lost === undefined) await this.#assertCreatable(rel, path, signal)
+    throw FsError.stale('write', path, revision.lost === undefined ? 'gone' : 'changed')
   }
 
   async #replace(rel: string, path: string, bytes: Uint8Array, request: WriteRequest, probe: S3ProbeResult, op: Op): Promise<WriteResult> {
@@ -167,8 +194,9 @@ export class Writes {
     const conditions = guard ? { ifMatch: this.#ctx.ifMatch(current.revision.etag) } : undefined
     const put = await this.#put(rel, path, bytes, conditions, op)
     const basis = current && versionOf(current.revision)
+    // Unconditional, this PUT fails as a PutConflict only after a lost answer: `afterConflict` then never says `lost`.
     const revision = put.ok ? put.revision : await afterConflict(store, put, key, op.id, basis, 'write', path)
-    if (revision === 'lost') throw FsError.stale('write', path, 'changed')
+    if ('lost' in revision) throw FsError.stale('write', path, 'changed')
     return { created: current === undefined, version: versionOf(revision), before: current?.bytes ?? null }
   }
 

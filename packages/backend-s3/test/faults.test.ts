@@ -4,23 +4,12 @@
  * FS_IO_ERROR, the stored object must be intact, and the next call must succeed.
  */
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3'
-import { isFsError, type FsError } from '@seamfs/core'
 import { S3FileSystem } from '@seamfs/backend-s3'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { CuttingProxy } from './proxy.js'
-import { freshPrefix, purge, rawClient, server, serverWhy } from './support.js'
+import { freshPrefix, purge, rawClient, server, serverWhy, failure } from './support.js'
 
 const MiB = 1024 * 1024
-
-async function failure(operation: Promise<unknown>): Promise<FsError> {
-  try {
-    await operation
-  } catch (err) {
-    if (isFsError(err)) return err
-    throw new Error(`a raw error escaped: ${String(err)}`, { cause: err })
-  }
-  throw new Error('expected the operation to fail')
-}
 
 describe.skipIf(server === null)(`S3FileSystem under connection cuts${server === null ? ` (skipped: ${serverWhy})` : ''}`, () => {
   let proxy: CuttingProxy

@@ -14,6 +14,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3'
 import type { ConformanceOptions } from '@seamfs/conformance'
+import { isFsError, type FsError } from '@seamfs/core'
 import { S3FileSystem, type S3FileSystemOptions } from '@seamfs/backend-s3'
 import { inject } from 'vitest'
 import type { S3ServerInfo } from '../../../test-servers/s3.js'
@@ -107,4 +108,15 @@ export function conformanceOptions(
     // A remote store: fewer model runs than the in-process backends.
     options: { modelRuns: 30 },
   }
+}
+
+/** The error `operation` fails with: an FsError (anything else escaping fails the test). */
+export async function failure(operation: Promise<unknown>): Promise<FsError> {
+  try {
+    await operation
+  } catch (err) {
+    if (isFsError(err)) return err
+    throw new Error(`a raw error escaped: ${String(err)}`, { cause: err })
+  }
+  throw new Error('expected the operation to fail')
 }
