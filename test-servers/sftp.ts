@@ -54,6 +54,57 @@ export interface SftpServers {
   readonly chroot: SftpChrootInfo
 }
 
+/** The output of `sftp-server.sh start`: its KEY=value lines. */
+function parseEnv(out: string): (name: string) => string {
+  const env = new Map(
+    out
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const at = line.indexOf('=')
+        return [line.slice(0, at), line.slice(at + 1)] as const
+      }),
+  )
+  return (name) => {
+    const value = env.get(name)
+    if (value === undefined) throw new Error(`${SFTP_SCRIPT} did not print ${name}`)
+    return value
+  }
+}
+
+function plainInfo(get: (name: string) => string): SftpServerInfo {
+  return {
+    host: get('SFTP_HOST'),
+    port: Number(get('SFTP_PORT')),
+    username: get('SFTP_USER'),
+    privateKey: readFileSync(get('SFTP_KEY'), 'utf8'),
+    hostKeySha256: get('SFTP_HOSTKEY_SHA256'),
+    root: get('SFTP_ROOT'),
+  }
+}
+
+/** A dedicated sshd of one test file: its coordinates, the PID of its listener, and how to stop it. */
+export interface SftpInstance {
+  readonly info: SftpServerInfo
+  /** The listener's PID; each connection is served by its descendants (`sshd: user [priv]` → `user@notty` → `user@internal-sftp`). */
+  readonly pid: number
+  stop(): Promise<void>
+}
+
+/**
+ * Boots one more sshd like the shared one (same script, own port, keys and directory), for a test
+ * that freezes or kills server processes and must not do that to the shared server. Needs what
+ * {@link startSftp} needs (the caller skips without the shared server). A watchdog stops it when
+ * this process dies.
+ */
+export async function startSftpInstance(): Promise<SftpInstance> {
+  const why = missing()
+  if (why !== undefined) throw new Error(why)
+  const dir = join(tmpdir(), `seamfs-sftp-${randomBytes(6).toString('hex')}`)
+  const get = parseEnv(await run(['start', dir, String(process.pid)]))
+  return { info: plainInfo(get), pid: Number(get('SFTP_PID')), stop: async () => void (await run(['stop', dir])) }
+}
+
 /**
  * Boots OpenSSH's sshd on 127.0.0.1 (a free port, its own config, throwaway
  * keys, the unprivileged user seamfs-sftp) with test-servers/sftp-server.sh,
@@ -75,28 +126,8 @@ export async function startSftp(): Promise<Started<SftpServers>> {
     if (ci) throw err
     return { why: err instanceof Error ? err.message : String(err) }
   }
-  const env = new Map(
-    out
-      .trim()
-      .split('\n')
-      .map((line) => {
-        const at = line.indexOf('=')
-        return [line.slice(0, at), line.slice(at + 1)] as const
-      }),
-  )
-  const get = (name: string): string => {
-    const value = env.get(name)
-    if (value === undefined) throw new Error(`${SFTP_SCRIPT} did not print ${name}`)
-    return value
-  }
-  const info: SftpServerInfo = {
-    host: get('SFTP_HOST'),
-    port: Number(get('SFTP_PORT')),
-    username: get('SFTP_USER'),
-    privateKey: readFileSync(get('SFTP_KEY'), 'utf8'),
-    hostKeySha256: get('SFTP_HOSTKEY_SHA256'),
-    root: get('SFTP_ROOT'),
-  }
+  const get = parseEnv(out)
+  const info = plainInfo(get)
   const jail = get('SFTP_CHROOT_DIR')
   const jailRoot = get('SFTP_CHROOT_ROOT')
   const chroot: SftpChrootInfo = { ...info, username: get('SFTP_CHROOT_USER'), root: jailRoot, chroot: jail, hostRoot: `${jail}${jailRoot}` }

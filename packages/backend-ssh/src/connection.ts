@@ -1,7 +1,9 @@
+import { performance } from 'node:perf_hooks'
 import { Client, type ConnectConfig, type FileEntryWithStats, type InputAttributes, type SFTPWrapper, type Stats } from 'ssh2'
 import { abortedError, type FsVerb } from '@seamfs/core/backend'
-import { ConnectionFailure, STATUS, statusOf, UnsupportedRequest } from './errors.js'
+import { ConnectionFailure, LostAnswer, SessionGone, STATUS, statusOf, UnsupportedRequest } from './errors.js'
 import { hostKeyPolicy, type HostKeyOptions } from './known-hosts.js'
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './options.js'
 
 export { sha256Fingerprint } from './known-hosts.js'
 
@@ -15,16 +17,45 @@ export const WRITE_AT_ONCE_BYTES = CHUNK * WRITE_CONCURRENCY
 
 type Callback<T> = (err?: Error | null, value?: T) => void
 
+/** The longest delay `setTimeout` takes (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 /** The attrs of an SFTP reply that seamfs uses (SFTP v3: whole-second times, no inode, no ctime). */
 export type Attrs = Stats
 
 /** Open flags as SFTP takes them (ssh2 maps the string forms). */
 export type OpenFlags = 'r' | 'wx'
 
+/** A request waiting for its answer: when it was sent, and how to fail it. */
+interface InFlight {
+  readonly since: number
+  readonly fail: (err: Error) => void
+}
+
+/** How a {@link Session} bounds its requests. */
+export interface SessionOptions {
+  /** How long a request may wait for its answer (ms, default {@link DEFAULT_REQUEST_TIMEOUT_MS}). */
+  readonly requestTimeoutMs?: number | undefined
+  /** Called once when a request waited that long, after the session failed its requests: ends the connection (or channel). */
+  readonly onExpire?: ((err: LostAnswer) => void) | undefined
+}
+
+/** ssh2's state of the channel's sending side (`open` until it closes); undefined when ssh2 does not say. */
+function outgoingState(sftp: SFTPWrapper): unknown {
+  return (sftp as unknown as { outgoing?: { state?: unknown } }).outgoing?.state
+}
+
 /**
  * One SFTP session: the requests seamfs sends, as promises, plus pipelined
  * whole-file transfers. Requests are answered in order by OpenSSH, so callers
  * may send several before awaiting the first (one round trip for all).
+ *
+ * Every request is tracked until its answer: one timer watches the oldest, and when it has
+ * waited `requestTimeoutMs` with no answer to any request meanwhile, the session is dead (see
+ * {@link fail}): every request in flight fails at once with a {@link LostAnswer}, and `onExpire`
+ * ends the connection. A request that ssh2 fails without an SFTP status (the channel or the
+ * connection closed under it) is a {@link LostAnswer} too; one sent on a dead session is refused
+ * unsent ({@link SessionGone}). An answer that comes after its request was failed is dropped.
  */
 export class Session {
   readonly sftp: SFTPWrapper
@@ -32,10 +63,36 @@ export class Session {
   readonly generation: number
   /** Set when the connection dropped: requests then fail at once instead of waiting for an answer that never comes. */
   dead = false
+  readonly #timeoutMs: number
+  readonly #onExpire: ((err: LostAnswer) => void) | undefined
+  /** In the order sent: the first is the oldest. */
+  readonly #inFlight = new Set<InFlight>()
+  /** When the last answer came (any answer: the server is alive and working through its queue). */
+  #lastAnswer = 0
+  #timer: ReturnType<typeof setTimeout> | undefined
 
-  constructor(sftp: SFTPWrapper, generation: number) {
+  constructor(sftp: SFTPWrapper, generation: number, options: SessionOptions = {}) {
     this.sftp = sftp
     this.generation = generation
+    this.#timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+    this.#onExpire = options.onExpire
+  }
+
+  /** Requests sent and not answered yet. */
+  get pending(): number {
+    return this.#inFlight.size
+  }
+
+  /**
+   * Marks the session dead and fails every request in flight with `err` now (their answers, if
+   * any come, are dropped); later requests are refused unsent. Idempotent.
+   */
+  fail(err: Error): void {
+    this.dead = true
+    this.#disarm()
+    const all = [...this.#inFlight]
+    this.#inFlight.clear()
+    for (const request of all) request.fail(err)
   }
 
   /**
@@ -43,14 +100,66 @@ export class Session {
    * server lacks an extension; that becomes an {@link UnsupportedRequest}.
    */
   #request<T>(send: (cb: Callback<T>) => void): Promise<T> {
-    if (this.dead) return Promise.reject(new Error('the SFTP connection was lost'))
+    // A channel that is closing no longer sends (ssh2 would keep the request, unsent, forever).
+    if (this.dead || (outgoingState(this.sftp) ?? 'open') !== 'open') return Promise.reject(new SessionGone())
     return new Promise<T>((resolve, reject) => {
-      try {
-        send((err, value) => (err ? reject(err) : resolve(value as T)))
-      } catch (err) {
-        reject(new UnsupportedRequest(err instanceof Error ? err.message : String(err), { cause: err }))
+      const request: InFlight = { since: performance.now(), fail: reject }
+      const answered: Callback<T> = (err, value) => {
+        // Failed already (the deadline, or the drop): the late answer is dropped.
+        if (!this.#inFlight.delete(request)) return
+        // The timer stays: when it fires it finds nothing pending, or a younger request to wait for
+        // (one timer per deadline, not one per burst of requests).
+        this.#lastAnswer = performance.now()
+        if (err === undefined || err === null) return resolve(value as T)
+        // No SFTP status: ssh2 gave up on the answer (the channel or the connection closed under it).
+        reject(statusOf(err) === undefined ? new LostAnswer('the connection was lost before the server answered', err) : err)
       }
+      this.#inFlight.add(request)
+      try {
+        send(answered)
+      } catch (err) {
+        this.#inFlight.delete(request)
+        reject(new UnsupportedRequest(err instanceof Error ? err.message : String(err), { cause: err }))
+        return
+      }
+      this.#arm()
     })
+  }
+
+  /** Sets the timer for the oldest request in flight, if none is set. */
+  #arm(): void {
+    if (this.#timer !== undefined || this.dead) return
+    const oldest = this.#inFlight.values().next()
+    if (oldest.done === true) return
+    const delay = Math.max(0, this.#waitingSince(oldest.value) + this.#timeoutMs - performance.now())
+    this.#timer = setTimeout(() => this.#check(), Math.min(delay, MAX_TIMER_MS))
+    this.#timer.unref()
+  }
+
+  /**
+   * Since when the server owes `oldest` an answer without having answered anything: OpenSSH answers
+   * in order, so a long queue whose answers keep coming (a big transfer on a slow link) is not a
+   * hung server.
+   */
+  #waitingSince(oldest: InFlight): number {
+    return Math.max(oldest.since, this.#lastAnswer)
+  }
+
+  #disarm(): void {
+    clearTimeout(this.#timer)
+    this.#timer = undefined
+  }
+
+  /** The timer fired: the oldest request has waited too long (the session dies), or a younger one is now the oldest. */
+  #check(): void {
+    this.#timer = undefined
+    const oldest = this.#inFlight.values().next()
+    if (oldest.done === true) return
+    // Timers may fire a fraction of a millisecond early by this clock.
+    if (performance.now() - this.#waitingSince(oldest.value) < this.#timeoutMs - 1) return this.#arm()
+    const err = new LostAnswer(`the server did not answer for ${this.#timeoutMs} ms (the connection was closed; the next call reconnects)`)
+    this.fail(err)
+    this.#onExpire?.(err)
   }
 
   stat(path: string): Promise<Attrs> {
@@ -181,28 +290,26 @@ export class Session {
           const target = inMain ? main : Buffer.allocUnsafe(length)
           if (!inMain) extra.set(offset, target)
           inflight++
-          try {
-            this.sftp.read(handle, target, inMain ? offset : 0, length, offset, (err, n) => {
-              inflight--
-              if (failed) return
-              if (err) return fail(err)
-              if (n === 0) {
-                eof = Math.min(eof, offset)
-                if (!inMain) extra.delete(offset)
-              } else if (n < length) queue.unshift([offset + n, length - n])
-              // The file grew past the plan: keep reading until the server says EOF (or the limit).
-              else if (offset + length >= planEnd) extend()
-              if (n > 0 && n < length && !inMain) {
-                // A short read into a separate buffer: the rest goes to its own buffer.
-                extra.set(offset, target.subarray(0, n))
-              }
-              if (inflight === 0 && queue.every(([o]) => o >= eof)) finish()
-              else pump()
-            })
-          } catch (err) {
+          const read = (n: number): void => {
             inflight--
-            return fail(err instanceof Error ? err : new Error(String(err)))
+            if (failed) return
+            if (n === 0) {
+              eof = Math.min(eof, offset)
+              if (!inMain) extra.delete(offset)
+            } else if (n < length) queue.unshift([offset + n, length - n])
+            // The file grew past the plan: keep reading until the server says EOF (or the limit).
+            else if (offset + length >= planEnd) extend()
+            if (n > 0 && n < length && !inMain) {
+              // A short read into a separate buffer: the rest goes to its own buffer.
+              extra.set(offset, target.subarray(0, n))
+            }
+            if (inflight === 0 && queue.every(([o]) => o >= eof)) finish()
+            else pump()
           }
+          this.#request<number>((cb) => this.sftp.read(handle, target, inMain ? offset : 0, length, offset, cb)).then(read, (err: unknown) => {
+            inflight--
+            if (!failed) fail(err instanceof Error ? err : new Error(String(err)))
+          })
         }
       }
       pump()
@@ -252,16 +359,20 @@ export class Session {
           const length = Math.min(CHUNK, data.length - offset)
           next += length
           inflight++
-          this.sftp.write(handle, data, offset, length, offset, (err) => {
-            inflight--
-            if (failed) return
-            if (err) {
+          this.#request<undefined>((cb) => this.sftp.write(handle, data, offset, length, offset, cb)).then(
+            () => {
+              inflight--
+              if (failed) return
+              if (inflight === 0 && next >= data.length) resolve()
+              else pump()
+            },
+            (err: unknown) => {
+              inflight--
+              if (failed) return
               failed = true
-              return reject(err)
-            }
-            if (inflight === 0 && next >= data.length) resolve()
-            else pump()
-          })
+              reject(err instanceof Error ? err : new Error(String(err)))
+            },
+          )
         }
       }
       if (data.length === 0) resolve()
@@ -282,14 +393,20 @@ export interface ConnectOptions extends HostKeyOptions {
   readonly passphrase?: string | undefined
   readonly password?: string | undefined
   readonly agent?: string | undefined
+  /** The connect timeout (TCP, SSH handshake, authentication). */
   readonly readyTimeoutMs: number
+  /** How long any request (the SFTP channel's opening too) may wait for its answer before the connection is declared dead. */
+  readonly requestTimeoutMs: number
   readonly client?: Client | undefined
 }
 
 /**
  * One SSH connection and one SFTP session on it, opened on first use and
  * reopened on the next use after it dropped (requests in flight at the drop
- * fail; nothing is retried behind the caller's back).
+ * fail with a {@link LostAnswer}; nothing is retried here). A request unanswered
+ * for `requestTimeoutMs` declares the connection dead: it is ended (destroyed when
+ * seamfs made it; for an injected client, its SFTP channel is closed), its requests
+ * fail at once, and the next use connects anew.
  */
 export class Connection {
   readonly #options: ConnectOptions
@@ -345,35 +462,43 @@ export class Connection {
         retryable: true,
       })
     }
-    let sftp: SFTPWrapper
-    try {
-      sftp = await new Promise<SFTPWrapper>((resolve, reject) => {
-        client.sftp((err, s) => (err ? reject(err) : resolve(s)))
-      })
-    } catch (err) {
+    const { sftp, lost, settle } = await this.#openSftp(client, owned)
+    if (lost()) {
+      // ssh2 may report the channel open (its VERSION was already read) after the connection closed.
+      settle()
       if (owned) client.end()
-      throw err
+      throw new ConnectionFailure({ code: 'FS_IO_ERROR', reason: 'the connection was lost while the SFTP session was opened', retryable: true })
     }
-    const session = new Session(sftp, ++this.#generation)
     const mine = this.#current
-    const drop = (): void => {
-      session.dead = true
+    const forget = (): void => {
       if (this.#current === mine) this.#current = undefined
-      cleanup()
-      if (owned) client.end()
     }
-    const ignore = (): void => undefined
+    const session = new Session(sftp, ++this.#generation, {
+      requestTimeoutMs: this.#options.requestTimeoutMs,
+      onExpire: () => {
+        // The server stopped answering: a frozen server or a dead link that no keepalive noticed yet.
+        forget()
+        // Destroyed, not ended: ending waits for the silent peer to close its side.
+        if (owned) client.destroy()
+        else sftp.end()
+        cleanup()
+      },
+    })
+    const drop = (): void => {
+      session.fail(new LostAnswer('the connection was lost before the server answered'))
+      forget()
+      cleanup()
+    }
     const cleanup = (): void => {
       client.removeListener('close', drop)
       sftp.removeListener('close', drop)
-      sftp.removeListener('error', ignore)
       this.#cleanups.delete(cleanup)
       if (owned) client.end()
     }
     client.once('close', drop)
     sftp.once('close', drop)
-    // Errors surface as failed requests and a close; an unhandled 'error' event would crash the process.
-    sftp.on('error', ignore)
+    // Only now: a close between the channel's opening and these listeners was seen by the ones of #openSftp.
+    settle()
     this.#cleanups.add(cleanup)
     if (this.#closed) {
       cleanup()
@@ -381,6 +506,59 @@ export class Connection {
       throw closedFailure()
     }
     return session
+  }
+
+  /**
+   * Opens the SFTP channel on `client` (its VERSION exchange too), waiting no longer than
+   * `requestTimeoutMs`. `lost` says whether the client or the channel closed meanwhile: ssh2 may
+   * call back with the channel after the connection's 'close' (or emit the channel's 'close' in
+   * the same tick, before an awaiting caller could listen). `settle` stops watching, once the
+   * caller's own listeners are on.
+   */
+  async #openSftp(client: Client, owned: boolean): Promise<{ sftp: SFTPWrapper; lost: () => boolean; settle: () => void }> {
+    const ms = this.#options.requestTimeoutMs
+    let late = false
+    let closed = false
+    let channel: SFTPWrapper | undefined
+    const onClose = (): void => void (closed = true)
+    const settle = (): void => {
+      client.removeListener('close', onClose)
+      channel?.removeListener('close', onClose)
+    }
+    client.once('close', onClose)
+    let timer: ReturnType<typeof setTimeout> | undefined
+    try {
+      const sftp = await new Promise<SFTPWrapper>((resolve, reject) => {
+        timer = setTimeout(
+          () => {
+            late = true
+            const reason = `the server did not open the SFTP session within ${ms} ms`
+            reject(new ConnectionFailure({ code: 'FS_IO_ERROR', reason, retryable: true }))
+            if (owned) client.destroy()
+          },
+          Math.min(ms, MAX_TIMER_MS),
+        )
+        timer.unref()
+        client.sftp((err, s) => {
+          // Opened after all, too late: closed unused.
+          if (late) return void (err ? undefined : s.end())
+          if (err) return reject(err)
+          channel = s
+          s.once('close', onClose)
+          // Errors surface as failed requests and a close; an unhandled 'error' event would crash the process.
+          // Kept for the channel's life: a fatal protocol error may come after seamfs let go of it.
+          s.on('error', () => undefined)
+          resolve(s)
+        })
+      })
+      return { sftp, lost: () => closed, settle }
+    } catch (err) {
+      settle()
+      if (owned) client.end()
+      throw err
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   async #connect(): Promise<Client> {

@@ -12,6 +12,8 @@ export interface DirectorySite {
   readonly path: string
   /** A non-directory on the way is `FS_NOT_DIRECTORY` (`createDirectory`), not a parent that is not one (`FS_NOT_FOUND`). */
   readonly notDirectory?: boolean
+  /** Called right before a MKDIR is sent (the operation's commit point, when making a directory is a change it reports). */
+  readonly making?: (() => void) | undefined
 }
 
 /** The error of a non-directory on the way. */
@@ -41,6 +43,7 @@ export async function ensureDirectory(s: Session, dir: string, site: DirectorySi
   const made = await ensureDirectory(s, posix.dirname(dir), site)
   const where = `${dir}/.`
   const before = look(s, dir)
+  site.making?.()
   const created = s.mkdir(dir)
   const sighting = probe(s, where, dir, 'lstat')
   try {

@@ -44,6 +44,8 @@ export interface MutationContext {
   locked<T>(keys: readonly string[], op: { verb: FsVerb; path: string; signal: AbortSignal | undefined }, fn: (hold: LeaseHold) => Promise<T>): Promise<T>
   /** Sends the removal of the lock entries of `keys` now, behind what was sent (their later release is then a no-op). */
   release(keys: readonly string[]): void
+  /** Called right before the first request that changes the store (an unlink, rmdir, rename, mkdir): the operation's commit point. */
+  committing(): void
 }
 
 /** Who removes or moves what, for the stages and their checks. */
@@ -125,7 +127,9 @@ async function removeStaged(
     if (req.expected !== undefined) checkGuard('remove', path, req.expected, await c.version(key, attrs, 'remove', path, req.signal))
     throwIfAborted(req.signal, 'remove')
     hold.assertHeld('remove', path)
-    await removeEntry(c.s, site, key, 'file', stageOf(await staging)).catch((err: unknown) => {
+    const stage = stageOf(await staging)
+    c.committing()
+    await removeEntry(c.s, site, key, 'file', stage).catch((err: unknown) => {
       throw statusOf(err) === STATUS.NO_SUCH_FILE ? missing('remove', path, req.expected, err) : err
     })
     c.versions.forget(key)
@@ -136,6 +140,7 @@ async function removeStaged(
   const stage = stageOf(await staging)
   if (!req.recursive) {
     hold.assertHeld('remove', path)
+    c.committing()
     await removeEmpty(c, site, key, stage, req)
     return { type: 'directory', entries: 1 }
   }
@@ -146,6 +151,7 @@ async function removeStaged(
   const { tree } = await surveyTree(c.s, site, key, req.maxEntries, req.signal).catch(vanished)
   throwIfAborted(req.signal, 'remove')
   hold.assertHeld('remove', path)
+  c.committing()
   try {
     return { type: 'directory', entries: await removeTree(c.s, site, tree, stage).catch(vanished) }
   } finally {
@@ -247,7 +253,7 @@ async function renameStaged(
   const replace = kind === 'file' && (replacing || req.overwrite === true)
   throwIfAborted(req.signal, 'rename')
   const toDir = posix.dirname(to.key)
-  const made = await ensureDirectory(c.s, toDir, { root: c.root, verb: 'rename', path: to.path })
+  const made = await ensureDirectory(c.s, toDir, { root: c.root, verb: 'rename', path: to.path, making: () => c.committing() })
   let after: Attrs | undefined
   let late: Stage | undefined
   try {
@@ -256,6 +262,7 @@ async function renameStaged(
     // In a directory made just now, the stage is made now; one that failed for another reason fails the move.
     const toStage = 'error' in early && made !== undefined ? (late = await makeStage(c.s, site, toDir)) : stageOf(early)
     hold.assertHeld('rename', from.path)
+    c.committing()
     after = await moveEntry(c.s, site, from.key, to.key, replace, { from: fromStage, to: toStage })
   } catch (err) {
     if (late !== undefined) await dropStage(c.s, site, late)

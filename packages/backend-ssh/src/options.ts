@@ -66,8 +66,24 @@ export interface SftpFileSystemOptions extends FsLimits {
   readonly acceptAnyHostKey?: boolean | undefined
   /** The ssh-agent socket to authenticate with (e.g. `process.env.SSH_AUTH_SOCK`); tried with the key and password. */
   readonly agent?: string | undefined
-  /** Connect timeout in ms (default 20 000). */
+  /**
+   * The connect timeout, in ms (default 20 000): how long connecting may take, from the TCP
+   * connection through the SSH handshake to authentication (ssh2's `readyTimeout`). It bounds
+   * nothing after that: see `requestTimeoutMs`.
+   */
   readonly readyTimeoutMs?: number | undefined
+  /**
+   * The request deadline, in ms (default 30 000; more than 0): when an SFTP request (opening the
+   * SFTP session too) has waited this long for its answer with no answer to any request meanwhile
+   * (OpenSSH answers in order: a long queue that keeps moving is no hung server), the server is
+   * taken for hung (a frozen server, a dead link that ssh2's keepalive, 15 s × 3, has not noticed
+   * yet) and the connection for dead: it is closed (for a `client` given, only seamfs's SFTP
+   * channel on it), every request pending on it fails at once with a retryable `FS_IO_ERROR` ("the
+   * server did not answer for N ms"), and the next call connects anew. A mutation that meets it
+   * after its change was sent is flagged `indeterminate` (it may have been made). A caller's
+   * `signal` ends the wait sooner, per call.
+   */
+  readonly requestTimeoutMs?: number | undefined
   /** Mode bits of newly created files (default `0o600`). Existing files keep theirs. */
   readonly newFileMode?: number | undefined
   /**
@@ -100,13 +116,17 @@ export interface SftpFileSystemOptions extends FsLimits {
 export const DEFAULT_PORT = 22
 export const DEFAULT_READY_TIMEOUT_MS = 20_000
 export const DEFAULT_NEW_FILE_MODE = 0o600
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
 
 /** Refuses options out of range (a RangeError); returns the mode of new files. */
 export function checkOptions(options: Readonly<SftpFileSystemOptions>): number {
   const mode = options.newFileMode ?? DEFAULT_NEW_FILE_MODE
   if (!Number.isInteger(mode) || mode < 0 || mode > 0o777) throw new RangeError('newFileMode must be within 0o000..0o777')
-  const { lockLeaseMs, lockWaitMs } = options
+  const { lockLeaseMs, lockWaitMs, requestTimeoutMs } = options
   if (lockLeaseMs !== undefined && !(Number.isFinite(lockLeaseMs) && lockLeaseMs >= 1_000)) throw new RangeError('lockLeaseMs must be at least 1000 (ms)')
   if (lockWaitMs !== undefined && !(Number.isFinite(lockWaitMs) && lockWaitMs >= 0)) throw new RangeError('lockWaitMs must be a number of ms, 0 or more')
+  if (requestTimeoutMs !== undefined && !(Number.isFinite(requestTimeoutMs) && requestTimeoutMs > 0)) {
+    throw new RangeError('requestTimeoutMs must be a number of ms, more than 0')
+  }
   return mode
 }

@@ -36,6 +36,13 @@ export interface PublishRequest {
    * after the commit), naming the entry through `via` (the stage's parent).
    */
   readonly release?: ((s: Session, via: string) => void) | undefined
+  /**
+   * Called right before the first request that changes the target's directory is sent: the
+   * rename or link that publishes, or the MKDIR of a missing directory. A connection lost before
+   * it leaves the publication undone for sure (a definite failure); after it, maybe done. It
+   * throws (and nothing is sent) when the caller was already told the publication was aborted.
+   */
+  readonly committing?: (() => void) | undefined
 }
 
 /**
@@ -157,7 +164,7 @@ export class Publisher {
     } catch (err) {
       if (statusOf(err) !== STATUS.NO_SUCH_FILE) throw err
       // The directory is missing (or not one): made level by level, each checked, then staged again.
-      made = await ensureDirectory(s, dir, { root: this.#root(), verb: req.verb, path: req.displayPath })
+      made = await ensureDirectory(s, dir, { root: this.#root(), verb: req.verb, path: req.displayPath, making: req.committing })
       staged = await this.#stageIn(s, req, dir)
         .then(track)
         .catch(async (again: unknown) => {
@@ -180,6 +187,8 @@ export class Publisher {
       throwIfAborted(req.signal, req.verb)
       // A lock whose lease may have run out (this process was frozen) commits nothing.
       req.hold?.assertHeld(req.verb, req.displayPath)
+      // Nothing is awaited from here to the rename's sending (in `#place`): an abort cannot come between.
+      req.committing?.()
       placing = staged
       // From here the placing owns the handle: it closes it, or erases the content and closes it.
       staged = undefined

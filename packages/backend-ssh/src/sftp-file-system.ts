@@ -27,9 +27,10 @@ import {
 } from '@seamfs/core/backend'
 import { ServerClock } from './clock.js'
 import { Connection, type Attrs, type Session } from './connection.js'
-import { sftpErrorRow, STATUS, statusOf } from './errors.js'
+import { CommitPoint, sftpErrorRow, STATUS, statusOf } from './errors.js'
 import { checkHostKeyOptions } from './known-hosts.js'
-import { checkOptions, DEFAULT_PORT, DEFAULT_READY_TIMEOUT_MS, type SftpFileSystemOptions } from './options.js'
+import { checkOptions, DEFAULT_PORT, DEFAULT_READY_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, type SftpFileSystemOptions } from './options.js'
+import { retryRead } from './retry.js'
 import { dropOpening, openChecked, readChecked, readdirChecked, sendOpen, type Opening, type ReadSite } from './checked-reads.js'
 import { planEdit, planWrite, type PlanSite } from './writes.js'
 import { FileHints } from './hints.js'
@@ -121,7 +122,12 @@ export class SftpFileSystem extends FileSystem {
     this.#options = options
     this.#newFileMode = mode
     const port = options.port ?? DEFAULT_PORT
-    this.#conn = new Connection({ ...options, port, readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS })
+    this.#conn = new Connection({
+      ...options,
+      port,
+      readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+      requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    })
     const host = options.host ?? 'ssh2-client'
     const user = options.username === undefined ? '' : `${encodeURIComponent(options.username)}@`
     this.#urlBase = `sftp://${user}${host.includes(':') ? `[${host}]` : host}:${port}`
@@ -167,7 +173,14 @@ export class SftpFileSystem extends FileSystem {
     return sftpErrorRow(err)
   }
 
-  protected override async resolvePath(path: string, cwd: string | undefined): Promise<FsTarget> {
+  // The read hooks below run again over a new connection when theirs dropped under them (retry.ts);
+  // the mutation hooks never do, and report a failure before their change was sent as definite.
+
+  protected override resolvePath(path: string, cwd: string | undefined, signal?: AbortSignal): Promise<FsTarget> {
+    return retryRead('resolve', signal, () => this.#resolvePath(path, cwd))
+  }
+
+  async #resolvePath(path: string, cwd: string | undefined): Promise<FsTarget> {
     const { s, root, cwd: base } = await this.#session()
     const abs = posix.resolve(cwd === undefined ? base : posix.resolve(base, cwd), path)
     if (!containsPath(root, abs)) throw outsideRoot('resolve', abs, root)
@@ -180,7 +193,11 @@ export class SftpFileSystem extends FileSystem {
     return { targetKey: FsTargetKey(key), displayPath: abs }
   }
 
-  protected override async statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
+  protected override statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
+    return retryRead('stat', signal, () => this.#statTarget(target, signal))
+  }
+
+  async #statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
     const { s } = await this.#sessionNotAbsent('stat', target.displayPath)
     const key = this.#key(target, 'stat')
     // A file with no settled hash is read: its OPEN goes with the stat when the file was just seen.
@@ -198,7 +215,11 @@ export class SftpFileSystem extends FileSystem {
     return version === undefined ? undefined : { version, type: 'file', size: attrs.size, mtime }
   }
 
-  protected override async lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
+  protected override lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
+    return retryRead('lstat', signal, () => this.#lstatPath(path, cwd, signal))
+  }
+
+  async #lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
     const { s, root, cwd: base } = await this.#sessionNotAbsent('lstat', path)
     const abs = posix.resolve(cwd === undefined ? base : posix.resolve(base, cwd), path)
     if (!containsPath(root, abs)) throw outsideRoot('lstat', abs, root)
@@ -212,7 +233,11 @@ export class SftpFileSystem extends FileSystem {
     return version === undefined ? undefined : { version, type: 'file', size: attrs.size, mtime }
   }
 
-  protected override async loadBytes(target: FsTarget, { signal, maxBytes }: ReadRequest): Promise<Uint8Array> {
+  protected override loadBytes(target: FsTarget, { signal, maxBytes }: ReadRequest): Promise<Uint8Array> {
+    return retryRead('read', signal, () => this.#loadBytes(target, signal, maxBytes))
+  }
+
+  async #loadBytes(target: FsTarget, signal: AbortSignal | undefined, maxBytes: number): Promise<Uint8Array> {
     const { s } = await this.#session()
     const key = this.#key(target, 'read')
     const opening = this.#hints.fileSize(key) !== undefined ? sendOpen(s, key) : undefined
@@ -229,14 +254,23 @@ export class SftpFileSystem extends FileSystem {
     return (await readChecked(s, this.#site(key, 'read', target.displayPath), attrs.size, signal, maxBytes + 1, opening)).bytes
   }
 
-  protected override async openBytes(target: FsTarget): Promise<AsyncIterable<Uint8Array>> {
+  /** Only opening the stream is retried: one cut mid-way fails (its bytes were handed out). */
+  protected override openBytes(target: FsTarget, signal?: AbortSignal): Promise<AsyncIterable<Uint8Array>> {
+    return retryRead('read', signal, () => this.#openBytes(target))
+  }
+
+  async #openBytes(target: FsTarget): Promise<AsyncIterable<Uint8Array>> {
     const { s } = await this.#session()
     const key = this.#key(target, 'read')
     await this.#regularFile(s, key, 'read', target)
     return streamFile(s, (first) => openChecked(s, this.#site(key, 'read', target.displayPath), first))
   }
 
-  protected override async listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
+  protected override listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
+    return retryRead('list', signal, () => this.#listEntries(target, signal))
+  }
+
+  async #listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
     const { s, root } = await this.#session()
     const key = this.#key(target, 'list')
     // The OPENDIRs go with the stat (one round trip): on anything but a directory they fail or are dropped.
@@ -253,7 +287,11 @@ export class SftpFileSystem extends FileSystem {
     return Promise.all(listing.filter((e) => !hidden(e)).map((e) => dirEntry(s, root, key, target, e, this.#hints)))
   }
 
-  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, { expected, signal, beforeMaxBytes }: WriteRequest): Promise<WriteResult> {
+  protected override publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    return CommitPoint.run('write', request.signal, (point) => this.#publishBytes(target, bytes, request, point))
+  }
+
+  async #publishBytes(target: FsTarget, bytes: Uint8Array, { expected, signal, beforeMaxBytes }: WriteRequest, point: CommitPoint): Promise<WriteResult> {
     const { s } = await this.#session()
     const key = this.#key(target, 'write')
     const path = target.displayPath
@@ -267,7 +305,7 @@ export class SftpFileSystem extends FileSystem {
         this.#assertFile(current, 'write', target)
         throw FsError.notObserved(path)
       })
-      const request = { key, displayPath: path, bytes, mode: 'link', verb: 'write', signal, guarded: false } as const
+      const request = { key, displayPath: path, bytes, mode: 'link', verb: 'write', signal, guarded: false, committing: point.reached } as const
       const { attrs } = await this.#publisher
         .publish(s, request, { ready, commit: async () => undefined })
         .finally(() => this.#sweeper.touch(posix.dirname(key)))
@@ -282,7 +320,7 @@ export class SftpFileSystem extends FileSystem {
         throwIfAborted(signal, 'write')
         const plan = planWrite(this.#planSite(s, key, 'write', target, signal), expected, beforeMaxBytes)
         const release = (on: Session, via: string): void => this.#locks.releaseEarly(on, key, via)
-        const request = { key, displayPath: path, bytes, mode: 'rename', verb: 'write', signal, guarded, hold, release } as const
+        const request = { key, displayPath: path, bytes, mode: 'rename', verb: 'write', signal, guarded, hold, release, committing: point.reached } as const
         const { attrs } = await this.#publisher.publish(s, request, plan).finally(plan.dispose)
         const { current, read } = plan.found()
         const before = read !== undefined && read.bytes.length <= beforeMaxBytes ? read.bytes : null
@@ -291,10 +329,15 @@ export class SftpFileSystem extends FileSystem {
       .finally(() => this.#sweeper.touch(posix.dirname(key)))
   }
 
-  protected override async updateBytes(
+  protected override updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
+    return CommitPoint.run('edit', request.signal, (point) => this.#updateBytes(target, request, transform, point))
+  }
+
+  async #updateBytes(
     target: FsTarget,
     { expected, signal, maxBytes }: UpdateRequest,
     transform: (bytes: Uint8Array) => Uint8Array,
+    point: CommitPoint,
   ): Promise<FsVersion> {
     const { s } = await this.#session()
     const key = this.#key(target, 'edit')
@@ -307,7 +350,7 @@ export class SftpFileSystem extends FileSystem {
         const plan = planEdit(this.#planSite(s, key, 'edit', target, signal), expected, maxBytes, transform)
         // The lock's entry goes behind the rename, in its round trip.
         const release = (on: Session, via: string): void => this.#locks.releaseEarly(on, key, via)
-        const request = { key, displayPath: path, mode: 'rename', verb: 'edit', signal, guarded: true, hold, release } as const
+        const request = { key, displayPath: path, mode: 'rename', verb: 'edit', signal, guarded: true, hold, release, committing: point.reached } as const
         const { attrs, bytes } = await this.#publisher.publish(s, request, plan).finally(plan.dispose)
         return this.#published(key, attrs, bytes)
       })
@@ -341,10 +384,12 @@ export class SftpFileSystem extends FileSystem {
    * after the fact (`FS_SANDBOX_DENIED`: what may have been removed), not prevented. The root
    * itself is never removed (`FS_SANDBOX_DENIED`).
    */
-  protected override async removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
-    const c = await this.#mutations()
-    const key = this.#key(target, 'remove')
-    return removeAt(c, { key, path: target.displayPath }, request).finally(() => this.#sweeper.touch(posix.dirname(key)))
+  protected override removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
+    return CommitPoint.run('remove', request.signal, async (point) => {
+      const c = await this.#mutations(point)
+      const key = this.#key(target, 'remove')
+      return removeAt(c, { key, path: target.displayPath }, request).finally(() => this.#sweeper.touch(posix.dirname(key)))
+    })
   }
 
   /**
@@ -352,24 +397,28 @@ export class SftpFileSystem extends FileSystem {
    * directory move leaves): under the locks of both ends, guards checked on content hashes, the
    * entry moved by paths through stages in both directories, probed as `removeTarget` is.
    */
-  protected override async renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
-    const c = await this.#mutations()
-    const [source, destination] = [this.#key(from, 'rename'), this.#key(to, 'rename')]
-    this.#refuseReserved(destination, 'rename', to.displayPath)
-    return renameAt(c, { key: source, path: from.displayPath }, { key: destination, path: to.displayPath }, request).finally(() => {
-      this.#sweeper.touch(posix.dirname(source))
-      this.#sweeper.touch(posix.dirname(destination))
+  protected override renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
+    return CommitPoint.run('rename', request.signal, async (point) => {
+      const c = await this.#mutations(point)
+      const [source, destination] = [this.#key(from, 'rename'), this.#key(to, 'rename')]
+      this.#refuseReserved(destination, 'rename', to.displayPath)
+      return renameAt(c, { key: source, path: from.displayPath }, { key: destination, path: to.displayPath }, request).finally(() => {
+        this.#sweeper.touch(posix.dirname(source))
+        this.#sweeper.touch(posix.dirname(destination))
+      })
     })
   }
 
   /** `createDirectory`: mkdir -p with each directory made checked to be where it should be (directories.ts, as for writes). */
-  protected override async makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
-    const { s, root } = await this.#session()
-    const key = this.#key(target, 'create directory')
-    this.#refuseReserved(key, 'create directory', target.displayPath)
-    throwIfAborted(signal, 'create directory')
-    const made = await ensureDirectory(s, key, { root, verb: 'create directory', path: target.displayPath, notDirectory: true })
-    return made !== undefined
+  protected override makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
+    return CommitPoint.run('create directory', signal, async (point) => {
+      const { s, root } = await this.#session()
+      const key = this.#key(target, 'create directory')
+      this.#refuseReserved(key, 'create directory', target.displayPath)
+      throwIfAborted(signal, 'create directory')
+      const site = { root, verb: 'create directory', path: target.displayPath, notDirectory: true, making: point.reached } as const
+      return (await ensureDirectory(s, key, site)) !== undefined
+    })
   }
 
   /** Listings hide (and sweeps remove) temp names and lock entries: a file or directory made under one would be lost from view. */
@@ -379,7 +428,7 @@ export class SftpFileSystem extends FileSystem {
   }
 
   /** What mutations.ts needs: the session, and this filesystem's fence, versions and locks. */
-  async #mutations(): Promise<MutationContext> {
+  async #mutations(point: CommitPoint): Promise<MutationContext> {
     const { s, root } = await this.#session()
     return {
       s,
@@ -396,6 +445,7 @@ export class SftpFileSystem extends FileSystem {
       sweeper: this.#sweeper,
       locked: (keys, op, fn) => this.#locks.run(keys, op, fn),
       release: (keys) => keys.forEach((key) => this.#locks.releaseEarly(s, key)),
+      committing: point.reached,
     }
   }
 

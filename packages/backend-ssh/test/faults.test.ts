@@ -30,6 +30,8 @@ describe.skipIf(server === null)(`fault injection: a TCP proxy cuts the connecti
     proxy.cutAfter('up', 2 * MiB)
     const err = await failure(fs.writeText(target, 'x'.repeat(16 * MiB)))
     expect(isFsError(err, 'FS_IO_ERROR') && err.retryable).toBe(true)
+    // Cut while the temp file was written, before the rename was sent: a definite failure.
+    expect(isFsError(err) && err.indeterminate).toBe(false)
     expect(proxy.cuts).toBe(1)
     expect((await raw.read(`${root}/big.txt`)).toString()).toBe('old content\n')
     expect((await fs.listDir(await fs.resolve('.'))).map((e) => e.name)).toEqual(['big.txt'])
@@ -39,18 +41,30 @@ describe.skipIf(server === null)(`fault injection: a TCP proxy cuts the connecti
     expect(await raw.names(root)).toEqual(['big.txt'])
   })
 
-  it('mid-read: FS_IO_ERROR (retryable), then the next read succeeds over a new connection', async () => {
+  it('mid-read: the read is sent again over a new connection and succeeds', async () => {
     const text = 'y'.repeat(12 * MiB)
     await raw.writeInPlace(`${root}/read.txt`, Buffer.from(text))
     const target = await fs.resolve('read.txt')
-    const before = proxy.connections
+    const [before, cuts] = [proxy.connections, proxy.cuts]
     proxy.cutAfter('down', 3 * MiB)
-    const err = await failure(fs.readText(target))
-    expect(isFsError(err, 'FS_IO_ERROR') && err.retryable).toBe(true)
     const again = await fs.readText(target)
+    expect(proxy.cuts - cuts).toBe(1)
     expect(again.length).toBe(text.length)
     expect(again === text).toBe(true)
     expect(proxy.connections).toBe(before + 1)
+  })
+
+  it('mid-read, cut on every attempt: FS_IO_ERROR (retryable) after 2 retries; then the next read succeeds', async () => {
+    const text = 'w'.repeat(8 * MiB)
+    await raw.writeInPlace(`${root}/cut3.txt`, Buffer.from(text))
+    const target = await fs.resolve('cut3.txt')
+    const [connections, cuts] = [proxy.connections, proxy.cuts]
+    proxy.cutAfter('down', 2 * MiB, 3)
+    const err = await failure(fs.readText(target))
+    expect(isFsError(err, 'FS_IO_ERROR') && err.retryable).toBe(true)
+    expect(proxy.cuts - cuts).toBe(3)
+    expect(proxy.connections - connections).toBe(2)
+    expect((await fs.readText(target)) === text).toBe(true)
   })
 
   it('mid-stream: the iterator throws FS_IO_ERROR (retryable); a new stream succeeds', async () => {
@@ -76,6 +90,7 @@ describe.skipIf(server === null)(`fault injection: a TCP proxy cuts the connecti
     proxy.cutAfter('up', 1 * MiB)
     const err = await failure(fs.editText(target, { oldString: 'MARK', newString: 'DONE', replaceAll: false }, { expected: { version } }))
     expect(isFsError(err, 'FS_IO_ERROR') && err.retryable).toBe(true)
+    expect(isFsError(err) && err.indeterminate).toBe(false)
     expect((await fs.stat(target))?.version).toBe(version)
     const outcome = await fs.editText(target, { oldString: 'MARK', newString: 'DONE', replaceAll: false }, { expected: { version } })
     expect(outcome.after.startsWith('DONE\n')).toBe(true)

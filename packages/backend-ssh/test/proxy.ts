@@ -12,7 +12,7 @@ import { RawSftp } from './raw.js'
 export class CuttingProxy {
   readonly #server: Server
   readonly #sockets = new Set<Socket>()
-  #budget: { direction: 'up' | 'down'; bytes: number } | undefined
+  #budget: { direction: 'up' | 'down'; bytes: number; each: number; times: number } | undefined
   /** Connections cut so far. */
   cuts = 0
   /** Connections accepted so far. */
@@ -36,9 +36,9 @@ export class CuttingProxy {
     return address.port
   }
 
-  /** Cuts the connection once `bytes` more bytes went up (client → server) or down. */
-  cutAfter(direction: 'up' | 'down', bytes: number): void {
-    this.#budget = { direction, bytes }
+  /** Cuts the connection once `bytes` more bytes went up (client → server) or down; `times` connections in a row, each after `bytes`. */
+  cutAfter(direction: 'up' | 'down', bytes: number, times = 1): void {
+    this.#budget = { direction, bytes, each: bytes, times }
   }
 
   /** Cuts every open connection now (an idle connection dropped by the network or a server restart). */
@@ -61,7 +61,9 @@ export class CuttingProxy {
         if (budget !== undefined && budget.direction === direction) {
           budget.bytes -= chunk.length
           if (budget.bytes <= 0) {
-            this.#budget = undefined
+            budget.times--
+            budget.bytes = budget.each
+            if (budget.times <= 0) this.#budget = undefined
             this.cuts++
             client.destroy()
             upstream.destroy()
