@@ -1,6 +1,17 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
+// The public methods of `FileSystem` are the contract, written once in core: a backend or layer
+// changes behaviour through the protected hooks, never by overriding one of these. (`fileUrl`,
+// `contains` and `close` are the backend's to implement.) Tests may override them to build broken
+// backends for the kit to catch.
+const CONTRACT_METHODS =
+  'resolve|processPath|stat|lstat|readText|streamText|streamBytes|listDir|writeText|editText|readBytes|writeBytes|remove|rename|createDirectory'
+const NO_CONTRACT_OVERRIDE = {
+  selector: `:matches(MethodDefinition, PropertyDefinition)[override=true][key.name=/^(${CONTRACT_METHODS})$/]`,
+  message: "A public FileSystem method is the contract: change behaviour through its protected hook (see ARCHITECTURE.md, 'The hooks').",
+}
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/*.d.ts'] },
   js.configs.recommended,
@@ -21,20 +32,26 @@ export default tseslint.config(
     },
   },
   {
+    files: ['packages/*/src/**/*.ts', 'conformance/src/**/*.ts', 'conformance/examples/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', NO_CONTRACT_OVERRIDE] },
+  },
+  {
     // Core owns the contract's failures: a backend builds them with FsError's named
     // constructors, so each message shape is written once (and cannot drift).
     files: ['packages/backend-*/src/**/*.ts', 'conformance/examples/**/*.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
+        NO_CONTRACT_OVERRIDE,
         {
           selector: "NewExpression[callee.name='FsError']",
           message: 'Build contract errors with the FsError named constructors (FsError.notFound(verb, path), FsError.stale(...), FsError.at(...)).',
         },
         {
           selector:
-            "CallExpression[callee.object.name='FsError'][callee.property.name='at'][arguments.0.value=/^FS_(NOT_FOUND|NOT_DIRECTORY|NOT_REGULAR_FILE|STALE_VERSION|NOT_OBSERVED|TOO_LARGE|ABORTED)$/]",
-          message: 'This code has a named constructor (FsError.notFound, notDirectory, notRegularFile, stale, notObserved, tooLarge, aborted); use it.',
+            "CallExpression[callee.object.name='FsError'][callee.property.name='at'][arguments.0.value=/^FS_(NOT_FOUND|NOT_DIRECTORY|NOT_REGULAR_FILE|STALE_VERSION|NOT_OBSERVED|TOO_LARGE|ABORTED|SANDBOX_DENIED)$/]",
+          message:
+            'This code has a named constructor (FsError.notFound, notDirectory, notRegularFile, stale, notObserved, tooLarge, aborted, sandboxDenied); use it.',
         },
       ],
     },

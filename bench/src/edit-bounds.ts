@@ -1,5 +1,5 @@
 /**
- * The bounded edit and diff (hardening round 3) against a naive baseline, same shapes, same run.
+ * The bounded edit and diff against a naive baseline, same shapes, same run.
  *
  * Shapes (sizes of the full run; `--quick` shrinks the large files):
  *   grow      1 MiB of "ab", one replace_all of "a" by 2,048 "x": a 2 KB request whose result

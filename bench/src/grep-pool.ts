@@ -1,5 +1,5 @@
 /**
- * The grep tool on one process-wide pool of regex threads (issue 30, item 4) against one thread per
+ * The grep tool on one process-wide pool of regex threads against one thread per
  * call (the behaviour before the pool), same tool, same files, same run.
  *
  * Files: 64 files of 100 lines (about 5 KB each) in a memory backend, four directories. Patterns:

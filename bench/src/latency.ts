@@ -1,5 +1,5 @@
 /**
- * Remote stores at real-world latency (issue 18): requests, round trips and wall time per
+ * Remote stores at real-world latency: requests, round trips and wall time per
  * tool-level operation, seamfs side by side with what a user would pick instead, through a
  * TCP proxy that adds a one-way delay each way.
  *

@@ -1,6 +1,6 @@
 /**
  * seamfs side by side with the libraries an agent's file tools would otherwise
- * use, on the jobs those tools do (issue 21), each against the same job done
+ * use, on the jobs those tools do, each against the same job done
  * with raw calls in the same run (the "limit").
  *
  * Jobs (sizes of the full run; `--quick` shrinks them for a ~30 s smoke run):

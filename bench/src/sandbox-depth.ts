@@ -1,7 +1,6 @@
 /**
  * glob and grep through `SandboxedFileSystem` against the same tools on the bare backend, on a
- * deep tree, same run (issue 37 item 7: 800 nested folders took 23–26 s sandboxed against 141 ms
- * bare).
+ * deep tree, same run (800 nested folders once took 23–26 s sandboxed against 141 ms bare).
  *
  * Tree: a chain of `depth` nested directories `d/d/…/d` on the local disk, each holding one file
  * `f.txt` with one line that matches: `depth` directories and `depth` files. Depths 100, 400 and

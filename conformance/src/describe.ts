@@ -14,6 +14,8 @@ import { limitClauses } from './clauses/limits.js'
 import { modeClauses } from './clauses/modes.js'
 import { byteClauses } from './clauses/bytes.js'
 import { removeClauses } from './clauses/remove.js'
+import { rootClauses } from './clauses/root.js'
+import { readOnlyClauses } from './clauses/read-only.js'
 import { renameClauses } from './clauses/rename.js'
 import { directoryClauses } from './clauses/directories.js'
 import { crossProcessClauses } from './clauses/cross-process.js'
@@ -51,6 +53,9 @@ export async function describeConformance<F extends FileSystem>(options: Conform
   } finally {
     await probe.fs.close()
   }
+  if (caps.readOnly === true && options.external?.writeBytes === undefined) {
+    throw new TypeError(`${options.name}: a read-only store (capabilities.readOnly) needs external.writeBytes: the kit makes its fixtures through it`)
+  }
   const kit = new Kit(options as unknown as ConformanceOptions, caps, tuningOf(options.options))
   describe(`conformance: ${options.name}`, () => {
     identityClauses(kit)
@@ -64,6 +69,8 @@ export async function describeConformance<F extends FileSystem>(options: Conform
     modeClauses(kit)
     byteClauses(kit)
     removeClauses(kit)
+    rootClauses(kit)
+    readOnlyClauses(kit)
     renameClauses(kit)
     directoryClauses(kit)
     crossProcessClauses(kit)

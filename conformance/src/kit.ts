@@ -9,6 +9,8 @@ type HookName = keyof ExternalHooks
 export interface Needs {
   readonly caps?: readonly (keyof FsCapabilities)[]
   readonly hooks?: readonly HookName[]
+  /** The test makes the subject write: skipped on a store that does not (`capabilities.readOnly`). */
+  readonly writes?: boolean
 }
 
 /** The resolved tuning: every field set. */
@@ -33,11 +35,14 @@ const seconds = (ms: number): string => String(Math.round(ms / 100) / 10)
 export class Env {
   readonly subject: ConformanceSubject
   readonly #external: ExternalHooks
+  /** The subject does not write (`capabilities.readOnly`): fixtures go through the external hooks. */
+  readonly #readOnly: boolean
   #ended: string | undefined
 
-  constructor(subject: ConformanceSubject, external: ExternalHooks) {
+  constructor(subject: ConformanceSubject, external: ExternalHooks, readOnly = false) {
     this.subject = subject
     this.#external = external
+    this.#readOnly = readOnly
   }
 
   /** The filesystem under test; throws once the test has ended (timed out), so work it left behind stops. */
@@ -55,8 +60,19 @@ export class Env {
     return this.fs.resolve(path)
   }
 
+  /**
+   * Makes `path` hold `content`: through the subject, or, on a store that does not write, through
+   * `external.writeBytes` (the outcome then is what a write would have said: its version the next `stat`'s).
+   */
   async write(path: string, content: string): Promise<FsWriteOutcome> {
-    return this.fs.writeText(await this.resolve(path), content)
+    if (!this.#readOnly) return this.fs.writeText(await this.resolve(path), content)
+    const target = await this.resolve(path)
+    const existed = (await this.fs.stat(target)) !== undefined
+    await this.writeBytes(path, content)
+    const version = (await this.fs.stat(target))?.version
+    if (version === undefined) throw new Error(`external.writeBytes("${path}") left nothing the subject can stat`)
+    const after = (content.charCodeAt(0) === 0xfeff ? content.slice(1) : content).replace(/\r\n?/g, '\n')
+    return { operation: existed ? 'update' : 'create', version, before: null, after }
   }
 
   async read(path: string): Promise<string> {
@@ -166,6 +182,7 @@ export class Kit {
     const missingCaps = (needs.caps ?? []).filter((c) => this.caps[c] === false || this.caps[c] === undefined)
     const missingHooks = (needs.hooks ?? []).filter((h) => this.#external[h] === undefined)
     const reasons = [
+      ...(needs.writes === true && this.caps.readOnly === true ? ['the store does not write (capabilities.readOnly)'] : []),
       ...missingCaps.map((c) => `capabilities.${c} is ${this.caps[c] === undefined ? 'not declared' : 'false'}`),
       ...missingHooks.map((h) => `no external.${h} hook`),
     ]
@@ -198,7 +215,7 @@ export class Kit {
   /** Runs `body` against a fresh subject (also used by the model-based test, once per run). */
   async withEnv<T>(body: (env: Env) => Promise<T>, context: CreateContext = {}): Promise<T> {
     await yieldToLoop()
-    const env = new Env(await this.#options.create(context), this.#external)
+    const env = new Env(await this.#options.create(context), this.#external, this.caps.readOnly === true)
     this.#live.add(env)
     try {
       return await body(env)

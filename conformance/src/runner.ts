@@ -3,44 +3,13 @@ import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeFil
 import { tmpdir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import type { Reporter, TestCase, TestModule, TestSuite } from 'vitest/node'
+import type { HostJob, HostMessage } from './host.js'
 import type { CollectedTest, ProgressEvent } from './kit.js'
+import { bareTitle, placeOf, publicReport, SKIP_NOTE, summarize, type ConformanceReport, type Reported, type TestReport } from './report.js'
 import { DEFAULT_TIMEOUT_MS } from './types.js'
 
-/** One test's result. */
-export interface TestReport {
-  readonly clause: string
-  readonly name: string
-  readonly state: 'passed' | 'failed' | 'skipped'
-  /** Why it was skipped (from the group title), or the first error line of a failure. */
-  readonly note?: string
-  readonly durationMs: number
-  /** The run was stopped (or its worker died) before this test ran; it counts as failed. */
-  readonly notRun?: boolean
-}
-
-/** Results of one contract clause (a top-level group of the kit). */
-export interface ClauseReport {
-  readonly clause: string
-  readonly passed: number
-  readonly failed: number
-  readonly skipped: number
-  /** Skip reasons of the clause, deduplicated. */
-  readonly skipReasons: readonly string[]
-}
-
-export interface ConformanceReport {
-  readonly module: string
-  readonly suite: string
-  readonly passed: number
-  readonly failed: number
-  readonly skipped: number
-  readonly durationMs: number
-  readonly clauses: readonly ClauseReport[]
-  readonly tests: readonly TestReport[]
-  /** Errors outside any test (the module failed to load, the run was stopped by the watchdog…). */
-  readonly errors: readonly string[]
-}
+export { serveConformanceHost } from './host.js'
+export { formatReport, type ClauseReport, type ConformanceReport, type TestReport } from './report.js'
 
 export interface RunOptions {
   /** Path of the module exporting the factory (default export, or `exportName`). */
@@ -56,16 +25,8 @@ export interface RunOptions {
   readonly runTimeoutMs?: number | undefined
 }
 
-/** A result as it travels from the vitest host: the report plus what places it. */
-type Reported = TestReport & { readonly id: string; readonly suite: string }
-
-type HostJob = { readonly root: string; readonly dir: string; readonly file: string; readonly timeoutMs: number }
-type HostMessage = { readonly type: 'result'; readonly test: Reported } | { readonly type: 'done'; readonly errors: readonly string[] }
-
-const SKIP_NOTE = /\(skipped: (.*)\)$/
 /** How often the watchdog reads the progress log. */
 const WATCH_INTERVAL_MS = 200
-const TIMEOUT_MARGIN_MS = 1_000
 /** The least time starting vitest and importing the module may take before the watchdog steps in. */
 const LOAD_TIMEOUT_MS = 30_000
 
@@ -74,33 +35,9 @@ const seconds = (ms: number): string => String(Math.round(ms / 100) / 10)
 const grace = (timeoutMs: number): number => 2_000 + timeoutMs / 10
 const defaultRunTimeout = (timeoutMs: number): number => Math.max(600_000, 10 * timeoutMs)
 
-/** A clause title without the skip reason the kit appends to skipped groups. */
-function bareTitle(title: string): string {
-  return title.replace(SKIP_NOTE, '').trimEnd()
-}
-
-/** Suite and clause of a test from the titles of its enclosing groups, outermost first. */
-function placeOf(path: readonly string[]): { suite: string; clause: string } {
-  return { suite: path[0] ?? '', clause: path[1] ?? path[0] ?? '(top level)' }
-}
-
-function reportOf(test: TestCase): Reported {
-  const path: string[] = []
-  for (let parent: TestSuite | TestModule = test.parent; parent.type === 'suite'; parent = parent.parent) path.unshift(parent.name)
-  const { suite, clause } = placeOf(path)
-  const result = test.result()
-  const place = { id: test.id, suite, clause: bareTitle(clause), durationMs: Math.round(test.diagnostic()?.duration ?? 0) }
-  if (result.state === 'failed') return { ...place, name: test.name, state: 'failed', note: result.errors?.[0]?.message?.split('\n')[0] ?? 'failed' }
-  if (result.state === 'skipped' || result.state === 'pending') {
-    const reason = SKIP_NOTE.exec(test.name)?.[1] ?? SKIP_NOTE.exec(clause)?.[1] ?? ('note' in result ? result.note : undefined) ?? 'skipped'
-    return { ...place, name: bareTitle(test.name), state: 'skipped', note: reason }
-  }
-  return { ...place, name: test.name, state: 'passed' }
-}
-
 const KIT_EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
-/** The host imports this module in a plain node process: from source, its built twin. */
-const HOST_MODULE = KIT_EXT === '.ts' ? new URL('../dist/runner.js', import.meta.url).href : import.meta.url
+/** The module the host process runs (`host.ts`), in a plain node process: from source, its built twin. */
+const HOST_MODULE = new URL(KIT_EXT === '.ts' ? '../dist/host.js' : './host.js', import.meta.url).href
 
 function entryFile(module: string, exportName: string | undefined, progress: string, timeoutMs: number | undefined): string {
   const pick = exportName === undefined ? `mod.default ?? mod.conformance` : `mod[${JSON.stringify(exportName)}]`
@@ -374,32 +311,6 @@ class Supervisor {
   }
 }
 
-function publicReport({ id: _id, suite: _suite, ...test }: Reported): TestReport {
-  return test
-}
-
-function summarize(module: string, tests: readonly Reported[], errors: string[], durationMs: number): ConformanceReport {
-  const clauses = new Map<string, { passed: number; failed: number; skipped: number; reasons: Set<string> }>()
-  for (const t of tests) {
-    const c = clauses.get(t.clause) ?? { passed: 0, failed: 0, skipped: 0, reasons: new Set<string>() }
-    c[t.state]++
-    if (t.state === 'skipped' && t.note !== undefined) c.reasons.add(t.note)
-    clauses.set(t.clause, c)
-  }
-  const count = (state: TestReport['state']): number => tests.filter((t) => t.state === state).length
-  return {
-    module,
-    suite: tests[0]?.suite ?? '',
-    passed: count('passed'),
-    failed: count('failed'),
-    skipped: count('skipped'),
-    durationMs,
-    clauses: [...clauses].map(([clause, c]) => ({ clause, passed: c.passed, failed: c.failed, skipped: c.skipped, skipReasons: [...c.reasons] })),
-    tests: tests.map(publicReport),
-    errors,
-  }
-}
-
 /**
  * Runs the conformance kit against the factory a module exports and reports per clause.
  *
@@ -429,90 +340,4 @@ export async function runConformance(options: RunOptions): Promise<ConformanceRe
     removeOnSignal()
     removeDir()
   }
-}
-
-/**
- * The child process of {@link runConformance} (run by it; not an API): takes the job from
- * the parent, runs vitest, sends each result as it comes and the run's errors at the end.
- * If the parent dies first, it kills its own process group: the worker goes with it.
- */
-export async function serveConformanceHost(): Promise<void> {
-  const orphaned = (): void => {
-    if (process.platform === 'win32') process.exit(1)
-    else process.kill(-process.pid, 'SIGKILL')
-  }
-  process.once('disconnect', orphaned)
-  const job = await new Promise<HostJob>((resolve) => process.once('message', (message) => resolve(message as HostJob)))
-  const send = (message: HostMessage): Promise<void> =>
-    new Promise((resolve) => {
-      if (process.send === undefined) resolve()
-      else process.send(message, undefined, undefined, () => resolve())
-    })
-  const reporter: Reporter = {
-    onTestCaseResult(test) {
-      void send({ type: 'result', test: reportOf(test) })
-    },
-  }
-  const errors: string[] = []
-  try {
-    const { startVitest } = await import('vitest/node')
-    const vitest = await startVitest(
-      'test',
-      [],
-      {
-        root: job.root,
-        dir: job.dir,
-        include: [job.file],
-        config: false,
-        // Vitest's result cache would land in the user's project (node_modules/.vite); keep it with the run.
-        cache: false,
-        watch: false,
-        reporters: [reporter],
-        passWithNoTests: true,
-        pool: 'forks',
-        maxWorkers: 1,
-        fileParallelism: false,
-        server: { deps: { inline: true } },
-        testTimeout: job.timeoutMs + TIMEOUT_MARGIN_MS,
-        hookTimeout: Math.max(120_000, job.timeoutMs + TIMEOUT_MARGIN_MS),
-      },
-      { server: { fs: { strict: false } } },
-    )
-    for (const testModule of vitest.state.getTestModules()) {
-      for (const error of testModule.errors()) errors.push(error.message)
-    }
-    for (const error of vitest.state.getUnhandledErrors()) errors.push(String((error as Error).message ?? error))
-    await vitest.close()
-  } catch (err) {
-    errors.push(err instanceof Error ? err.message : String(err))
-  }
-  await send({ type: 'done', errors })
-  process.off('disconnect', orphaned)
-  process.exit(0)
-}
-
-/** The per-clause table the CLI prints. */
-export function formatReport(report: ConformanceReport): string {
-  const rows = report.clauses.map((c) => [c.clause, String(c.passed), String(c.failed), String(c.skipped), c.skipReasons.join('; ')])
-  const header = ['clause', 'passed', 'failed', 'skipped', 'skip reason']
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
-  const line = (cells: string[]): string =>
-    cells
-      .map((cell, i) => (i === 0 || i === 4 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd()
-  const out = [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)]
-  const failures = report.tests.filter((t) => t.state === 'failed' && t.notRun !== true)
-  const notRun = report.tests.filter((t) => t.notRun === true)
-  if (failures.length > 0 || notRun.length > 0) {
-    out.push('', 'failures:')
-    for (const f of failures) out.push(`  ✗ ${f.clause} › ${f.name}`, `      ${f.note ?? ''}`)
-    if (notRun.length > 0) out.push(`  ✗ ${notRun.length} more tests ${notRun[0]?.note ?? 'not run'}`)
-  }
-  for (const error of report.errors) out.push('', `error: ${error}`)
-  out.push(
-    '',
-    `${report.suite || report.module}: ${report.passed} passed, ${report.failed} failed, ${report.skipped} skipped (${(report.durationMs / 1000).toFixed(1)} s)`,
-  )
-  return out.join('\n')
 }

@@ -62,7 +62,8 @@ const VARIANTS: readonly Variant[] = [
   { file: 'stream-open-lazy', rule: 'streamText: open-time failures reject the returned promise', caughtBy: ['read/stream', 'read/stream: streaming'] },
   { file: 'stream-one-chunk', rule: 'streamText: memory stays bounded by the chunk size, whatever the file size', caughtBy: ['read/stream'] },
   { file: 'stream-abort-ignored', rule: 'streamText: the signal is checked between chunks', caughtBy: ['read/stream: streaming'] },
-  { file: 'stream-no-release', rule: 'streamText: stopping early releases the file', caughtBy: ['read/stream: streaming'] },
+  { file: 'stream-no-release', rule: 'streamText, streamBytes: stopping early releases the file', caughtBy: ['read/stream: streaming', 'read/stream: streamBytes'] },
+  { file: 'stream-reuses-buffer', rule: "streamBytes: a chunk is the caller's until it asks for the next one", caughtBy: ['read/stream: streamBytes'] },
   // listing
   { file: 'locale-order', rule: 'listDir: entries are sorted by the Unicode code points of their names', caughtBy: ['listing'] },
   { file: 'list-dot-entries', rule: 'listDir: the direct children of a directory (not itself, not its parent)', caughtBy: ['listing'] },

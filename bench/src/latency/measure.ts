@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks'
 import type { LatencyProxy } from './proxy.js'
 
-/** The operations of issue 18, in table order. */
+/** The operations measured, in table order. */
 export const OPERATIONS = [
   'resolve',
   'read 4 KiB',

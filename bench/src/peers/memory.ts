@@ -18,7 +18,7 @@
  * node's string), and memfs's nodes with no API at all (the memory backend's
  * own node helpers: a walk by name, a new link and node, a buffer swapped in;
  * no version, guard, check or text rule). The second is what storing in memfs
- * costs before any contract; issue 21 asked for seamfs at ≤ 0.30× raw memfs.
+ * costs before any contract; the goal is seamfs at ≤ 0.30× raw memfs.
  */
 import { Volume } from 'memfs'
 import type { Link, Superblock } from '@jsonjoy.com/fs-core'

@@ -1,4 +1,4 @@
-/** The markdown table of the peer bench, one row per job, as in issue 21. */
+/** The markdown table of the peer bench, one row per job. */
 import { median, type ColumnResult, type JobResult, type Slot } from './harness.js'
 
 const HEADERS: ReadonlyArray<[Slot | 'job', string]> = [

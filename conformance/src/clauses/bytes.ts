@@ -9,7 +9,7 @@ const LIMIT = 4096
 
 /** `readBytes`/`writeBytes`: binary content under the same guards and atomicity as text, and `mtime`. */
 export function byteClauses(kit: Kit): void {
-  kit.group('bytes', {}, () => {
+  kit.group('bytes', { writes: true }, () => {
     kit.test('writeBytes stores the bytes exactly; readBytes returns them (BOM, NUL and invalid UTF-8 included)', async (env) => {
       const t = await env.resolve('bin/blob.dat')
       const outcome = await env.fs.writeBytes(t, BINARY)

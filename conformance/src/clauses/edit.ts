@@ -41,7 +41,7 @@ async function expectStored(kit: Kit, env: Env, path: string, text: string, labe
 }
 
 export function editClauses(kit: Kit): void {
-  kit.group('edit', {}, () => {
+  kit.group('edit', { writes: true }, () => {
     kit.test('a unique match is replaced; the outcome has before/after and the next version', async (env) => {
       await env.write('e.txt', 'alpha beta gamma')
       const t = await env.resolve('e.txt')
@@ -175,7 +175,7 @@ export function editClauses(kit: Kit): void {
     })
   })
 
-  kit.group('edit: shapes', {}, () => {
+  kit.group('edit: shapes', { writes: true }, () => {
     kit.test('$ in newString is literal, also with replaceAll', async (env) => {
       await env.write('e.txt', 'a X b X\r\nc X')
       const t = await env.resolve('e.txt')
@@ -271,7 +271,7 @@ export function editClauses(kit: Kit): void {
     })
   })
 
-  kit.group('edit: stored bytes', { hooks: ['writeBytes', 'readBytes'] }, () => {
+  kit.group('edit: stored bytes', { writes: true, hooks: ['writeBytes', 'readBytes'] }, () => {
     kit.test('a BOM stays on the store and is not part of before/after', async (env) => {
       await env.writeBytes('bom.txt', Uint8Array.from([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('hello')]))
       const outcome = await env.fs.editText(await env.resolve('bom.txt'), edit('hello', 'bye'))

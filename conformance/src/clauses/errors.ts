@@ -1,5 +1,5 @@
 import { expect } from 'vitest'
-import { FsVersion, type FsErrorCode, type FsTarget } from '@seamfs/core/backend'
+import { FsVersion, type FsError, type FsErrorCode, type FsTarget, type FsVerb } from '@seamfs/core/backend'
 import { codeOf, type Env, type Kit, type Needs } from '../kit.js'
 import { streamChunks } from './stream.js'
 import { snapshot } from './write.js'
@@ -161,13 +161,49 @@ const ABORTABLE: ReadonlyArray<readonly [string, (env: Env, signal: AbortSignal)
   ['editText', async (env, signal) => env.fs.editText(await env.resolve('f.txt'), edit('one', 'ONE'), { signal })],
 ]
 
+/** The contract verb of an operation named in a table row (`editText guarded` → `edit`). */
+const VERB_OF: Readonly<Record<string, FsVerb>> = {
+  resolve: 'resolve',
+  stat: 'stat',
+  lstat: 'lstat',
+  readText: 'read',
+  streamText: 'read',
+  readBytes: 'read',
+  listDir: 'list',
+  writeText: 'write',
+  editText: 'edit',
+}
+
+/** The error `operation` failed with (an `FsError`: anything else fails the test), or `undefined` when it succeeded. */
+async function failureOf(operation: Promise<unknown>): Promise<FsError | undefined> {
+  let failure: unknown
+  const code = await codeOf(
+    operation.catch((err: unknown) => {
+      failure = err
+      throw err
+    }),
+  )
+  return code === 'ok' ? undefined : (failure as FsError)
+}
+
+/** The fields every contract error carries: the verb of the operation and a path. */
+function expectPlaced(err: FsError | undefined, operation: string): void {
+  const verb = VERB_OF[operation.split(' ')[0] ?? '']
+  expect(err, 'the operation failed').toBeDefined()
+  expect(err?.verb, 'FsError.verb').toBe(verb)
+  expect(typeof err?.path, 'FsError.path').toBe('string')
+}
+
 export function errorClauses(kit: Kit): void {
   kit.group('errors', {}, () => {
     for (const row of ERROR_TABLE) {
-      kit.testIf(`${row.operation} on ${row.arrangement} is ${row.code}, and the store is unchanged`, row.needs ?? {}, async (env) => {
+      const needs = { ...row.needs, writes: /^(writeText|editText)/.test(row.operation) }
+      kit.testIf(`${row.operation} on ${row.arrangement} is ${row.code} with its verb and path, and the store is unchanged`, needs, async (env) => {
         await row.arrange?.(env)
         const before = await snapshot(env)
-        expect(await codeOf(row.run(env))).toBe(row.code)
+        const err = await failureOf(row.run(env))
+        expect(err?.code).toBe(row.code)
+        expectPlaced(err, row.operation)
         expect(await snapshot(env)).toEqual(before)
       })
     }
@@ -175,10 +211,12 @@ export function errorClauses(kit: Kit): void {
 
   kit.group('abort', {}, () => {
     for (const [name, run] of ABORTABLE) {
-      kit.test(`${name} with a pre-aborted signal is FS_ABORTED and changes nothing`, async (env) => {
+      kit.test(`${name} with a pre-aborted signal is FS_ABORTED with its verb and path, and changes nothing`, async (env) => {
         await file(env)
         const before = await snapshot(env)
-        expect(await codeOf(run(env, AbortSignal.abort()))).toBe('FS_ABORTED')
+        const err = await failureOf(run(env, AbortSignal.abort()))
+        expect(err?.code).toBe('FS_ABORTED')
+        expectPlaced(err, name)
         expect(await snapshot(env)).toEqual(before)
       })
     }

@@ -60,7 +60,7 @@ export function identityClauses(kit: Kit): void {
 
     kit.test('a missing path resolves, with the same key before and after creation', async (env) => {
       const before = await env.resolve('new/dir/file.txt')
-      await env.fs.writeText(before, 'created')
+      await env.write('new/dir/file.txt', 'created')
       const after = await env.resolve('new/dir/file.txt')
       expect(after.targetKey).toBe(before.targetKey)
       expect(await env.fs.readText(after)).toBe('created')

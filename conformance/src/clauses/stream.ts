@@ -55,10 +55,10 @@ async function within<T>(ms: number, what: string, pending: Promise<T>): Promise
  * the event loop between chunks (so a deadline can fire however the backend completes) and
  * failing the test past `limit` characters (a stream that never ends) before the heap fills.
  */
-export async function drain(
-  chunks: AsyncIterable<string>,
+export async function drain<C extends { readonly length: number } = string>(
+  chunks: AsyncIterable<C>,
   limit: number,
-  onChunk?: (chunk: string) => void,
+  onChunk?: (chunk: C) => void,
 ): Promise<{ readonly code: FsErrorCode | 'ok'; readonly received: number; readonly error: unknown }> {
   let received = 0
   let error: unknown
@@ -98,9 +98,9 @@ async function streamWhole(env: Env, target: FsTarget, limit: number): Promise<s
   return parts.join('')
 }
 
-/** How a `streamText` call failed: when the promise rejected (open), or while iterating. */
-async function failureOf(open: Promise<AsyncIterable<string>>): Promise<string> {
-  let chunks: AsyncIterable<string>
+/** How a `streamText` or `streamBytes` call failed: when the promise rejected (open), or while iterating. */
+async function failureOf(open: Promise<AsyncIterable<{ readonly length: number }>>): Promise<string> {
+  let chunks: AsyncIterable<{ readonly length: number }>
   try {
     chunks = await open
   } catch (err) {
@@ -117,6 +117,33 @@ function openDescriptors(): number | undefined {
   } catch {
     return undefined
   }
+}
+
+/**
+ * Opens the file at `path` with `method` and stops after the first chunk, 60 times over: each
+ * stop must release the file (an unreleased one may hold a socket or handle from a bounded pool:
+ * the next open then waits forever), leave no descriptor open, and let the file be replaced after
+ * (a store may refuse to replace a file open for reading).
+ */
+async function expectReleasedAfterEarlyStops(env: Env, path: string, method: 'streamText' | 'streamBytes'): Promise<void> {
+  const target = await env.resolve(path)
+  const stops = 60
+  const before = openDescriptors()
+  for (let i = 0; i < stops; i++) {
+    const stopEarly = async (): Promise<void> => {
+      const chunks: AsyncIterable<{ readonly length: number }> = await env.fs[method](target)
+      for await (const chunk of chunks) {
+        expect(chunk.length).toBeGreaterThan(0)
+        break
+      }
+    }
+    await within(10_000, `${method} after ${i} early stops (files not released?)`, stopEarly())
+    await yieldToLoop()
+  }
+  const after = openDescriptors()
+  if (before !== undefined && after !== undefined) expect(after - before, `descriptors left open by ${stops} early stops`).toBeLessThan(stops / 2)
+  await env.write(path, 'rewritten')
+  expect(await env.read(path)).toBe('rewritten')
 }
 
 let gcFunction: (() => void) | null | undefined
@@ -195,63 +222,110 @@ export function streamClauses(kit: Kit): void {
     kit.test('streamText: stopping early releases the file', async (env) => {
       const text = linesText(MiB)
       await env.write('early.txt', text)
-      const target = await env.resolve('early.txt')
-      const stops = 60
-      const before = openDescriptors()
-      for (let i = 0; i < stops; i++) {
-        // An unreleased file may hold a socket or handle from a bounded pool: the next open then waits forever.
-        const stopEarly = async (): Promise<void> => {
-          for await (const chunk of await env.fs.streamText(target)) {
-            expect(chunk.length).toBeGreaterThan(0)
-            break
-          }
-        }
-        await within(10_000, `streamText after ${i} early stops (files not released?)`, stopEarly())
-        await yieldToLoop()
-      }
-      const after = openDescriptors()
-      if (before !== undefined && after !== undefined) expect(after - before, `descriptors left open by ${stops} early stops`).toBeLessThan(stops / 2)
-      await env.write('early.txt', 'rewritten')
-      expect(await env.read('early.txt')).toBe('rewritten')
+      await expectReleasedAfterEarlyStops(env, 'early.txt', 'streamText')
     })
 
     const gc = forcedGc()
     const size = kit.tuning.largeFileBytes
-    const name = 'streamText: memory stays bounded by the chunk size, whatever the file size'
     const unmeasurable =
       gc === undefined
         ? 'no way to force a garbage collection in this runtime'
         : size < 8 * MiB
           ? `largeFileBytes (${size}) is too small to tell a bounded stream from a whole-file read`
           : undefined
-    if (unmeasurable !== undefined) {
-      it.skip(`${name} (skipped: ${unmeasurable})`, () => undefined)
-    } else if (gc !== undefined) {
-      kit.test(name, async (env) => {
-        await env.write('huge.txt', linesText(size))
-        const target = await env.resolve('huge.txt')
-        // Measured after forced collections, so only what the stream really holds counts; a third of
-        // the file is far above any sane chunk size and far below a whole-file copy.
-        const bound = Math.floor(size / 3)
-        const before = liveBytes(gc)
-        const chunks = await env.fs.streamText(target)
-        let peak = liveBytes(gc)
-        let seen = 0
-        let nextSample = 0
-        const { code, received } = await drain(chunks, size, (chunk) => {
-          seen += chunk.length
-          if (seen < nextSample) return
-          peak = Math.max(peak, liveBytes(gc))
-          nextSample = seen + size / 4
+    for (const method of ['streamText', 'streamBytes'] as const) {
+      const name = `${method}: memory stays bounded by the chunk size, whatever the file size`
+      if (unmeasurable !== undefined) {
+        it.skip(`${name} (skipped: ${unmeasurable})`, () => undefined)
+      } else if (gc !== undefined) {
+        kit.test(name, async (env) => {
+          await env.write('huge.txt', linesText(size))
+          const target = await env.resolve('huge.txt')
+          // Measured after forced collections, so only what the stream really holds counts; a third of
+          // the file is far above any sane chunk size and far below a whole-file copy.
+          const bound = Math.floor(size / 3)
+          const before = liveBytes(gc)
+          const chunks: AsyncIterable<{ readonly length: number }> = await env.fs[method](target)
+          let peak = liveBytes(gc)
+          let seen = 0
+          let nextSample = 0
+          const { code, received } = await drain(chunks, size, (chunk) => {
+            seen += chunk.length
+            if (seen < nextSample) return
+            peak = Math.max(peak, liveBytes(gc))
+            nextSample = seen + size / 4
+          })
+          expect(code).toBe('ok')
+          expect(received).toBe(size)
+          // The floor is the lower of before and after: memory still held before the stream and freed
+          // during it (a write's buffer, say) must not hide what the stream held.
+          const held = peak - Math.min(before, liveBytes(gc))
+          expect(held, `bytes held while streaming a file of ${size} bytes`).toBeLessThan(bound)
         })
-        expect(code).toBe('ok')
-        expect(received).toBe(size)
-        // The floor is the lower of before and after: memory still held before the stream and freed
-        // during it (a write's buffer, say) must not hide what the stream held.
-        const held = peak - Math.min(before, liveBytes(gc))
-        expect(held, `bytes held while streaming a file of ${size} bytes`).toBeLessThan(bound)
-      })
+      }
     }
+  })
+
+  kit.group('read/stream: streamBytes', { hooks: ['writeBytes'] }, () => {
+    kit.test('streamBytes: the chunks, concatenated, are the stored bytes exactly (BOM, NUL, CRLF, invalid UTF-8 included)', async (env) => {
+      const bytes = new Uint8Array(3 * MiB + 5)
+      for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7919) % 251
+      bytes.set([0xef, 0xbb, 0xbf, 0x00, 0x0d, 0x0a, 0xff], 0)
+      await env.writeBytes('mixed.bin', bytes)
+      const copies: Uint8Array[] = []
+      // A chunk is the caller's only until the next is asked for: kept, it is copied (a Buffer's `slice` would not copy).
+      const { code, received } = await drain(await env.fs.streamBytes(await env.resolve('mixed.bin')), bytes.length, (chunk) =>
+        copies.push(new Uint8Array(chunk)),
+      )
+      expect(code).toBe('ok')
+      expect(received).toBe(bytes.length)
+      expect(Buffer.concat(copies).equals(Buffer.from(bytes)), 'the streamed bytes differ from the stored ones').toBe(true)
+      await env.writeBytes('empty.bin', new Uint8Array(0))
+      expect((await drain(await env.fs.streamBytes(await env.resolve('empty.bin')), 1)).received, 'bytes of an empty file').toBe(0)
+    })
+
+    kit.test('streamBytes: a chunk stays as it was handed over until the caller asks for the next one', async (env) => {
+      const bytes = new Uint8Array(MiB + 7)
+      for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 31 + (i >> 12)) % 253
+      await env.writeBytes('held.bin', bytes)
+      let at = 0
+      for await (const chunk of await env.fs.streamBytes(await env.resolve('held.bin'))) {
+        const copy = Buffer.from(chunk)
+        // The caller holds the chunk across event-loop turns and a timer (a read of the next chunk
+        // into the same buffer would land meanwhile), and only then asks for the next one.
+        await yieldToLoop()
+        await new Promise((resolve) => setTimeout(resolve, 1))
+        const held = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+        expect(held.equals(copy), `the chunk at byte ${at} changed while the caller held it`).toBe(true)
+        expect(copy.equals(bytes.subarray(at, at + copy.length)), `the chunk at byte ${at}`).toBe(true)
+        at += copy.length
+        if (at > bytes.length) break
+      }
+      expect(at, 'bytes streamed').toBe(bytes.length)
+    })
+
+    kit.test('streamBytes: open-time failures reject the returned promise (a missing file, a directory)', async (env) => {
+      await env.writeBytes('d/inner.bin', 'x')
+      expect(await failureOf(env.fs.streamBytes(await env.resolve('missing.bin')))).toBe('the promise rejected with FS_NOT_FOUND')
+      expect(await failureOf(env.fs.streamBytes(await env.resolve('d')))).toBe('the promise rejected with FS_NOT_REGULAR_FILE')
+      expect(await failureOf(env.fs.streamBytes(await env.resolve('d/missing/deeper.bin')))).toBe('the promise rejected with FS_NOT_FOUND')
+    })
+
+    kit.test('streamBytes: the signal is checked between chunks, and stopping early releases the file', async (env) => {
+      const bytes = new Uint8Array(4 * MiB).fill(0x62)
+      await env.writeBytes('large.bin', bytes)
+      const target = await env.resolve('large.bin')
+      const controller = new AbortController()
+      let afterAbort = 0
+      const { code, received } = await drain(await env.fs.streamBytes(target, { signal: controller.signal }), bytes.length, (chunk) => {
+        if (controller.signal.aborted) afterAbort += chunk.length
+        controller.abort()
+      })
+      // A store at hand may hand over the whole file as one chunk: then there is no "between".
+      expect(code, `the iterator after the abort (${received} of ${bytes.length} bytes received)`).toBe(received === bytes.length ? 'ok' : 'FS_ABORTED')
+      expect(afterAbort, 'bytes yielded after the abort').toBe(0)
+      await expectReleasedAfterEarlyStops(env, 'large.bin', 'streamBytes')
+    })
   })
 
   kit.group('read/stream: streaming stored bytes', { hooks: ['writeBytes'] }, () => {

@@ -62,7 +62,7 @@ export function versionClauses(kit: Kit): void {
     })
   })
 
-  kit.group('versions: external changes', { hooks: ['writeBytes'] }, () => {
+  kit.group('versions: external changes', { writes: true, hooks: ['writeBytes'] }, () => {
     kit.test('an external same-size rewrite changes the version and makes guards stale', async (env) => {
       for (let i = 0; i < 10; i++) {
         const { version } = await env.write('x.txt', `aaaa${i}`)
@@ -77,7 +77,7 @@ export function versionClauses(kit: Kit): void {
     })
   })
 
-  kit.group('versions: external changes far from the head', { hooks: ['writeBytes'] }, () => {
+  kit.group('versions: external changes far from the head', { writes: true, hooks: ['writeBytes'] }, () => {
     kit.test('an external same-size change far from the head of a large file (its last byte, its middle) changes the version', async (env) => {
       const { version: written } = await env.write('far.txt', farText())
       const seen = [written]
@@ -97,7 +97,7 @@ export function versionClauses(kit: Kit): void {
     })
   })
 
-  kit.group('versions: external delete', { hooks: ['remove'] }, () => {
+  kit.group('versions: external delete', { writes: true, hooks: ['remove'] }, () => {
     kit.test('after an external delete, stat is undefined and guarded writes are stale', async (env) => {
       const { version } = await env.write('gone.txt', 'here')
       await env.remove('gone.txt')
@@ -108,7 +108,7 @@ export function versionClauses(kit: Kit): void {
     })
   })
 
-  kit.group('CAS races', {}, () => {
+  kit.group('CAS races', { writes: true }, () => {
     kit.test('N concurrent replaceIfVersion writers from one version: exactly one wins', async (env) => {
       const n = kit.tuning.raceWriters
       const { version } = await env.write('race.txt', 'base')

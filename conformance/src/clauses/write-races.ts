@@ -74,7 +74,7 @@ export function writeRaceClauses(kit: Kit): void {
   // The loops stop well before the test timeout, so a slow store fails on its own terms.
   const loopBudgetMs = kit.tuning.timeoutMs
 
-  kit.group('atomicity', {}, () => {
+  kit.group('atomicity', { writes: true }, () => {
     kit.test(
       'a reader that reads continuously only ever sees one of two contents, whole',
       async (env) => {
@@ -101,7 +101,7 @@ export function writeRaceClauses(kit: Kit): void {
     }
   })
 
-  kit.group('write: in flight', {}, () => {
+  kit.group('write: in flight', { writes: true }, () => {
     kit.test(
       'staging residue of in-flight writes is never listed, only the final names',
       async (env) => {
@@ -172,7 +172,7 @@ export function writeRaceClauses(kit: Kit): void {
     )
   })
 
-  kit.group('edit: critical section', {}, () => {
+  kit.group('edit: critical section', { writes: true }, () => {
     kit.test('concurrent unguarded edits of different parts of one file all land', async (env) => {
       const n = 8
       const markers = Array.from({ length: n }, (_, i) => `<marker ${i}>`)
@@ -201,7 +201,7 @@ export function writeRaceClauses(kit: Kit): void {
 
 /**
  * How an operation aborted mid-flight ended: `ok`, its error code, or `indeterminate` for an
- * `FS_ABORTED` flagged `indeterminate` (issue 30: the store had not answered when the abort came,
+ * `FS_ABORTED` flagged `indeterminate` (the store had not answered when the abort came,
  * so the mutation may still land).
  */
 async function outcomeOf(operation: Promise<unknown>): Promise<string> {

@@ -37,7 +37,7 @@ export async function snapshot(env: Env, dir = '.'): Promise<Record<string, stri
 }
 
 export function writeClauses(kit: Kit): void {
-  kit.group('write', {}, () => {
+  kit.group('write', { writes: true }, () => {
     kit.test('a new file is a create with before null; an existing one an update', async (env) => {
       const created = await env.write('f.txt', 'one\r\n')
       expect(created.operation).toBe('create')
@@ -148,7 +148,7 @@ export function writeClauses(kit: Kit): void {
     })
   })
 
-  kit.group('write: shapes', {}, () => {
+  kit.group('write: shapes', { writes: true }, () => {
     kit.test('content that begins with U+FEFF is stored as given; a read drops exactly one leading BOM', async (env) => {
       await env.write('one.txt', '\uFEFFhello')
       await env.write('two.txt', '\uFEFF\uFEFFhello')
@@ -324,7 +324,7 @@ export function writeClauses(kit: Kit): void {
     })
   })
 
-  kit.group('write: re-created files', { hooks: ['remove'] }, () => {
+  kit.group('write: re-created files', { writes: true, hooks: ['remove'] }, () => {
     const title = 'a version of deleted content never guards a re-created file, even with the same content and size'
     // A content-hash version is by definition equal for equal content: there, ABA of the
     // same bytes is what the declared versionSource promises, not a break.
@@ -343,7 +343,7 @@ export function writeClauses(kit: Kit): void {
       })
   })
 
-  kit.group('write: symlinks', { caps: ['symlinks'], hooks: ['symlink'] }, () => {
+  kit.group('write: symlinks', { writes: true, caps: ['symlinks'], hooks: ['symlink'] }, () => {
     kit.test('writing through a symlink changes its target and keeps the link', async (env) => {
       await env.write('real.txt', 'one')
       await env.symlink('link.txt', 'real.txt')

@@ -1,5 +1,5 @@
 /**
- * Adversarial review of `fileToolSet`: what a hostile or broken model sends as tool input, an
+ * Attacks on `fileToolSet`: what a hostile or broken model sends as tool input, an
  * abort while a tool runs, and a backend that throws things that are not `Error`s. A tool call
  * never crashes the run: it resolves to a `ToolResult` or rejects with a `FileToolError` whose
  * message is the tool's text.

@@ -1,18 +1,12 @@
-import { errorCodeOf, FsError, isAbortError, isFsError, type ErrorRow, type FsVerb } from '@seamfs/core/backend'
+import { errorCodeOf, errnoRow as rowIn, ERRNO_ROWS, FsError, isAbortError, isFsError, type ErrorRow, type FsVerb } from '@seamfs/core/backend'
 
-/** The one translation table from Node errno codes to seamfs codes. */
+/** The one translation table from Node errno codes to seamfs codes: core's shared rows, and those only the disk raises. */
 export const ERRNO_TABLE: Readonly<Record<string, ErrorRow>> = {
-  ENOENT: { code: 'FS_NOT_FOUND', reason: 'not found' },
-  ENOTDIR: { code: 'FS_NOT_FOUND', reason: 'a parent path segment is not a directory' },
-  ELOOP: { code: 'FS_NOT_FOUND', reason: 'too many levels of symbolic links' },
-  EISDIR: { code: 'FS_NOT_REGULAR_FILE', reason: 'not a regular file' },
+  ...ERRNO_ROWS,
   ENXIO: { code: 'FS_NOT_REGULAR_FILE', reason: 'not a regular file' },
-  EACCES: { code: 'FS_PERMISSION_DENIED', reason: 'permission denied' },
-  EPERM: { code: 'FS_PERMISSION_DENIED', reason: 'operation not permitted' },
   EROFS: { code: 'FS_PERMISSION_DENIED', reason: 'read-only file system' },
   EFBIG: { code: 'FS_TOO_LARGE', reason: 'file too large' },
   ENAMETOOLONG: { code: 'FS_IO_ERROR', reason: 'file name too long' },
-  EEXIST: { code: 'FS_IO_ERROR', reason: 'already exists' },
   ENOSPC: { code: 'FS_IO_ERROR', reason: 'no space left on device' },
   EDQUOT: { code: 'FS_IO_ERROR', reason: 'disk quota exceeded' },
   EIO: { code: 'FS_IO_ERROR', reason: 'input/output error', retryable: true },
@@ -28,13 +22,11 @@ export const ERRNO_TABLE: Readonly<Record<string, ErrorRow>> = {
   EOPNOTSUPP: { code: 'FS_IO_ERROR', reason: 'operation not supported' },
   ERR_FS_FILE_TOO_LARGE: { code: 'FS_TOO_LARGE', reason: 'file too large to read at once' },
   ERR_STRING_TOO_LONG: { code: 'FS_TOO_LARGE', reason: 'text too large to hold as one string' },
-  ERR_INVALID_ARG_VALUE: { code: 'FS_NOT_FOUND', reason: 'invalid path' },
 }
 
 /** The row of {@link ERRNO_TABLE} for a Node error, by its `code` (never by message). */
 export function errnoRow(err: unknown): ErrorRow | undefined {
-  const errno = errorCodeOf(err)
-  return errno === undefined ? undefined : ERRNO_TABLE[errno]
+  return rowIn(err, ERRNO_TABLE)
 }
 
 /** The errno code of a Node error, if any. */

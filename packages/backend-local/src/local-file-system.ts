@@ -24,6 +24,7 @@ import {
   type FsVerb,
   type LeaseHold,
   type LeaseStore,
+  type LockContext,
   type ReadRequest,
   type RemoveRequest,
   type RenameRequest,
@@ -92,12 +93,23 @@ function readChunk(fd: number, buffer: Buffer, offset: number, length: number): 
   })
 }
 
+/** How much of a descriptor a read takes, and what it is for. */
+interface ReadBound {
+  /** The size fstat gave: the first buffer's size, and whether the reads are synchronous ({@link SYNC_READ_MAX}). */
+  readonly size: number
+  /** At most `limit + 1` bytes are read. */
+  readonly limit: number
+  /** The verb of an abort's error. */
+  readonly verb: FsVerb
+  readonly signal: AbortSignal | undefined
+}
+
 /**
  * Reads an open descriptor to its end (the file may have grown since fstat), but
  * never more than `limit + 1` bytes: a file that grew past `limit` comes back as
  * `limit + 1` bytes, for the caller to refuse.
  */
-async function readUpTo(fd: number, size: number, limit: number, verb: FsVerb, signal: AbortSignal | undefined): Promise<Buffer> {
+async function readUpTo(fd: number, { size, limit, verb, signal }: ReadBound): Promise<Buffer> {
   const cap = limit + 1
   let buffer = Buffer.allocUnsafe(Math.min(size + 1, cap))
   let length = 0
@@ -121,10 +133,18 @@ async function readUpTo(fd: number, size: number, limit: number, verb: FsVerb, s
   }
 }
 
+/** A read of a whole file: its `limit`, the verb and path of its errors, and its signal. */
+interface WholeRead {
+  readonly limit: number
+  readonly verb: 'read' | 'edit'
+  readonly path: string
+  readonly signal: AbortSignal | undefined
+}
+
 /** The content behind `fd` (of stat `st`): above `limit` it is refused before a byte is read, or once it grows past it. */
-async function readWhole(fd: number, st: BigIntStats, limit: number, verb: 'read' | 'edit', path: string, signal: AbortSignal | undefined): Promise<Buffer> {
+async function readWhole(fd: number, st: BigIntStats, { limit, verb, path, signal }: WholeRead): Promise<Buffer> {
   if (st.size > BigInt(limit)) throw FsError.tooLarge(verb, path, Number(st.size), limit)
-  const bytes = await readUpTo(fd, Number(st.size), limit, verb, signal)
+  const bytes = await readUpTo(fd, { size: Number(st.size), limit, verb, signal })
   if (bytes.length > limit) throw FsError.tooLarge(verb, path, bytes.length, limit)
   return bytes
 }
@@ -225,7 +245,7 @@ export class LocalFileSystem extends FileSystem {
     try {
       const st = fstatSync(fd, { bigint: true })
       if (!st.isFile()) throw FsError.notRegularFile('read', target.displayPath)
-      return await readWhole(fd, st, maxBytes, 'read', target.displayPath, signal)
+      return await readWhole(fd, st, { limit: maxBytes, verb: 'read', path: target.displayPath, signal })
     } finally {
       closeSync(fd)
     }
@@ -282,7 +302,9 @@ export class LocalFileSystem extends FileSystem {
     // target's directory: missing levels are made first (and removed again if the write fails).
     assertWriteName(target)
     return this.#withParents(target, 'write', () =>
-      this.#locked([target.targetKey], 'write', target.displayPath, request.signal, (hold) => this.#publish(target, bytes, request, hold)),
+      this.#locked([target.targetKey], { verb: 'write', path: target.displayPath, signal: request.signal }, (hold) =>
+        this.#publish(target, bytes, request, hold),
+      ),
     )
   }
 
@@ -341,7 +363,7 @@ export class LocalFileSystem extends FileSystem {
     transform: (bytes: Uint8Array) => Uint8Array,
   ): Promise<FsVersion> {
     const path = target.displayPath
-    return this.#locked([target.targetKey], 'edit', path, signal, async (hold) => {
+    return this.#locked([target.targetKey], { verb: 'edit', path, signal }, async (hold) => {
       throwIfAborted(signal, 'edit')
       let fd: number
       try {
@@ -357,7 +379,7 @@ export class LocalFileSystem extends FileSystem {
         if (!current.isFile()) throw FsError.notRegularFile('edit', path)
         checkGuard('edit', path, expected, versionOf(current))
         assertWritable(target.targetKey, current, 'edit', path)
-        bytes = await readWhole(fd, current, maxBytes, 'edit', path, signal)
+        bytes = await readWhole(fd, current, { limit: maxBytes, verb: 'edit', path, signal })
       } finally {
         closeSync(fd)
       }
@@ -382,18 +404,18 @@ export class LocalFileSystem extends FileSystem {
   }
 
   protected override async removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
-    return this.#locked([target.targetKey], 'remove', target.displayPath, request.signal, async (hold) => {
+    return this.#locked([target.targetKey], { verb: 'remove', path: target.displayPath, signal: request.signal }, async (hold) => {
       throwIfAborted(request.signal, 'remove')
-      return removeEntry(target.targetKey, target.displayPath, request, hold, this.#hooks)
+      return removeEntry(target, request, { hold, hooks: this.#hooks })
     })
   }
 
   /** Both keys locked, in one fixed order (so two renames between the same names cannot deadlock). */
   protected override async renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
     const move = (): Promise<FsRenameOutcome> =>
-      this.#locked([from.targetKey, to.targetKey], 'rename', from.displayPath, request.signal, async (hold) => {
+      this.#locked([from.targetKey, to.targetKey], { verb: 'rename', path: from.displayPath, signal: request.signal }, async (hold) => {
         throwIfAborted(request.signal, 'rename')
-        return moveEntry(from, to, request, hold, this.#hooks)
+        return moveEntry(from, to, request, { hold, hooks: this.#hooks })
       })
     // The destination's lock entry needs its directory; a reserved name is refused by moveEntry before anything is made.
     return statSync(from.targetKey, { throwIfNoEntry: false }) === undefined ? move() : this.#withParents(to, 'rename', move)
@@ -403,8 +425,9 @@ export class LocalFileSystem extends FileSystem {
    * Runs `fn` holding every key: first this process's mutex of each (FIFO among the callers here, so
    * one of them at a time polls the store), then each key's lock entry (among every seamfs process
    * on this disk). Keys are taken in sorted order, so two callers of the same pair cannot deadlock.
+   * `ctx`: the verb and path of the wait's errors, and the signal that ends it (its deadline is set here).
    */
-  #locked<T>(keys: readonly string[], verb: FsVerb, path: string, signal: AbortSignal | undefined, fn: (hold: LeaseHold) => Promise<T>): Promise<T> {
+  #locked<T>(keys: readonly string[], { verb, path, signal }: LockContext, fn: (hold: LeaseHold) => Promise<T>): Promise<T> {
     const sorted = [...new Set(keys)].sort()
     // One deadline for the whole wait, in this process's queue and then on the disk: N callers queued on one hot file do not wait N times.
     const deadline = this.#leases === undefined ? undefined : Date.now() + this.#leases.maxWaitMs
@@ -448,7 +471,7 @@ export class LocalFileSystem extends FileSystem {
     let fd: number | undefined
     try {
       fd = openVerified(target.targetKey, READ_FLAGS, 'write', target.displayPath)
-      const bytes = await readUpTo(fd, Number(current.size), limit, 'write', signal)
+      const bytes = await readUpTo(fd, { size: Number(current.size), limit, verb: 'write', signal })
       return bytes.length > limit ? null : bytes
     } catch (err) {
       // An abort (an FsError) must fail the write; a store error only costs the diff basis.

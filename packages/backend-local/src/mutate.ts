@@ -7,7 +7,17 @@
  */
 import { type BigIntStats, type Stats, fsync, lstatSync, readdirSync, rmdirSync, statSync, unlinkSync } from 'node:fs'
 import { basename, dirname, sep } from 'node:path'
-import { checkGuard, FsError, isFsError, throwIfAborted, type FsRemoveOutcome, type FsVersion, type LeaseHold, type RemoveRequest } from '@seamfs/core/backend'
+import {
+  checkGuard,
+  FsError,
+  isFsError,
+  throwIfAborted,
+  type FsRemoveOutcome,
+  type FsTarget,
+  type FsVersion,
+  type LeaseHold,
+  type RemoveRequest,
+} from '@seamfs/core/backend'
 import { type DirAnchor, ensureAnchor, openAnchor, pathChanged } from './anchor.js'
 import { errnoOf } from './errors.js'
 import type { LocalHooks } from './options.js'
@@ -17,6 +27,14 @@ import { typeOf, versionOf } from './stats.js'
 
 type MutationVerb = 'remove' | 'rename' | 'create directory'
 type Guard = { readonly version: FsVersion } | undefined
+
+/** What a remove or rename runs under. */
+export interface Held {
+  /** The hold of the target's lock entry (the caller's): checked right before the commit. */
+  readonly hold: LeaseHold
+  /** The filesystem's test hooks (`beforeMutate` runs before the commit). */
+  readonly hooks: LocalHooks | undefined
+}
 
 /** Errnos of a parent directory that is not there (or no longer a directory). */
 const GONE = new Set(['ENOENT', 'ENOTDIR'])
@@ -32,11 +50,6 @@ export function lstatIn(dir: DirAnchor, name: string): BigIntStats | undefined {
 export function assertUnreserved(key: string, verb: MutationVerb, path: string): void {
   const reserved = key.split(sep).find((name) => isStagingName(name) || isLockName(name))
   if (reserved !== undefined) throw FsError.unsupported(verb, path, `the name "${reserved}" is reserved for staging directories and lock entries`)
-}
-
-/** Refuses the root of the disk: it has no parent to be removed from or moved out of. */
-export function assertNotRoot(key: string, verb: 'remove' | 'rename', path: string): void {
-  if (dirname(key) === key) throw FsError.at('FS_PERMISSION_DENIED', verb, path, 'the root directory cannot be removed or moved')
 }
 
 /** Throws what a missing source is: `FS_NOT_FOUND`, or `FS_STALE_VERSION` (gone) under a guard. */
@@ -152,19 +165,13 @@ function removeBelow(dir: DirAnchor, path: string): number {
 }
 
 /**
- * A recursive remove of the directory `key` (in `parent`): counted first, the directory itself
+ * A recursive remove of the directory `target` (in `parent`): counted first, the directory itself
  * included, and refused above the bound (`details.entries` is where the count stopped: bound + 1,
  * the walk goes no further), then removed depth first. Returns how many entries went.
  */
-async function removeTree(
-  parent: DirAnchor,
-  key: string,
-  path: string,
-  request: RemoveRequest,
-  hold: LeaseHold,
-  hooks: LocalHooks | undefined,
-): Promise<number> {
+async function removeTree(parent: DirAnchor, target: FsTarget, request: RemoveRequest, { hold, hooks }: Held): Promise<number> {
   const { maxEntries: limit, signal } = request
+  const { targetKey: key, displayPath: path } = target
   const name = basename(key)
   const dir = enter(parent, name, 'remove', path)
   if (dir === undefined) throw FsError.notFound('remove', path)
@@ -187,14 +194,15 @@ async function removeTree(
 }
 
 /**
- * `remove` of canonical `key` (the caller holds its lock): the entry is looked at and removed
+ * `remove` of `target` (its key canonical; the caller holds its lock): the entry is looked at and removed
  * through its parent held open, so the guard and the type checked are those of the entry removed
  * (against every seamfs writer of this disk: the caller holds the key's lock entry; a program that
  * is not seamfs can still race between the check and the unlink).
  */
-export async function removeEntry(key: string, path: string, request: RemoveRequest, hold: LeaseHold, hooks?: LocalHooks): Promise<FsRemoveOutcome> {
+export async function removeEntry(target: FsTarget, request: RemoveRequest, held: Held): Promise<FsRemoveOutcome> {
   const { expected, recursive, signal } = request
-  assertNotRoot(key, 'remove', path)
+  const { targetKey: key, displayPath: path } = target
+  const { hold, hooks } = held
   assertUnreserved(key, 'remove', path)
   const parent = openParent(key, 'remove', path, expected)
   try {
@@ -219,7 +227,7 @@ export async function removeEntry(key: string, path: string, request: RemoveRequ
         throw err
       }
     } else if (recursive) {
-      entries = await removeTree(parent, key, path, request, hold, hooks)
+      entries = await removeTree(parent, target, request, held)
     } else {
       if (hooks?.beforeMutate !== undefined) await hooks.beforeMutate(key)
       throwIfAborted(signal, 'remove')

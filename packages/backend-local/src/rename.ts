@@ -16,11 +16,10 @@
  */
 import { type BigIntStats, linkSync, renameSync, unlinkSync } from 'node:fs'
 import { basename, dirname } from 'node:path'
-import { checkGuard, FsError, throwIfAborted, type FsRenameOutcome, type FsTarget, type LeaseHold, type RenameRequest } from '@seamfs/core/backend'
+import { checkGuard, FsError, throwIfAborted, type FsRenameOutcome, type FsTarget, type RenameRequest } from '@seamfs/core/backend'
 import { type DirAnchor, ensureAnchor, pathChanged, removeMadeDirectories } from './anchor.js'
 import { errnoOf } from './errors.js'
-import type { LocalHooks } from './options.js'
-import { absent, assertNotRoot, assertUnreserved, lstatIn, NOT_EMPTY, openParent, syncQuietly } from './mutate.js'
+import { absent, assertUnreserved, lstatIn, NOT_EMPTY, openParent, syncQuietly, type Held } from './mutate.js'
 import { assertWritable, typeOf, versionOf } from './stats.js'
 
 /** `link(2)` errnos of a store (or a file) that cannot be hard-linked, where `rename(2)` may still work. */
@@ -114,9 +113,8 @@ function commit(from: End, to: End, st: BigIntStats, type: 'file' | 'directory',
  * checked (`overwrite`), then one commit. A failure before the commit leaves both names as they
  * were and removes the parents it made.
  */
-export async function moveEntry(from: FsTarget, to: FsTarget, request: RenameRequest, hold: LeaseHold, hooks?: LocalHooks): Promise<FsRenameOutcome> {
+export async function moveEntry(from: FsTarget, to: FsTarget, request: RenameRequest, { hold, hooks }: Held): Promise<FsRenameOutcome> {
   const { expected, signal } = request
-  assertNotRoot(from.targetKey, 'rename', from.displayPath)
   assertUnreserved(from.targetKey, 'rename', from.displayPath)
   assertUnreserved(to.targetKey, 'rename', to.displayPath)
   const source: End = {

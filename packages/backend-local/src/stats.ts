@@ -32,7 +32,7 @@ export function pathInfoOf(st: BigIntStats): FsPathInfo {
 export function assertWritable(path: string, st: BigIntStats, verb: 'write' | 'edit' | 'rename', displayPath: string): void {
   const mode = Number(st.mode & 0o777n)
   if ((mode & 0o222) === 0) {
-    throw FsError.at('FS_PERMISSION_DENIED', verb, displayPath, `the file is write-protected (mode 0${mode.toString(8)})`)
+    throw FsError.writeProtected(verb, displayPath, mode)
   }
   accessSync(path, constants.W_OK)
 }

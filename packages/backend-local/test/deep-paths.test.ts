@@ -1,5 +1,5 @@
 /**
- * `resolve` on deep trees (issue 37 item 7): the key of an existing path is the kernel's one walk of
+ * `resolve` on deep trees: the key of an existing path is the kernel's one walk of
  * it, not realpath(3), which walks every ancestor again (its cost grows with the square of the
  * depth: the sandbox, which resolves every path it checks, took 25 s where the bare tools took
  * 0.2 s on 800 nested folders). The key must stay exactly realpath's, whatever the path holds.

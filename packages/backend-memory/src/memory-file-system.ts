@@ -57,7 +57,7 @@ const NORMALIZED_ABSOLUTE = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$|^\/$/
 
 /** Refuses a file whose mode grants write permission to no one, as an editor does (memfs itself only checks the caller's bits). */
 function assertWritable(node: MemNode, verb: 'write' | 'edit', path: string): void {
-  if ((node.perm & 0o222) === 0) throw FsError.at('FS_PERMISSION_DENIED', verb, path, 'the file is read-only (its mode grants no write permission)')
+  if ((node.perm & 0o222) === 0) throw FsError.writeProtected(verb, path, node.perm)
 }
 /** A directory involved grants no write permission (memfs's own check, made before anything changes). */
 function denied(verb: 'remove' | 'rename', path: string): FsError {
@@ -300,7 +300,9 @@ export class MemoryFileSystem extends FileSystem {
     const node = link.getNode()
     if (!node.isFile() && !node.isDirectory()) throw FsError.notRegularFile('remove', path)
     checkGuard('remove', path, expected, this.#nodeVersion(node))
-    if (link === this.volume._core.root || !isWritableDirectory(link.parent)) throw denied('remove', path)
+    // Core refuses the root before this hook (the root rule); the root has no parent to check.
+    if (link === this.volume._core.root) throw FsError.storeRoot('remove', path)
+    if (!isWritableDirectory(link.parent)) throw denied('remove', path)
     if (node.isDirectory() && !recursive && childLinks(link).length > 0) throw FsError.notEmpty('remove', path)
     const tree = treeLinks(link)
     if (tree.length > maxEntries) {

@@ -4,7 +4,7 @@ import type { ByteChunks, FsTarget, ReadRequest } from '@seamfs/core/backend'
 /**
  * A memory store that can stop answering, as a frozen server does: while {@link freeze}d its hooks
  * (and each chunk of a stream) wait; once {@link thaw}ed they answer as memory does. For tests of
- * deadlines and aborts (issue 30) in every package.
+ * deadlines and aborts in every package.
  */
 export class FrozenMemory extends MemoryFileSystem {
   hanging = false

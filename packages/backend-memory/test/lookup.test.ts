@@ -1,5 +1,5 @@
 /**
- * The memory backend remembers the walks it made (`src/lookup.ts`, issue 21). A remembered walk
+ * The memory backend remembers the walks it made (`src/lookup.ts`). A remembered walk
  * must never outlive the tree it was made in: whatever is done straight on the volume between
  * two calls (removes, moves, links swapped in, modes changed, the volume reset), the next call
  * sees the tree as it is. A model test drives random volume changes and compares every read

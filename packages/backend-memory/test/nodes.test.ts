@@ -1,6 +1,6 @@
 /**
- * A file the backend creates on its fast path (its own link and node, built field by field,
- * issue 21) must be indistinguishable from one memfs creates: the same fields, path, events,
+ * A file the backend creates on its fast path (its own link and node, built field by field)
+ * must be indistinguishable from one memfs creates: the same fields, path, events,
  * watcher notifications, directory count and times, and every memfs call on it must work.
  */
 import { describe, expect, it } from 'vitest'
@@ -76,7 +76,6 @@ describe('a file created on the fast path is a file memfs could have made', () =
     expect(fs.toJSON()).toEqual({ 'a/again.txt': 'again' })
   })
 
-  // From the review of ffe60b5.
   it('follows a rename of the directory holding it (steps, getPath, reads through the new path)', async () => {
     const fs = memory({ 'd/': null })
     const { ours } = await pair(fs)

@@ -16,6 +16,13 @@ function abortBodyOn(body: Readable, verb: FsVerb, signal: AbortSignal | undefin
   return () => signal.removeEventListener('abort', onAbort)
 }
 
+/** What a read is for: the verb and path its errors name, and the signal that stops it. */
+export interface ReadFor {
+  readonly verb: FsVerb
+  readonly path: string
+  readonly signal: AbortSignal | undefined
+}
+
 /**
  * Reads a body of `size` bytes whole (a body that ends early or runs long is a retryable I/O
  * error), or, when `wanted()` is false, not at all (`null`). `wanted` runs on the headers alone
@@ -23,14 +30,7 @@ function abortBodyOn(body: Readable, verb: FsVerb, signal: AbortSignal | undefin
  * destroyed however this ends, so a refused object is never downloaded. A failure of the body
  * (its connection cut or idle) is a read's: it never makes the caller's mutation indeterminate.
  */
-export async function readBody(
-  body: Readable,
-  size: number,
-  verb: FsVerb,
-  path: string,
-  signal: AbortSignal | undefined,
-  wanted: () => boolean,
-): Promise<Uint8Array | null> {
+export async function readBody(body: Readable, size: number, { verb, path, signal }: ReadFor, wanted: () => boolean): Promise<Uint8Array | null> {
   try {
     if (!wanted()) return null
     const unsubscribe = abortBodyOn(body, verb, signal)

@@ -23,7 +23,8 @@ import {
 } from '@seamfs/core/backend'
 import { httpStatusOf, noteOutcome } from './errors.js'
 import type { S3FileSystemOptions } from './options.js'
-import type { PutConflict, PutResult, Store } from './store.js'
+import type { Store } from './store.js'
+import type { PutConflict, PutResult } from './revisions.js'
 
 /**
  * Where lock objects live: `/.seamfs-locks/<sha256 hex of the object key>` at the bucket root,
@@ -68,7 +69,7 @@ export async function probeLockNamespace(store: Store): Promise<boolean> {
   const key = `${LOCK_NAMESPACE}probe-${randomUUID()}`
   let put: PutResult
   try {
-    put = await store.put(key, encode('seamfs lock namespace probe\n'), { ifNoneMatch: '*' }, LOCK_CONTENT_TYPE)
+    put = await store.put(key, encode('seamfs lock namespace probe\n'), { ifNoneMatch: '*', contentType: LOCK_CONTENT_TYPE })
   } catch (err) {
     const status = httpStatusOf(err)
     if (status !== undefined && status >= 400 && status < 500) return false
@@ -169,14 +170,14 @@ export class S3LeaseStore implements LeaseStore {
     const lockKey = lockObjectKey(key)
     const bytes = encode(text)
     const writtenAt = performance.now()
-    const put = await this.#store.put(lockKey, bytes, { ifNoneMatch: '*' }, LOCK_CONTENT_TYPE)
+    const put = await this.#store.put(lockKey, bytes, { ifNoneMatch: '*', contentType: LOCK_CONTENT_TYPE })
     if (put.ok) return this.#hold(key, put.revision.etag, text, writtenAt)
     this.#assertRace(put)
     // An attempt whose answer was lost may have made it (the retry then met it): its ETag is our record's MD5.
     const found = await this.#read(lockKey, signal)
     if (found?.etag === md5(bytes)) return this.#hold(key, found.etag, text, writtenAt)
     if (found === undefined || !FREE.test(found.text)) return undefined
-    const taken = await this.#store.put(lockKey, bytes, { ifMatch: this.#options.ifMatch(found.etag) }, LOCK_CONTENT_TYPE)
+    const taken = await this.#store.put(lockKey, bytes, { ifMatch: this.#options.ifMatch(found.etag), contentType: LOCK_CONTENT_TYPE })
     if (taken.ok) return this.#hold(key, taken.revision.etag, text, writtenAt)
     this.#assertRace(taken)
     const now = await this.#read(lockKey, signal)
@@ -188,7 +189,7 @@ export class S3LeaseStore implements LeaseStore {
     const held = this.#held.get(`${key}\0${token}`)
     if (held === undefined) {
       const free = encode(`seamfs-lock-free ${randomBytes(12).toString('hex')}\n`)
-      const put = await this.#store.put(lockKey, free, { ifMatch: this.#options.ifMatch(token) }, LOCK_CONTENT_TYPE)
+      const put = await this.#store.put(lockKey, free, { ifMatch: this.#options.ifMatch(token), contentType: LOCK_CONTENT_TYPE })
       if (!put.ok) this.#assertRace(put)
       return
     }
@@ -221,7 +222,7 @@ export class S3LeaseStore implements LeaseStore {
     const text = formatLeaseRecord({ ...record, nonce: randomBytes(12).toString('hex') })
     const bytes = encode(text)
     const writtenAt = performance.now()
-    const put = await this.#store.put(lockObjectKey(key), bytes, { ifMatch: this.#options.ifMatch(held.etag) }, LOCK_CONTENT_TYPE)
+    const put = await this.#store.put(lockObjectKey(key), bytes, { ifMatch: this.#options.ifMatch(held.etag), contentType: LOCK_CONTENT_TYPE })
     let etag: string | undefined = put.ok ? put.revision.etag : undefined
     if (!put.ok && (put.status === 0 || put.unanswered)) {
       const now = await this.#read(lockObjectKey(key), undefined)

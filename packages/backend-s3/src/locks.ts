@@ -95,6 +95,12 @@ export interface LockedKey {
   readonly object: string
 }
 
+/** How keys are held besides their in-process mutexes: `exclusive`, their gates too; `leases`, their lock objects (none when undefined). */
+export interface LockScope {
+  readonly exclusive: boolean
+  readonly leases: LeaseLocks | undefined
+}
+
 /**
  * Runs `fn` holding every key: first in this process ({@link withKeysHeld}; `exclusive`: the
  * gates too, for check-then-DELETE), so one waiter per key and process polls the store; then,
@@ -105,8 +111,7 @@ export interface LockedKey {
  */
 export function withLocks<T>(
   keys: readonly LockedKey[],
-  exclusive: boolean,
-  leases: LeaseLocks | undefined,
+  { exclusive, leases }: LockScope,
   ctx: LockContext,
   fn: (hold: LeaseHold | undefined) => Promise<T>,
 ): Promise<T> {

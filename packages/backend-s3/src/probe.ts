@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { FsError } from '@seamfs/core/backend'
 import { probeLockNamespace } from './leases.js'
 import type { S3MoveProbeResult, S3ProbeResult } from './options.js'
-import type { CopyConditions, PutConflict, PutResult, Store } from './store.js'
+import type { Store } from './store.js'
+import type { CopyConditions, PutConflict, PutResult } from './revisions.js'
 
 const BODY = new TextEncoder().encode('seamfs capability probe\n')
 const WRONG_ETAG = '0123456789abcdef0123456789abcdef'

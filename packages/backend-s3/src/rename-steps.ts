@@ -15,7 +15,8 @@
  */
 import { FsError, type FsTarget, type LeaseHold, type RenameRequest } from '@seamfs/core/backend'
 import type { S3MoveProbeResult, S3ProbeResult } from './options.js'
-import { OP_ID_META, opIdOf, versionOf, type CopyConditions, type ObjectHeaders, type PutConflict, type Revision, type Store } from './store.js'
+import { type Store } from './store.js'
+import { OP_ID_META, opIdOf, versionOf, type CopyConditions, type ObjectHeaders, type PutConflict, type Revision } from './revisions.js'
 
 /**
  * The largest object a no-overwrite rename moves by GET + PUT `If-None-Match: *` (held in memory
@@ -61,13 +62,21 @@ export function copyHeaders(source: Revision, opId: string): ObjectHeaders {
 /** What became of a copy being undone: deleted again, not there, there and kept, or another writer's object is there. */
 export type Undo = 'undone' | 'absent' | 'kept' | 'foreign'
 
+/** A copy that may be undone: where it is, and what its undo needs to know. */
+export interface Copied {
+  readonly toKey: string
+  /** `to` held nothing before the copy, which an unversioned bucket needs: there a replaced file cannot come back. */
+  readonly destAbsent: boolean
+  /** The `If-Match` form of an ETag for the undo's DELETE, where the server enforces it there. */
+  readonly ifMatch: ((etag: string) => string) | undefined
+}
+
 /**
  * Deletes the copy at `toKey` again, if it is this rename's (its operation id) and that is safe
- * (see the module's rule; `destAbsent`: `to` held nothing before the copy, which an unversioned
- * bucket needs: there a replaced file cannot come back); else leaves it.
+ * (see the module's rule); else leaves it.
  * `'absent'`: nothing is there; `'kept'`: the copy is there and stays; `'foreign'`: another object is there.
  */
-export async function undoCopy(store: Store, toKey: string, move: Move, destAbsent: boolean, ifMatch: ((etag: string) => string) | undefined): Promise<Undo> {
+export async function undoCopy(store: Store, move: Move, { toKey, destAbsent, ifMatch }: Copied): Promise<Undo> {
   const now = await store.head(toKey)
   if (now === undefined) return 'absent'
   if (opIdOf(now) !== move.opId) return 'foreign'
@@ -86,15 +95,16 @@ export async function undoCopy(store: Store, toKey: string, move: Move, destAbse
   return removed.ok ? 'undone' : 'kept'
 }
 
-/** The source's exact revision (its VersionId, or its ETag where the server checks it), and the destination's state as seen. */
+/**
+ * The source's exact revision (its VersionId, or its ETag where the server checks it), and the
+ * destination's state as seen (`dest`), as far as the probes say the copy honours them.
+ */
 export function copyConditions(
-  source: Revision,
-  dest: Revision | undefined,
-  overwrite: RenameRequest['overwrite'],
-  probe: S3ProbeResult,
-  moves: S3MoveProbeResult,
+  { source, dest }: Pick<Transfer, 'source' | 'dest'>,
+  { request, probe, moves }: Pick<Move, 'request' | 'probe' | 'moves'>,
   ifMatch: (etag: string) => string,
 ): CopyConditions {
+  const { overwrite } = request
   const header = moves.copySourceIfMatch
   const sourceIfMatch = source.versionId === undefined && header !== null ? { header, etag: source.etag } : undefined
   if (overwrite === true) return { sourceIfMatch }
@@ -103,7 +113,7 @@ export function copyConditions(
 }
 
 /** A refused copy: the source changed or went (its condition), else the destination did (its condition); anything else is the server's failure. */
-export async function lostCopy(store: Store, conflict: PutConflict, source: Revision, fromKey: string, move: Move): Promise<FsError> {
+export async function lostCopy(store: Store, conflict: PutConflict, { source, fromKey }: Pick<Transfer, 'source' | 'fromKey'>, move: Move): Promise<FsError> {
   const { from, to, request } = move
   const now = conflict.status === 412 ? await store.head(fromKey) : source
   if (now === undefined) return FsError.stale('rename', from.displayPath, 'gone', conflict.error)

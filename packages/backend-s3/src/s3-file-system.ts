@@ -25,7 +25,7 @@ import {
   type WriteRequest,
   type WriteResult,
 } from '@seamfs/core/backend'
-import { bodyChunks, readBody } from './body.js'
+import { bodyChunks, readBody, type ReadFor } from './body.js'
 import { ClearPaths } from './clear-paths.js'
 import { s3ErrorRow, toDefiniteFsError } from './errors.js'
 import { leaseOptionsOf, s3LeaseLocks, type LeaseTuning } from './leases.js'
@@ -36,11 +36,21 @@ import { normalizePrefix, Paths } from './paths.js'
 import { probeConditions, probeMoves, scratchKey } from './probe.js'
 import { capabilitiesOf, clientConfig, requestOptionsOf } from './setup.js'
 import { underFile } from './under-file.js'
-import { keyFits, MAX_KEY_BYTES, newOpId, Store, versionOf, type Revision } from './store.js'
+import { Store } from './store.js'
+import { keyFits, MAX_KEY_BYTES, newOpId, versionOf, type Revision } from './revisions.js'
 import { afterConflict, EDIT_RETRY_MS, editBackoff, opMetadata, Writes, type Fetched } from './writes.js'
 
 /** A listed name a path can reach: not empty, `.` or `..`. */
 const isEntryName = (name: string): boolean => name !== '' && name !== '.' && name !== '..'
+
+/** One edit: the file (`rel`; `path` for the errors), the request, its transform, and the probe it goes by. */
+interface Edit {
+  readonly rel: string
+  readonly path: string
+  readonly request: UpdateRequest
+  readonly transform: (bytes: Uint8Array) => Uint8Array
+  readonly probe: S3ProbeResult
+}
 
 /**
  * The seamfs contract over an S3 bucket (any S3-compatible server), scoped to a key prefix.
@@ -147,7 +157,7 @@ export class S3FileSystem extends FileSystem {
       store: this.#store,
       underFile: (rel, signal) => this.#underFile(rel, signal),
       isDirectory: (rel, signal) => this.#isDirectory(rel, signal),
-      fetch: (rel, verb, path, signal, wanted) => this.#fetch(rel, verb, path, signal, wanted),
+      fetch: (rel, op, wanted) => this.#fetch(rel, op, wanted),
       ifMatch: (etag) => this.#ifMatch(etag),
       writing: (rel, put) => this.#clearPaths.writing(rel, put),
     })
@@ -267,7 +277,7 @@ export class S3FileSystem extends FileSystem {
   protected override async loadBytes(target: FsTarget, { signal, maxBytes }: ReadRequest): Promise<Uint8Array> {
     const path = target.displayPath
     const rel = this.#fileRel(target, 'read')
-    const found = await this.#fetch(rel, 'read', path, signal, ({ size }) => {
+    const found = await this.#fetch(rel, { verb: 'read', path, signal }, ({ size }) => {
       if (size > maxBytes) throw FsError.tooLarge('read', path, size, maxBytes)
       return true
     })
@@ -327,7 +337,7 @@ export class S3FileSystem extends FileSystem {
     const probe = await this.probe()
     const { expected } = request
     if (expected !== undefined && !probe[expected.kind]) this.#assertFallbackAllowed(expected.kind, 'write', path)
-    const write = (hold?: LeaseHold): Promise<WriteResult> => this.#writes.write(rel, path, bytes, request, probe, hold)
+    const write = (hold?: LeaseHold): Promise<WriteResult> => this.#writes.write({ rel, path, bytes, request, probe }, hold)
     if (this.#activeLeases() !== undefined) return this.#locked([rel], false, { verb: 'write', path, signal: request.signal }, write)
     return this.#serialized(rel, probe, write)
   }
@@ -360,22 +370,18 @@ export class S3FileSystem extends FileSystem {
     const probe = await this.probe()
     if (request.expected !== undefined && !probe.replaceIfVersion) this.#assertFallbackAllowed('replaceIfVersion', 'edit', path)
     // Edits of one key always wait for each other in this process, so they never race here.
-    return this.#locked([rel], false, { verb: 'edit', path, signal: request.signal }, (hold) => this.#update(rel, path, request, transform, probe, hold))
+    return this.#locked([rel], false, { verb: 'edit', path, signal: request.signal }, (hold) => this.#update({ rel, path, request, transform, probe }, hold))
   }
 
-  async #update(
-    rel: string,
-    path: string,
-    { expected, signal, maxBytes }: UpdateRequest,
-    transform: (bytes: Uint8Array) => Uint8Array,
-    probe: S3ProbeResult,
-    hold: LeaseHold | undefined,
-  ): Promise<FsVersion> {
+  /** One edit, holding `hold` (the key's lock object, where those are used): GET, transform, conditional PUT, redone where an unguarded edit lost a race. */
+  async #update(edit: Edit, hold: LeaseHold | undefined): Promise<FsVersion> {
+    const { rel, path, transform, probe } = edit
+    const { expected, signal, maxBytes } = edit.request
     const key = this.#paths.objectKey(rel)
     const deadline = Date.now() + EDIT_RETRY_MS
     for (let attempt = 1; ; attempt++) {
       // The guard and the size are checked on the GET's headers, before its body is read.
-      const current = await this.#fetch(rel, 'edit', path, signal, (revision) => {
+      const current = await this.#fetch(rel, { verb: 'edit', path, signal }, (revision) => {
         checkGuard('edit', path, expected, versionOf(revision))
         if (revision.size > maxBytes) throw FsError.tooLarge('edit', path, revision.size, maxBytes)
         return true
@@ -389,8 +395,9 @@ export class S3FileSystem extends FileSystem {
       const conditions = probe.replaceIfVersion ? { ifMatch: this.#ifMatch(current.revision.etag) } : undefined
       const opId = newOpId()
       hold?.assertHeld('edit', path)
-      const put = await this.#clearPaths.writing(rel, () => this.#store.put(key, bytes, conditions, undefined, opMetadata(opId)))
-      const revision = put.ok ? put.revision : await afterConflict(this.#store, put, key, opId, versionOf(current.revision), 'edit', path)
+      const put = await this.#clearPaths.writing(rel, () => this.#store.put(key, bytes, { ...conditions, metadata: opMetadata(opId) }))
+      const failed = { key, opId, basis: versionOf(current.revision), verb: 'edit', path } as const
+      const revision = put.ok ? put.revision : await afterConflict(this.#store, put, failed)
       if (!('lost' in revision)) return versionOf(revision)
       // An unguarded edit that lost a race to another client is redone on the new content; a guarded one is stale.
       if (expected !== undefined) throw FsError.stale('edit', path, 'changed')
@@ -418,7 +425,7 @@ export class S3FileSystem extends FileSystem {
    */
   #locked<T>(rels: readonly string[], exclusive: boolean, ctx: LockContext, fn: (hold: LeaseHold | undefined) => Promise<T>): Promise<T> {
     const keys = rels.map((rel) => ({ local: this.#lockKey(rel), object: this.#paths.objectKey(rel) }))
-    return withLocks(keys, exclusive, this.#activeLeases(), ctx, fn)
+    return withLocks(keys, { exclusive, leases: this.#activeLeases() }, ctx, fn)
   }
 
   /** The lock objects, unless the server enforces every condition of removes and renames (then nobody needs them). */
@@ -482,16 +489,10 @@ export class S3FileSystem extends FileSystem {
    * sees the revision (from the headers) before the body is read: false leaves the content
    * unread (`bytes: null`); it may throw, and the body is then released unread too.
    */
-  async #fetch(
-    rel: string,
-    verb: FsVerb,
-    path: string,
-    signal: AbortSignal | undefined,
-    wanted: (revision: Revision) => boolean,
-  ): Promise<Fetched | undefined> {
-    const opened = await this.#store.open(this.#paths.objectKey(rel), signal)
+  async #fetch(rel: string, op: ReadFor, wanted: (revision: Revision) => boolean): Promise<Fetched | undefined> {
+    const opened = await this.#store.open(this.#paths.objectKey(rel), op.signal)
     if (opened === undefined) return undefined
     const { revision, body } = opened
-    return { revision, bytes: await readBody(body, revision.size, verb, path, signal, () => wanted(revision)) }
+    return { revision, bytes: await readBody(body, revision.size, op, () => wanted(revision)) }
   }
 }

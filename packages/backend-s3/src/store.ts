@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import type { Readable } from 'node:stream'
 import {
   CopyObjectCommand,
@@ -11,118 +10,25 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3'
-import { FsError, FsVersion } from '@seamfs/core/backend'
+import { FsError } from '@seamfs/core/backend'
 import { readBody } from './body.js'
-import { answerLost, httpStatusOf, noteConnectTimeout, noteOutcome, outcomeOf, type Deadlines } from './errors.js'
-
-/** S3's limit on an object key, in UTF-8 bytes (AWS, radosgw and MinIO alike): no object has a longer key. */
-export const MAX_KEY_BYTES = 1024
-
-/** Whether an object could have `key` (or a key that starts with it): not above {@link MAX_KEY_BYTES}. */
-export function keyFits(key: string): boolean {
-  return key.length <= MAX_KEY_BYTES && Buffer.byteLength(key) <= MAX_KEY_BYTES
-}
-
-/**
- * The user-metadata key (`x-amz-meta-seamfs-op`) carrying the id of the operation that wrote an
- * object (a write, an edit, a rename's copy). It is what proves an object is one's own: a cleanup
- * deletes, or an answer-less write counts as done, only an object carrying its own operation's id,
- * never one recognised by its ETag (content hash), which two writers of the same bytes share.
- */
-export const OP_ID_META = 'seamfs-op'
-
-/** A fresh operation id (96 random bits, hex), for {@link OP_ID_META}. */
-export const newOpId = (): string => randomBytes(12).toString('hex')
-
-/** The headers an object keeps through a copy that replaces its metadata (to give it a new {@link OP_ID_META}). */
-export interface ObjectHeaders {
-  readonly contentType?: string | undefined
-  readonly metadata?: Readonly<Record<string, string>> | undefined
-  readonly cacheControl?: string | undefined
-  readonly contentDisposition?: string | undefined
-  readonly contentEncoding?: string | undefined
-  readonly contentLanguage?: string | undefined
-}
-
-/** What a HEAD, GET or PUT tells about an object's current revision. */
-export interface Revision {
-  /** The ETag without quotes. */
-  readonly etag: string
-  /** The VersionId in a versioned bucket; absent (or the literal `null`) otherwise. */
-  readonly versionId?: string | undefined
-  readonly size: number
-  /** Last-Modified in ms since the epoch, where the answer carried it. */
-  readonly lastModified?: number | undefined
-  /** The object's headers, from a HEAD or GET (not from a PUT, a copy or a listing). */
-  readonly headers?: ObjectHeaders | undefined
-}
-
-/** The version token of a revision: the ETag, plus the VersionId where the bucket has one. */
-export function versionOf(rev: Revision): FsVersion {
-  return FsVersion(rev.versionId === undefined ? rev.etag : `${rev.etag}#${rev.versionId}`)
-}
-
-/** A whole object read by {@link Store.getBytes}. */
-export interface StoredObject {
-  readonly revision: Revision
-  readonly bytes: Uint8Array
-  readonly contentType: string | undefined
-  readonly metadata: Readonly<Record<string, string>> | undefined
-}
-
-/** An entry of a key's version history: a version or a delete marker. */
-export interface VersionEntry {
-  readonly versionId: string | undefined
-  readonly marker: boolean
-}
-
-/** One page of a delimited listing, names relative to the listed prefix. */
-export interface ListPage {
-  readonly files: readonly ListedFile[]
-  readonly dirs: readonly string[]
-}
-
-/** An object of a listing page, named relative to the listed prefix. */
-export interface ListedFile {
-  readonly name: string
-  readonly etag: string | undefined
-  readonly size: number | undefined
-  readonly lastModified: number | undefined
-}
-
-/** Request conditions of a PUT, as header values. */
-export interface PutConditions {
-  readonly ifMatch?: string | undefined
-  readonly ifNoneMatch?: '*' | undefined
-}
-
-/**
- * A conditional PUT (or copy) the server refused (412) or failed (409, 5xx), or any PUT or copy one
- * of whose attempts lost its answer (`unanswered`), after the client's retries.
- */
-export interface PutConflict {
-  readonly ok: false
-  /** The HTTP status of the last attempt; 0 when it got no answer. */
-  readonly status: number
-  /**
-   * An attempt may have reached the server and its answer was lost (the connection failed with the
-   * request in flight, the socket went idle): it may have been applied, before a retry too. Only a
-   * look at the key (its operation id, {@link OP_ID_META}) can tell.
-   */
-  readonly unanswered: boolean
-  readonly error: unknown
-}
-
-export type PutResult = { readonly ok: true; readonly revision: Revision } | PutConflict
-
-/** Conditions of a CopyObject: on the source revision, and on the destination (as for a PUT). */
-export interface CopyConditions extends PutConditions {
-  /**
-   * The source's ETag must match, sent in the header the server reads: `standard`
-   * (`x-amz-copy-source-if-match`, AWS) or `rgw` (`x-amz-copy-if-match`, what radosgw 16 reads).
-   */
-  readonly sourceIfMatch?: { readonly header: 'standard' | 'rgw'; readonly etag: string } | undefined
-}
+import { httpStatusOf, noteOutcome, outcomeOf, type Deadlines } from './errors.js'
+import { Attempts, conflictOf, lostOrConflict, type Watchable } from './outcomes.js'
+import {
+  keyFits,
+  revisionOf,
+  toSecond,
+  unquote,
+  type CopyConditions,
+  type ListPage,
+  type ObjectHeaders,
+  type PutConditions,
+  type PutConflict,
+  type PutResult,
+  type Revision,
+  type StoredObject,
+  type VersionEntry,
+} from './revisions.js'
 
 /** The non-standard copy-source condition header radosgw reads (it ignores the standard one). */
 const RGW_COPY_IF_MATCH = 'x-amz-copy-if-match'
@@ -131,110 +37,6 @@ const RGW_COPY_IF_MATCH = 'x-amz-copy-if-match'
 function copySource(bucket: string, key: string, versionId: string | undefined): string {
   const path = `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`
   return versionId === undefined ? path : `${path}?versionId=${encodeURIComponent(versionId)}`
-}
-
-/**
- * A failed conditional request as a {@link PutConflict}, or the error rethrown when it is not one.
- * With `ifMatch`, a 404 for the key (AWS's answer to `If-Match` on a missing key; radosgw's is 412)
- * is a refusal too; a missing bucket is not.
- */
-function conflictOf(err: unknown, conditional: boolean, unanswered: boolean, ifMatch = false): PutConflict {
-  const status = httpStatusOf(err)
-  const keyMissing = ifMatch && status === 404 && (err as { name?: unknown }).name !== 'NoSuchBucket'
-  if (!conditional || status === undefined || !(status === 412 || status === 409 || status >= 500 || keyMissing)) throw err
-  return { ok: false, status, unanswered, error: err }
-}
-
-/**
- * A failed PUT or copy: after an attempt that lost its answer, a {@link PutConflict} marked
- * `unanswered` (status 0 when the last attempt got no answer either), whatever the conditions: the
- * request may have been applied. Otherwise {@link conflictOf}.
- */
-function lostOrConflict(err: unknown, conditional: boolean, ifMatch: boolean): PutConflict {
-  if (outcomeOf(err)?.lostAnswer === true) return { ok: false, status: httpStatusOf(err) ?? 0, unanswered: true, error: err }
-  return conflictOf(err, conditional, false, ifMatch)
-}
-
-const unquote = (etag: string | undefined): string => (etag ?? '').replace(/^(?:W\/)?"(.*)"$/, '$1')
-
-/** Whole seconds: HEAD's Last-Modified has no more, so a listing's milliseconds are cut to agree with `stat`. */
-const toSecond = (date: Date | undefined): number | undefined => {
-  const ms = date?.getTime()
-  return ms === undefined || Number.isNaN(ms) ? undefined : Math.floor(ms / 1000) * 1000
-}
-
-interface RevisionFields {
-  ETag?: string | undefined
-  VersionId?: string | undefined
-  LastModified?: Date | undefined
-}
-
-interface HeaderFields {
-  ContentType?: string | undefined
-  Metadata?: Record<string, string> | undefined
-  CacheControl?: string | undefined
-  ContentDisposition?: string | undefined
-  ContentEncoding?: string | undefined
-  ContentLanguage?: string | undefined
-}
-
-function revisionOf(out: RevisionFields, size: number, h?: HeaderFields): Revision {
-  const versionId = out.VersionId === undefined || out.VersionId === 'null' ? undefined : out.VersionId
-  const lastModified = toSecond(out.LastModified)
-  const headers: ObjectHeaders | undefined = h && {
-    contentType: h.ContentType,
-    metadata: h.Metadata,
-    cacheControl: h.CacheControl,
-    contentDisposition: h.ContentDisposition,
-    contentEncoding: h.ContentEncoding,
-    contentLanguage: h.ContentLanguage,
-  }
-  return { etag: unquote(out.ETag), versionId, size, ...(lastModified === undefined ? {} : { lastModified }), ...(headers === undefined ? {} : { headers }) }
-}
-
-/** The operation id an object carries ({@link OP_ID_META}), from a HEAD or GET. */
-export const opIdOf = (revision: Revision | undefined): string | undefined => revision?.headers?.metadata?.[OP_ID_META]
-
-/** A command whose middleware stack takes the per-attempt watch of {@link Store} (every S3 command does). */
-interface Watchable {
-  readonly middlewareStack: {
-    add(middleware: <A, R>(next: (args: A) => Promise<R>) => (args: A) => Promise<R>, options: { step: 'deserialize'; priority: 'high'; name: string }): void
-  }
-}
-
-/**
- * Watches the attempts of one command: the SDK runs each attempt (its retries too) through the
- * deserialize step, and this middleware sits outside the deserializer, so it sees every attempt's
- * error, with the HTTP status where the server answered. `lost`: an attempt may have reached the
- * server and lost its answer ({@link answerLost}).
- */
-class Attempts {
-  lost = false
-  readonly #deadlines: Deadlines | undefined
-
-  constructor(deadlines: Deadlines | undefined) {
-    this.#deadlines = deadlines
-  }
-
-  readonly middleware =
-    <A, R>(next: (args: A) => Promise<R>) =>
-    async (args: A): Promise<R> => {
-      const started = performance.now()
-      try {
-        return await next(args)
-      } catch (err) {
-        // The idle deadline cannot pass sooner than it is long: an earlier timeout is the connect
-        // deadline's, and nothing was sent (connectTimeoutMs below idleTimeoutMs, as by default).
-        // Both are a `TimeoutError` without a `code` (the SDK names ECONNRESET, EPIPE and ETIMEDOUT
-        // `TimeoutError` too, with their code: those may have lost an answer).
-        const deadlines = this.#deadlines
-        const { name, code } = err as { name?: unknown; code?: unknown }
-        const connect = deadlines !== undefined && name === 'TimeoutError' && code === undefined && performance.now() - started < deadlines.idleTimeoutMs
-        if (connect) noteConnectTimeout(err)
-        else if (answerLost(err)) this.lost = true
-        throw err
-      }
-    }
 }
 
 /** The SDK's per-request options for `signal` (it takes no `undefined`). */
@@ -252,6 +54,12 @@ function decodeKey(key: string, encoded: boolean, path: string): string {
   } catch (err) {
     throw FsError.io('list', path, `the server listed a malformed key "${key}"`, { cause: err })
   }
+}
+
+/** A PUT's conditions, its Content-Type (`text/plain; charset=utf-8` when not given) and its user metadata. */
+export interface PutOptions extends PutConditions {
+  readonly contentType?: string | undefined
+  readonly metadata?: Readonly<Record<string, string>> | undefined
 }
 
 /**
@@ -331,7 +139,7 @@ export class Store {
       const command = new GetObjectCommand({ Bucket: this.bucket, Key: key })
       const out = await this.#read(command, () => this.client.send(command))
       const revision = revisionOf(out, out.ContentLength ?? 0, out)
-      const bytes = await readBody(out.Body as Readable, revision.size, 'rename', path, undefined, () => revision.size <= maxBytes)
+      const bytes = await readBody(out.Body as Readable, revision.size, { verb: 'rename', path, signal: undefined }, () => revision.size <= maxBytes)
       if (bytes === null) return 'too large'
       return { revision, bytes, contentType: out.ContentType, metadata: out.Metadata }
     } catch (err) {
@@ -404,19 +212,14 @@ export class Store {
   }
 
   /**
-   * PUT of a whole object (one request: a single PUT is atomic). With conditions, a 412, 409
-   * or 5xx answer is returned as a {@link PutConflict} for the caller to re-check; so is, with or
+   * PUT of a whole object (one request: a single PUT is atomic). With conditions (`ifMatch`,
+   * `ifNoneMatch` of `options`), a 412, 409 or 5xx answer is returned as a {@link PutConflict} for the caller to re-check; so is, with or
    * without conditions, a failure after an attempt that lost its answer (`unanswered`: the PUT may
    * have been applied, which only the key can tell). Anything else that fails is thrown: nothing
    * was written.
    */
-  async put(
-    key: string,
-    bytes: Uint8Array,
-    conditions?: PutConditions,
-    contentType = 'text/plain; charset=utf-8',
-    metadata?: Readonly<Record<string, string>>,
-  ): Promise<PutResult> {
+  async put(key: string, bytes: Uint8Array, options: PutOptions = {}): Promise<PutResult> {
+    const { ifMatch, ifNoneMatch, contentType = 'text/plain; charset=utf-8', metadata } = options
     const command = new PutObjectCommand({
       Bucket: this.bucket,
       Key: key,
@@ -424,14 +227,14 @@ export class Store {
       ContentLength: bytes.byteLength,
       ContentType: contentType,
       ...(metadata === undefined ? {} : { Metadata: { ...metadata } }),
-      ...(conditions?.ifMatch === undefined ? {} : { IfMatch: conditions.ifMatch }),
-      ...(conditions?.ifNoneMatch === undefined ? {} : { IfNoneMatch: conditions.ifNoneMatch }),
+      ...(ifMatch === undefined ? {} : { IfMatch: ifMatch }),
+      ...(ifNoneMatch === undefined ? {} : { IfNoneMatch: ifNoneMatch }),
     })
     try {
       const out = await this.#sent(command, true, () => this.client.send(command))
       return { ok: true, revision: revisionOf(out, bytes.byteLength) }
     } catch (err) {
-      return lostOrConflict(err, conditions !== undefined, conditions?.ifMatch !== undefined)
+      return lostOrConflict(err, ifMatch !== undefined || ifNoneMatch !== undefined, ifMatch !== undefined)
     }
   }
 

@@ -2,10 +2,12 @@
 import { constants as bufferConstants } from 'node:buffer'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { checkGuard, FsError, throwIfAborted, type FsVerb, type FsVersion, type LeaseHold, type WriteRequest, type WriteResult } from '@seamfs/core/backend'
+import type { ReadFor } from './body.js'
 import type { S3ProbeResult } from './options.js'
 import type { Paths } from './paths.js'
 import { toFsError } from './errors.js'
-import { newOpId, OP_ID_META, opIdOf, versionOf, type PutConditions, type PutConflict, type PutResult, type Revision, type Store } from './store.js'
+import { type Store } from './store.js'
+import { newOpId, OP_ID_META, opIdOf, versionOf, type PutConditions, type PutConflict, type PutResult, type Revision } from './revisions.js'
 
 /** The user metadata of a PUT by operation `opId`: what lets it recognise its own object later ({@link OP_ID_META}). */
 export const opMetadata = (opId: string): Record<string, string> => ({ [OP_ID_META]: opId })
@@ -26,8 +28,17 @@ function blindReplaceFits(probe: S3ProbeResult, version: FsVersion): boolean {
   return probe.replaceIfVersion && probe.ifMatchRefusesMissing && !probe.versioned && ETAG_TOKEN.test(version)
 }
 
-/** One write: its operation id (in its PUT's metadata) and the lock it holds, if any. */
-interface Op {
+/** One write as its caller asks for it: the file (`rel`; `path` for the errors), its bytes, the request, and the probe it goes by. */
+export interface WriteJob {
+  readonly rel: string
+  readonly path: string
+  readonly bytes: Uint8Array
+  readonly request: WriteRequest
+  readonly probe: S3ProbeResult
+}
+
+/** One write under way: its job, its operation id (in its PUT's metadata) and the lock it holds, if any. */
+interface Op extends WriteJob {
   readonly id: string
   readonly hold: LeaseHold | undefined
 }
@@ -44,6 +55,19 @@ const failedWrite = ({ status, unanswered }: PutConflict): string =>
     ? 'the write got no answer, and the file is as it was: it was not applied'
     : `the server failed a conditional write (status ${status}) and nothing changed`
 
+/** The key a failed request was about, and the verb and path its errors name. */
+export interface KeyAt {
+  readonly key: string
+  readonly verb: FsVerb
+  readonly path: string
+}
+
+/** A write that failed at `key`: its operation's id, and the version the key held before it (`basis`; `undefined`: no object). */
+export interface FailedWrite extends KeyAt {
+  readonly opId: string
+  readonly basis: FsVersion | undefined
+}
+
 /** What {@link afterConflict} found when the key holds no object of this write: the object there now, if any. */
 export interface LostRace {
   readonly lost: Revision | undefined
@@ -53,7 +77,7 @@ export interface LostRace {
  * The key after a write that failed: one HEAD. When an attempt of the write lost its answer and this
  * HEAD fails too, the outcome is not known: `FS_IO_ERROR`, retryable, {@link FsError.indeterminate}.
  */
-export async function lookAfter(store: Store, conflict: PutConflict, key: string, verb: FsVerb, path: string): Promise<Revision | undefined> {
+export async function lookAfter(store: Store, conflict: PutConflict, { key, verb, path }: KeyAt): Promise<Revision | undefined> {
   try {
     return await store.head(key)
   } catch (err) {
@@ -71,7 +95,7 @@ export interface WriteContext {
   /** Whether keys lie below `rel` (it is a directory). */
   isDirectory(rel: string, signal: AbortSignal | undefined): Promise<boolean>
   /** One GET; `wanted` sees the revision before the body is read (false: `bytes: null`). */
-  fetch(rel: string, verb: FsVerb, path: string, signal: AbortSignal | undefined, wanted: (revision: Revision) => boolean): Promise<Fetched | undefined>
+  fetch(rel: string, op: ReadFor, wanted: (revision: Revision) => boolean): Promise<Fetched | undefined>
   /** An ETag in the `If-Match` form the server accepts. */
   ifMatch(etag: string): string
   /** Runs `put`, which writes an object at `rel` (resolve's memory forgets the paths through it). */
@@ -90,16 +114,9 @@ export interface WriteContext {
  *   first: `{ lost }`, with the object there now.
  * A HEAD that fails after a lost answer is indeterminate too ({@link lookAfter}).
  */
-export async function afterConflict(
-  store: Store,
-  conflict: PutConflict,
-  key: string,
-  opId: string,
-  basis: FsVersion | undefined,
-  verb: FsVerb,
-  path: string,
-): Promise<Revision | LostRace> {
-  const now = await lookAfter(store, conflict, key, verb, path)
+export async function afterConflict(store: Store, conflict: PutConflict, write: FailedWrite): Promise<Revision | LostRace> {
+  const { opId, basis, verb, path } = write
+  const now = await lookAfter(store, conflict, write)
   if (now !== undefined && opIdOf(now) === opId) return now
   const unchanged = basis === undefined ? now === undefined : now !== undefined && versionOf(now) === basis
   if (unchanged) throw FsError.io(verb, path, failedWrite(conflict), { cause: conflict.error, retryable: true })
@@ -133,23 +150,23 @@ export class Writes {
    * One write. `hold`: the key's lock object, held by the caller where lock objects are used
    * (see `leases.ts`): checked right before the PUT. Every PUT carries a fresh operation id.
    */
-  async write(rel: string, path: string, bytes: Uint8Array, request: WriteRequest, probe: S3ProbeResult, hold?: LeaseHold): Promise<WriteResult> {
-    const { expected } = request
-    const op: Op = { id: newOpId(), hold }
-    if (expected?.kind === 'createIfAbsent') return this.#create(rel, path, bytes, request, probe, op)
-    if (expected !== undefined && request.beforeMaxBytes === 0 && blindReplaceFits(probe, expected.version)) {
-      return this.#replaceBlind(rel, path, bytes, expected.version, request.signal, op)
-    }
-    return this.#replace(rel, path, bytes, request, probe, op)
+  async write(job: WriteJob, hold?: LeaseHold): Promise<WriteResult> {
+    const { expected, beforeMaxBytes } = job.request
+    const op: Op = { ...job, id: newOpId(), hold }
+    if (expected?.kind === 'createIfAbsent') return this.#create(op)
+    if (expected !== undefined && beforeMaxBytes === 0 && blindReplaceFits(job.probe, expected.version)) return this.#replaceBlind(op, expected.version)
+    return this.#replace(op)
   }
 
   /** The PUT of `op`: the lock checked first, the operation id in the metadata. */
-  #put(rel: string, path: string, bytes: Uint8Array, conditions: PutConditions | undefined, op: Op): Promise<PutResult> {
-    op.hold?.assertHeld('write', path)
-    return this.#ctx.writing(rel, () => this.#ctx.store.put(this.#ctx.paths.objectKey(rel), bytes, conditions, undefined, opMetadata(op.id)))
+  #put(op: Op, conditions: PutConditions | undefined): Promise<PutResult> {
+    op.hold?.assertHeld('write', op.path)
+    return this.#ctx.writing(op.rel, () => this.#ctx.store.put(this.#ctx.paths.objectKey(op.rel), op.bytes, { ...conditions, metadata: opMetadata(op.id) }))
   }
 
-  async #create(rel: string, path: string, bytes: Uint8Array, { signal }: WriteRequest, probe: S3ProbeResult, op: Op): Promise<WriteResult> {
+  async #create(op: Op): Promise<WriteResult> {
+    const { rel, path, probe } = op
+    const { signal } = op.request
     const { store, paths } = this.#ctx
     const key = paths.objectKey(rel)
     const [, exists] = await Promise.all([
@@ -158,8 +175,8 @@ export class Writes {
     ])
     if (exists) throw FsError.notObserved(path)
     throwIfAborted(signal, 'write')
-    const put = await this.#put(rel, path, bytes, probe.createIfAbsent ? { ifNoneMatch: '*' } : undefined, op)
-    const revision = put.ok ? put.revision : await afterConflict(store, put, key, op.id, undefined, 'write', path)
+    const put = await this.#put(op, probe.createIfAbsent ? { ifNoneMatch: '*' } : undefined)
+    const revision = put.ok ? put.revision : await afterConflict(store, put, { key, opId: op.id, basis: undefined, verb: 'write', path })
     if ('lost' in revision) throw FsError.notObserved(path)
     return { created: true, version: versionOf(revision), before: null }
   }
@@ -171,18 +188,21 @@ export class Writes {
    * lost answer → indeterminate; else stale), and where the key is gone the checks that tell a
    * directory or a path through a file from a plain missing file.
    */
-  async #replaceBlind(rel: string, path: string, bytes: Uint8Array, version: FsVersion, signal: AbortSignal | undefined, op: Op): Promise<WriteResult> {
+  async #replaceBlind(op: Op, version: FsVersion): Promise<WriteResult> {
+    const { rel, path } = op
+    const { signal } = op.request
     const { store, paths } = this.#ctx
     const key = paths.objectKey(rel)
     throwIfAborted(signal, 'write')
-    const put = await this.#put(rel, path, bytes, { ifMatch: this.#ctx.ifMatch(version) }, op)
-    const revision = put.ok ? put.revision : await afterConflict(store, put, key, op.id, version, 'write', path)
+    const put = await this.#put(op, { ifMatch: this.#ctx.ifMatch(version) })
+    const revision = put.ok ? put.revision : await afterConflict(store, put, { key, opId: op.id, basis: version, verb: 'write', path })
     if (!('lost' in revision)) return { created: false, version: versionOf(revision), before: null }
     if (revision.lost === undefined) await this.#assertCreatable(rel, path, signal)
     throw FsError.stale('write', path, revision.lost === undefined ? 'gone' : 'changed')
   }
 
-  async #replace(rel: string, path: string, bytes: Uint8Array, request: WriteRequest, probe: S3ProbeResult, op: Op): Promise<WriteResult> {
+  async #replace(op: Op): Promise<WriteResult> {
+    const { rel, path, request, probe } = op
     const { expected, signal } = request
     const { store, paths } = this.#ctx
     const key = paths.objectKey(rel)
@@ -192,10 +212,10 @@ export class Writes {
     throwIfAborted(signal, 'write')
     const guard = expected !== undefined && current !== undefined && probe.replaceIfVersion
     const conditions = guard ? { ifMatch: this.#ctx.ifMatch(current.revision.etag) } : undefined
-    const put = await this.#put(rel, path, bytes, conditions, op)
+    const put = await this.#put(op, conditions)
     const basis = current && versionOf(current.revision)
     // Unconditional, this PUT fails as a PutConflict only after a lost answer: `afterConflict` then never says `lost`.
-    const revision = put.ok ? put.revision : await afterConflict(store, put, key, op.id, basis, 'write', path)
+    const revision = put.ok ? put.revision : await afterConflict(store, put, { key, opId: op.id, basis, verb: 'write', path })
     if ('lost' in revision) throw FsError.stale('write', path, 'changed')
     return { created: current === undefined, version: versionOf(revision), before: current?.bytes ?? null }
   }
@@ -208,7 +228,7 @@ export class Writes {
     }
     // The diff basis is decoded into one string: never read more than one can hold.
     const basisMaxBytes = Math.min(beforeMaxBytes, bufferConstants.MAX_STRING_LENGTH)
-    return this.#ctx.fetch(rel, 'write', path, signal, ({ size }) => size <= basisMaxBytes)
+    return this.#ctx.fetch(rel, { verb: 'write', path, signal }, ({ size }) => size <= basisMaxBytes)
   }
 
   /**

@@ -1,5 +1,5 @@
 /**
- * Adversarial review of remove / rename / createDirectory on radosgw: another client (the raw
+ * Attacks on remove / rename / createDirectory on radosgw: another client (the raw
  * client, outside this process's locks) acting at the worst moment of a rename or a recursive
  * remove, keys other tools write (`d//x`, `d/./y`, a file and a marker at one name), the
  * prefix fence, and connections cut in the middle of a rename (a TCP proxy on 127.0.0.1).
@@ -155,10 +155,11 @@ describe.skipIf(server === null)(`S3FileSystem under attack${server === null ? `
       const fs = await open(bucket, {}, `${outer}in/`)
       await fs.writeText(await fs.resolve('f.txt'), 'f')
       const root = await fs.resolve('/')
-      expect(await codeOf(fs.remove(root, { recursive: true }))).toBe('FS_UNSUPPORTED')
-      expect(await codeOf(fs.remove(await fs.resolve('..'), { recursive: true })), '.. stops at the root').toBe('FS_UNSUPPORTED')
-      expect(await codeOf(fs.rename(root, await fs.resolve('x')))).toBe('FS_UNSUPPORTED')
-      expect(await codeOf(fs.rename(await fs.resolve('f.txt'), root, { overwrite: true }))).toBe('FS_NOT_REGULAR_FILE')
+      // The root rule, decided by core for every backend: FS_PERMISSION_DENIED before any request.
+      expect(await codeOf(fs.remove(root, { recursive: true }))).toBe('FS_PERMISSION_DENIED')
+      expect(await codeOf(fs.remove(await fs.resolve('..'), { recursive: true })), '.. stops at the root').toBe('FS_PERMISSION_DENIED')
+      expect(await codeOf(fs.rename(root, await fs.resolve('x')))).toBe('FS_PERMISSION_DENIED')
+      expect(await codeOf(fs.rename(await fs.resolve('f.txt'), root, { overwrite: true }))).toBe('FS_PERMISSION_DENIED')
       expect(await codeOf(fs.rename(await fs.resolve('f.txt'), await fs.resolve('../in-x/keep.txt'), { overwrite: true }))).toBe('ok')
       expect(await keysOf(bucket, outer)).toEqual(['in-x/keep.txt', 'in.txt', 'in/in-x/keep.txt'])
       expect(await rawGet(bucket, `${outer}in-x/keep.txt`)).toBe('sibling')

@@ -43,7 +43,7 @@ describe('S3 error table', () => {
   }
 
   it('an FsError passes through unchanged', () => {
-    const err = new FsError('FS_STALE_VERSION', 'x')
+    const err = FsError.stale('write', '/a', 'changed')
     expect(toFsError(err, 'write', '/a')).toBe(err)
   })
 

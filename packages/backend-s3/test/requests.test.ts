@@ -1,6 +1,6 @@
 /**
  * Request counts, measured by a middleware on the SDK client that counts every HTTP attempt
- * by command. Targets (issues 7 and 18): read = 1 GET (resolve in a directory it checked
+ * by command. Targets: read = 1 GET (resolve in a directory it checked
  * costs nothing), write = 1 PUT (plus the checks a create needs; a replace without `before`
  * is the PUT alone), edit = 1 GET + 1 PUT, listing n keys = ⌈n / page size⌉ LISTs; where lock
  * objects are used (this bucket), every write, edit, remove and rename adds 1 PUT + 1 DELETE per key.

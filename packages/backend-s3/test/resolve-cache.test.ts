@@ -1,5 +1,5 @@
 /**
- * Issue 18 on radosgw: what `resolve` remembers (`resolveCacheMs`) and the one-PUT replace
+ * On radosgw: what `resolve` remembers (`resolveCacheMs`) and the one-PUT replace
  * (`replaceIfVersion` with `before: false`), and what they answer when this instance, or another
  * client behind its back, changes the path in between.
  */

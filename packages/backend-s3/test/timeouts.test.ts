@@ -1,11 +1,11 @@
 /**
- * Issue 30, the S3 half: deadlines and honest outcomes, against the real radosgw through a TCP
+ * Deadlines and honest outcomes on S3, against the real radosgw through a TCP
  * proxy on 127.0.0.1 that can freeze (hold every byte, sockets open) or cut connections.
  * - a frozen server: a call with a signal ends at the abort (a write's failure says whether it may
  *   have landed), a call without one at the idle deadline, and the instance works after the thaw;
  * - connections cut at random points during 40 writes: every definite failure left the key as it
  *   was, every success landed; only an indeterminate failure may have gone either way.
- * The bounds in ms are the issue's acceptance criteria; nothing else is timed.
+ * The bounds in ms are the acceptance criteria of deadlines; nothing else is timed.
  */
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import { isFsError, type FsError, type FsTarget, type FsVersion } from '@seamfs/core'

@@ -79,6 +79,15 @@ function changed(site: ReadSite, attempts: number): FsError {
   return FsError.io(site.verb, site.path, reason, { retryable: true })
 }
 
+/** How `readChecked` reads: the size a stat gave, the most bytes it reads, its signal, and an OPEN already sent. */
+export interface CheckedRead {
+  readonly sizeHint: number
+  readonly limit: number
+  readonly signal: AbortSignal | undefined
+  /** An OPEN of the file the caller already sent (see `sendOpen`). */
+  readonly first?: Opening | undefined
+}
+
 /**
  * Reads a file whole (at most `limit` bytes) with the attrs of the same
  * handle, and returns them only when the handle is shown to be the file at
@@ -88,21 +97,14 @@ function changed(site: ReadSite, attempts: number): FsError {
  * trip after the OPEN); `first` is an OPEN the caller already sent. A file
  * replaced or changed meanwhile is opened again.
  */
-export async function readChecked(
-  s: Session,
-  site: ReadSite,
-  sizeHint: number,
-  signal: AbortSignal | undefined,
-  limit: number,
-  first?: Opening,
-): Promise<{ bytes: Buffer; attrs: Attrs }> {
+export async function readChecked(s: Session, site: ReadSite, { sizeHint, limit, signal, first }: CheckedRead): Promise<{ bytes: Buffer; attrs: Attrs }> {
   for (let attempt = 1; attempt <= OPEN_ATTEMPTS; attempt++) {
     const opened = await open(s, attempt === 1 && first !== undefined ? first : sendOpen(s, site.key))
     // Planned only on the first attempt: a file that changed under it is read the careful way next.
     const planned = attempt === 1 && sizeHint < limit && Session.plannable(sizeHint)
     try {
       const checking = check(s, site, opened)
-      const reading = planned ? s.readPlanned(opened.handle, sizeHint) : s.readAll(opened.handle, sizeHint, site.verb, signal, limit)
+      const reading = planned ? s.readPlanned(opened.handle, sizeHint) : s.readAll(opened.handle, { sizeHint, verb: site.verb, signal, limit })
       reading.catch(() => undefined)
       // One more burst behind the reads (same round trip for small files): more looks, no more waiting.
       const trailing = probe(s, site.key, site.key, 'stat')

@@ -68,7 +68,7 @@ export async function ensureDirectory(s: Session, dir: string, site: DirectorySi
   const removed = await hunt([dir, ...settled.outside], (p) => s.rmdir(p))
   const left = removed ? 'removed' : 'left (empty) at a place this client could not find'
   const reason = `a directory on the path was swapped for a link while a missing directory was made; the directory made outside was ${left}`
-  throw FsError.at('FS_SANDBOX_DENIED', site.verb, site.path, reason)
+  throw FsError.sandboxDenied(site.verb, site.path, reason)
 }
 
 /**

@@ -122,13 +122,20 @@ function howToPin(host: string, port: number, fingerprint: string): string {
   )
 }
 
+/** The server a host key came from (`host:port`), and the known_hosts file its messages name. */
+export interface KeyFrom {
+  readonly host: string
+  readonly port: number
+  readonly file: string
+}
+
 /**
- * The verdict of `known` on the key `key` of `host:port`, as OpenSSH's strict
- * checking gives it: a matching `@revoked` line refuses; a matching key
- * accepts; another key of the same type for the host is a changed key (refused
- * loudly); otherwise the host is unknown for this key type (refused).
+ * The verdict of `known` (the lines of `file`) on the key `key` of `host:port`, as OpenSSH's
+ * strict checking gives it: a matching `@revoked` line refuses; a matching key accepts; another
+ * key of the same type for the host is a changed key (refused loudly); otherwise the host is
+ * unknown for this key type (refused).
  */
-export function checkKnownHosts(known: readonly KnownHost[], host: string, port: number, key: Buffer, file: string): string | undefined {
+export function checkKnownHosts(known: readonly KnownHost[], key: Buffer, { host, port, file }: KeyFrom): string | undefined {
   const name = knownHostName(host, port)
   const lines = known.filter((k) => hostFieldMatches(k.hosts, name))
   const type = keyTypeOf(key)
@@ -211,7 +218,7 @@ export async function hostKeyPolicy(o: HostKeyOptions): Promise<HostKeyPolicy> {
   const name = knownHostName(host, o.port)
   const types = new Set(known.filter((k) => !k.revoked && hostFieldMatches(k.hosts, name)).map((k) => keyTypeOf(k.key)))
   return {
-    check: (key) => checkKnownHosts(known, host, o.port, key, file),
+    check: (key) => checkKnownHosts(known, key, { host, port: o.port, file }),
     preferred: [...types].flatMap((t) => ALGORITHMS[t] ?? []),
   }
 }

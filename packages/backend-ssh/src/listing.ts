@@ -16,12 +16,24 @@ export function hidden(e: FileEntryWithStats): boolean {
   return isReservedName(e.filename) && (kind === 'file' || kind === 'directory')
 }
 
+/** The directory a listing is of, and what its entries are looked at with. */
+export interface ListingSite {
+  readonly s: Session
+  /** The canonical root: a link that leads out of it is `other`. */
+  readonly root: string
+  /** The directory's canonical key. */
+  readonly key: string
+  readonly dir: FsTarget
+  /** Where the files listed are noted. */
+  readonly hints: FileHints
+}
+
 /**
- * The entry of a checked listing of `dir` (canonical key `key`): files, directories and others
- * from the listing's (lstat) attrs; a link followed on the server, and `other` (with no mtime to
- * give away) when broken, looping or leading out of `root`. Files are noted in `hints`.
+ * The entry `e` of a checked listing of `dir`: files, directories and others from the listing's
+ * (lstat) attrs; a link followed on the server, and `other` (with no mtime to give away) when
+ * broken, looping or leading out of `root`. Files are noted in `hints`.
  */
-export async function dirEntry(s: Session, root: string, key: string, dir: FsTarget, e: FileEntryWithStats, hints: FileHints): Promise<FsDirEntry> {
+export async function dirEntry({ s, root, key, dir, hints }: ListingSite, e: FileEntryWithStats): Promise<FsDirEntry> {
   const name = e.filename
   const child = { targetKey: FsTargetKey(childPath(key, name)), displayPath: childPath(dir.displayPath, name) }
   const kind = kindOf(e.attrs.mode)

@@ -19,8 +19,16 @@ import { isReservedName } from './names.js'
 import { kindOf, type Kind } from './paths.js'
 import { dropStage, makeStage, nameOf, stageOf, stageOrError, through, type Stage } from './stages.js'
 import type { StageKeeper, Sweeper } from './sweep.js'
-import { entriesOf, moveEntry, removeEntry, removeTree, surveyTree, type TreeSite } from './tree.js'
+import { entriesOf } from './entries.js'
+import { moveEntry, removeEntry, removeTree, surveyTree, type TreeSite } from './tree.js'
 import { metadataVersion, type VersionCache } from './versions.js'
+
+/** What a request of a removal or move is for: the verb and path its errors name, and the caller's signal. */
+export interface MutationOp {
+  readonly verb: FsVerb
+  readonly path: string
+  readonly signal: AbortSignal | undefined
+}
 
 /** What the removals and moves need of the filesystem: its session, root, versions and locks. */
 export interface MutationContext {
@@ -30,7 +38,7 @@ export interface MutationContext {
   /** The lstat of `key`, undefined when absent, with `realpath(key)` fenced to the root in the same round trip. */
   current(key: string, verb: FsVerb, path: string): Promise<Attrs | undefined>
   /** The content-hash version of the file `key` (cached or read), undefined when it vanished. */
-  version(key: string, attrs: Attrs, verb: FsVerb, path: string, signal: AbortSignal | undefined): Promise<FsVersion | undefined>
+  version(key: string, attrs: Attrs, op: MutationOp): Promise<FsVersion | undefined>
   /** Takes over a stage that could not be removed (the next operation's sweep removes it). */
   orphan(stage: string): void
   readonly keeper: StageKeeper
@@ -41,7 +49,7 @@ export interface MutationContext {
    * per-target mutex, then the cross-process lease (leases.ts); `fn` calls `hold.assertHeld`
    * right before it commits.
    */
-  locked<T>(keys: readonly string[], op: { verb: FsVerb; path: string; signal: AbortSignal | undefined }, fn: (hold: LeaseHold) => Promise<T>): Promise<T>
+  locked<T>(keys: readonly string[], op: MutationOp, fn: (hold: LeaseHold) => Promise<T>): Promise<T>
   /** Sends the removal of the lock entries of `keys` now, behind what was sent (their later release is then a no-op). */
   release(keys: readonly string[]): void
   /** Called right before the first request that changes the store (an unlink, rmdir, rename, mkdir): the operation's commit point. */
@@ -59,8 +67,34 @@ export interface End {
   readonly path: string
 }
 
-function rootRefused(verb: FsVerb, path: string, root: string, what: string): FsError {
-  return FsError.at('FS_SANDBOX_DENIED', verb, path, `the root "${root}" itself cannot be ${what}`)
+/** A removal: the canonical key removed, and its request. */
+interface Removal {
+  readonly key: string
+  readonly req: RemoveRequest
+}
+
+/** A rename: its two ends, and its request. */
+interface Rename {
+  readonly from: End
+  readonly to: End
+  readonly req: RenameRequest
+}
+
+/** A stage sent with an operation's first look (stages.ts): the stage, or the error that kept it from being made. */
+type Staging = ReturnType<typeof stageOrError>
+
+/** What the locked part of a removal holds: the stage sent in the target's directory, and the lock. */
+interface RemoveHeld {
+  readonly staging: Staging
+  readonly hold: LeaseHold
+}
+
+/** What the locked part of a rename holds: the stages sent (`to`'s: none when it is `from`'s directory), and the lock. */
+interface RenameHeld {
+  readonly staging: readonly [Staging, Promise<Awaited<Staging> | undefined>]
+  /** Where a stage the move made later (in a directory it made) is put, for the caller to drop. */
+  readonly stages: Stage[]
+  readonly hold: LeaseHold
 }
 
 /** The target turned into a symbolic link since `resolve` made it canonical. */
@@ -93,14 +127,15 @@ function missing(verb: 'remove' | 'rename', path: string, expected: { readonly v
  * directory succeeds, the others find it missing (`FS_NOT_FOUND`).
  */
 export async function removeAt(c: MutationContext, { key, path }: End, req: RemoveRequest): Promise<FsRemoveOutcome> {
-  if (key === c.root) throw rootRefused('remove', path, c.root, 'removed')
+  // Core refuses the root first (the root rule, `rootTarget`); this keeps a hook called directly from touching it.
+  if (key === c.root) throw FsError.storeRoot('remove', path)
   const site = siteOf(c, 'remove', path)
   return c.locked([key], { verb: 'remove', path, signal: req.signal }, async (hold) => {
     throwIfAborted(req.signal, 'remove')
     // The stage goes out with the look (same round trip); it is dropped again whatever happens.
     const staging = stageOrError(c.s, site, posix.dirname(key))
     try {
-      return await removeStaged(c, site, key, req, staging, hold)
+      return await removeStaged(c, site, { key, req }, { staging, hold })
     } finally {
       const staged = await staging
       // The lock's entry goes with the stage's RMDIR (same round trip): the removal is done.
@@ -110,21 +145,15 @@ export async function removeAt(c: MutationContext, { key, path }: End, req: Remo
   })
 }
 
-async function removeStaged(
-  c: MutationContext,
-  site: TreeSite,
-  key: string,
-  req: RemoveRequest,
-  staging: ReturnType<typeof stageOrError>,
-  hold: LeaseHold,
-): Promise<FsRemoveOutcome> {
+async function removeStaged(c: MutationContext, site: TreeSite, removal: Removal, { staging, hold }: RemoveHeld): Promise<FsRemoveOutcome> {
+  const { key, req } = removal
   const path = site.path
   const attrs = await c.current(key, 'remove', path)
   if (attrs === undefined) throw missing('remove', path, req.expected)
   const kind = kindAt(attrs, 'remove', path)
   if (kind === 'other') throw FsError.notRegularFile('remove', path)
   if (kind === 'file') {
-    if (req.expected !== undefined) checkGuard('remove', path, req.expected, await c.version(key, attrs, 'remove', path, req.signal))
+    if (req.expected !== undefined) checkGuard('remove', path, req.expected, await c.version(key, attrs, { verb: 'remove', path, signal: req.signal }))
     throwIfAborted(req.signal, 'remove')
     hold.assertHeld('remove', path)
     const stage = stageOf(await staging)
@@ -141,14 +170,14 @@ async function removeStaged(
   if (!req.recursive) {
     hold.assertHeld('remove', path)
     c.committing()
-    await removeEmpty(c, site, key, stage, req)
+    await removeEmpty(c, site, removal, stage)
     return { type: 'directory', entries: 1 }
   }
   // The tree gone meanwhile (another remover finished it first): missing, as for any target that vanished.
   const vanished = (err: unknown): never => {
     throw statusOf(err) === STATUS.NO_SUCH_FILE ? missing('remove', path, req.expected, err) : err
   }
-  const { tree } = await surveyTree(c.s, site, key, req.maxEntries, req.signal).catch(vanished)
+  const { tree } = await surveyTree(c.s, site, key, req).catch(vanished)
   throwIfAborted(req.signal, 'remove')
   hold.assertHeld('remove', path)
   c.committing()
@@ -165,7 +194,7 @@ async function removeStaged(
  * removed (sweep.ts rules) and the rmdir tried once more; entries, or a live writer's stage or
  * lock entry, are `FS_NOT_EMPTY` (retryable for the latter: a write in progress there).
  */
-async function removeEmpty(c: MutationContext, site: TreeSite, key: string, stage: Stage, req: RemoveRequest): Promise<void> {
+async function removeEmpty(c: MutationContext, site: TreeSite, { key, req }: Removal, stage: Stage): Promise<void> {
   const path = site.path
   for (let attempt = 0; ; attempt++) {
     try {
@@ -199,8 +228,8 @@ async function removeEmpty(c: MutationContext, site: TreeSite, key: string, stag
  * them can change it between the check and the rename).
  */
 export async function renameAt(c: MutationContext, from: End, to: End, req: RenameRequest): Promise<FsRenameOutcome> {
-  if (from.key === c.root) throw rootRefused('rename', from.path, c.root, 'moved')
-  if (to.key === c.root) throw rootRefused('rename', to.path, c.root, 'replaced')
+  if (from.key === c.root) throw FsError.storeRoot('rename', from.path)
+  if (to.key === c.root) throw FsError.storeRoot('rename', to.path)
   return c.locked([from.key, to.key], { verb: 'rename', path: from.path, signal: req.signal }, async (hold) => {
     throwIfAborted(req.signal, 'rename')
     const site = siteOf(c, 'rename', from.path)
@@ -209,7 +238,7 @@ export async function renameAt(c: MutationContext, from: End, to: End, req: Rena
     const staging = [stageOrError(c.s, site, fromDir), toDir === fromDir ? Promise.resolve(undefined) : stageOrError(c.s, site, toDir)] as const
     const stages: Stage[] = []
     try {
-      return await renameStaged(c, site, from, to, req, staging, stages, hold)
+      return await renameStaged(c, site, { from, to, req }, { staging, stages, hold })
     } finally {
       for (const outcome of await Promise.all(staging)) if (outcome !== undefined && !('error' in outcome)) stages.push(outcome)
       // The locks' entries go with the stages' RMDIRs (same round trip): the move is done.
@@ -219,16 +248,8 @@ export async function renameAt(c: MutationContext, from: End, to: End, req: Rena
   })
 }
 
-async function renameStaged(
-  c: MutationContext,
-  site: TreeSite,
-  from: End,
-  to: End,
-  req: RenameRequest,
-  staging: readonly [ReturnType<typeof stageOrError>, Promise<Awaited<ReturnType<typeof stageOrError>> | undefined>],
-  stages: Stage[],
-  hold: LeaseHold,
-): Promise<FsRenameOutcome> {
+async function renameStaged(c: MutationContext, site: TreeSite, rename: Rename, { staging, stages, hold }: RenameHeld): Promise<FsRenameOutcome> {
+  const { from, to, req } = rename
   const [src, dst] = await Promise.all([c.current(from.key, 'rename', from.path), c.current(to.key, 'rename', to.path)])
   if (src === undefined) throw missing('rename', from.path, req.expected)
   const kind = kindAt(src, 'rename', from.path)
@@ -236,7 +257,7 @@ async function renameStaged(
   if (dst !== undefined) refuseDestination(kind, kindAt(dst, 'rename', to.path), to.path, req.overwrite)
   let version: FsVersion | undefined
   if (kind === 'file') {
-    version = await c.version(from.key, src, 'rename', from.path, req.signal)
+    version = await c.version(from.key, src, { verb: 'rename', path: from.path, signal: req.signal })
     if (version === undefined) throw missing('rename', from.path, req.expected)
     checkGuard('rename', from.path, req.expected, version)
   } else if (req.expected !== undefined) {
@@ -244,7 +265,7 @@ async function renameStaged(
   }
   let replacing = dst !== undefined
   if (dst !== undefined && typeof req.overwrite === 'object') {
-    const current = await c.version(to.key, dst, 'rename', to.path, req.signal)
+    const current = await c.version(to.key, dst, { verb: 'rename', path: to.path, signal: req.signal })
     // Gone meanwhile: a missing destination is created, and the plain rename makes sure no one else's file is replaced.
     if (current !== undefined) checkGuard('rename', to.path, req.overwrite, current)
     replacing = current !== undefined
@@ -263,11 +284,11 @@ async function renameStaged(
     const toStage = 'error' in early && made !== undefined ? (late = await makeStage(c.s, site, toDir)) : stageOf(early)
     hold.assertHeld('rename', from.path)
     c.committing()
-    after = await moveEntry(c.s, site, from.key, to.key, replace, { from: fromStage, to: toStage })
+    after = await moveEntry(c.s, site, { from: from.key, to: to.key, replace, stages: { from: fromStage, to: toStage } })
   } catch (err) {
     if (late !== undefined) await dropStage(c.s, site, late)
     if (made !== undefined) await removeMade(c.s, toDir, made).catch(() => undefined)
-    throw await explainFailedMove(c, from, to, req, kind, err)
+    throw await explainFailedMove(c, rename, kind, err)
   }
   if (late !== undefined) stages.push(late)
   if (kind === 'directory') c.versions.forgetBelow(from.key)
@@ -294,7 +315,7 @@ async function directoryVersion(c: MutationContext, to: End, seen: Attrs | undef
  * (another renamer or remover won), the destination taken meanwhile (the
  * plain rename refused to replace it), or the server's own error.
  */
-async function explainFailedMove(c: MutationContext, from: End, to: End, req: RenameRequest, kind: Kind, err: unknown): Promise<unknown> {
+async function explainFailedMove(c: MutationContext, { from, to, req }: Rename, kind: Kind, err: unknown): Promise<unknown> {
   const status = statusOf(err)
   if (status !== STATUS.NO_SUCH_FILE && status !== STATUS.FAILURE) return err
   const [src, dst] = await Promise.all([c.s.lstat(from.key).catch(() => undefined), c.s.lstat(to.key).catch(() => undefined)])

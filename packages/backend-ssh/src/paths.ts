@@ -44,7 +44,7 @@ export function childPath(parent: string, name: string): string {
  * server's own `FS_PERMISSION_DENIED`.
  */
 export function outsideRoot(verb: FsVerb, path: string, root: string): FsError {
-  return FsError.at('FS_SANDBOX_DENIED', verb, path, `outside the root "${root}"`)
+  return FsError.sandboxDenied(verb, path, `outside the root "${root}"`)
 }
 
 /**

@@ -78,6 +78,14 @@ interface Staged extends Stage {
   readonly unkeep: () => void
 }
 
+/** A failed rename or link of the temp file: its error (`reason`), and what the probes sent with it saw (undefined when they failed). */
+interface NotPlaced {
+  readonly burst: [string | undefined, Sighting] | undefined
+  readonly reason: unknown
+  /** The rmdir sent after it worked (a link's temp file was unlinked, and an empty staging directory removed: its name is random, so that was this write's). */
+  readonly stageGone: boolean
+}
+
 const isFile = (a: Attrs | undefined): boolean => a !== undefined && kindOf(a.mode) === 'file'
 const isDirectory = (a: Attrs | undefined): boolean => a !== undefined && kindOf(a.mode) === 'directory'
 
@@ -341,7 +349,9 @@ export class Publisher {
     const burst = Promise.all([before, sighting])
     burst.catch(() => undefined)
     const [markedOk, movedOk, , removedOk] = await Promise.allSettled([marked, moved, unlinked, removed])
-    if (movedOk.status === 'rejected') return this.#notPlaced(s, staged, await burst.catch(() => undefined), movedOk.reason, removedOk.status === 'fulfilled')
+    if (movedOk.status === 'rejected') {
+      return this.#notPlaced(s, staged, { burst: await burst.catch(() => undefined), reason: movedOk.reason, stageGone: removedOk.status === 'fulfilled' })
+    }
     // Without the marker (a server that refused the times), the attrs the write left identify the file.
     const mine = (a: Attrs | undefined): boolean =>
       isFile(a) && (markedOk.status === 'fulfilled' ? a?.atime === marker && a.size === written.size : sameWritten(a, written))
@@ -377,11 +387,11 @@ export class Publisher {
   }
 
   /**
-   * The rename or link failed: the stage is removed (hunted down when astray) and the failure
-   * reported. `stageGone`: the rmdir sent after it worked (a link's temp file was unlinked, and
-   * an empty staging directory removed: its name is random, so that was this write's).
+   * The rename or link failed (`failure.reason`): the stage is removed (hunted down when astray)
+   * and the failure reported.
    */
-  async #notPlaced(s: Session, staged: Staged, burst: [string | undefined, Sighting] | undefined, reason: unknown, stageGone: boolean): Promise<never> {
+  async #notPlaced(s: Session, staged: Staged, failure: NotPlaced): Promise<never> {
+    const { burst, reason, stageGone } = failure
     const { handle, req, stage, temp } = staged
     if (stageGone) await s.close(handle).catch(() => undefined)
     else {
@@ -485,5 +495,5 @@ function sameWritten(a: Attrs | undefined, written: Attrs): boolean {
 
 /** `FS_SANDBOX_DENIED` for a write that a swapped directory sent (or may have sent) out of the root. */
 function sandboxed(req: PublishRequest, reason: string): FsError {
-  return FsError.at('FS_SANDBOX_DENIED', req.verb, req.displayPath, reason)
+  return FsError.sandboxDenied(req.verb, req.displayPath, reason)
 }

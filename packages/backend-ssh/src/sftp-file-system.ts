@@ -1,5 +1,4 @@
 import { posix } from 'node:path'
-import { performance } from 'node:perf_hooks'
 import {
   DEFAULT_LEASE_MS,
   FileSystem,
@@ -17,7 +16,6 @@ import {
   type FsTarget,
   type FsVerb,
   type FsVersion,
-  type LeaseHold,
   type ReadRequest,
   type RemoveRequest,
   type RenameRequest,
@@ -26,24 +24,25 @@ import {
   type WriteResult,
 } from '@seamfs/core/backend'
 import { ServerClock } from './clock.js'
-import { Connection, type Attrs, type Session } from './connection.js'
-import { CommitPoint, sftpErrorRow, STATUS, statusOf } from './errors.js'
+import { Connection } from './connection.js'
+import { CommitPoint, sftpErrorRow } from './errors.js'
 import { checkHostKeyOptions } from './known-hosts.js'
 import { checkOptions, DEFAULT_PORT, DEFAULT_READY_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, type SftpFileSystemOptions } from './options.js'
 import { retryRead } from './retry.js'
-import { dropOpening, openChecked, readChecked, readdirChecked, sendOpen, type Opening, type ReadSite } from './checked-reads.js'
-import { planEdit, planWrite, type PlanSite } from './writes.js'
+import { dropOpening, openChecked, readChecked, readdirChecked, sendOpen } from './checked-reads.js'
 import { FileHints } from './hints.js'
 import { ensureDirectory } from './directories.js'
 import { dirEntry, hidden, mtimeOf } from './listing.js'
 import { TargetLocks } from './locking.js'
 import { removeAt, renameAt, type MutationContext } from './mutations.js'
-import { isReservedName } from './names.js'
 import { canonicalPath, containsPath, kindOf, outsideRoot } from './paths.js'
 import { Publisher } from './publish.js'
+import type { Attrs, Session } from './session.js'
 import { StageKeeper, Sweeper } from './sweep.js'
 import { streamFile } from './stream.js'
-import { contentVersion, metadataVersion, VersionCache } from './versions.js'
+import { absent, Targets } from './targets.js'
+import { metadataVersion, VersionCache } from './versions.js'
+import { publishBytes, updateBytes, type WriteSite } from './write-hooks.js'
 
 const SFTP_CAPABILITIES: FsCapabilities = Object.freeze({
   symlinks: true,
@@ -65,25 +64,10 @@ const SFTP_CAPABILITIES: FsCapabilities = Object.freeze({
   mtime: true,
 })
 
-const absent = (err: unknown): undefined => {
-  if (statusOf(err) === STATUS.NO_SUCH_FILE) return undefined
-  throw err
-}
-
 interface Ready {
   readonly s: Session
   readonly root: string
   readonly cwd: string
-}
-
-/** What `#readCurrent` reads for: the verb and path of its errors, the signal, and an optional size limit. */
-interface ReadFor {
-  readonly verb: FsVerb
-  readonly path: string
-  readonly signal: AbortSignal | undefined
-  readonly maxBytes?: number
-  /** An OPEN of the file already sent (see `sendOpen`). */
-  readonly opening?: Opening | undefined
 }
 
 /**
@@ -109,6 +93,8 @@ export class SftpFileSystem extends FileSystem {
   readonly #locks: TargetLocks
   readonly #sweeper: Sweeper
   readonly #newFileMode: number
+  readonly #targets: Targets
+  readonly #writes: WriteSite
   #ready: Promise<{ root: string; cwd: string }> | undefined
   #root = ''
 
@@ -134,10 +120,20 @@ export class SftpFileSystem extends FileSystem {
     // An injected client may lead anywhere: its instance shares no mutex.
     const scope = options.host === undefined ? `${this.#urlBase}#${Math.random()}` : this.#urlBase
     this.#versions = new VersionCache(options.hashCache ?? true)
+    this.#targets = new Targets(() => this.#root, this.#hints, this.#versions)
     this.#publisher = new Publisher(() => this.#root, this.#keeper, this.#clock)
     const site = { session: async () => (await this.#session()).s, root: () => this.#root, clock: this.#clock }
     this.#locks = new TargetLocks(scope, { ...site, leaseMs: options.lockLeaseMs ?? DEFAULT_LEASE_MS }, options.lockWaitMs)
     this.#sweeper = new Sweeper({ ...site, leases: this.#locks.store, background: options.sweepAbandoned ?? true })
+    this.#writes = {
+      session: site.session,
+      targets: this.#targets,
+      hints: this.#hints,
+      publisher: this.#publisher,
+      locks: this.#locks,
+      sweeper: this.#sweeper,
+      newFileMode: this.#newFileMode,
+    }
   }
 
   /** Connects (if not yet) and checks the root; every other method does this on first use. */
@@ -180,6 +176,15 @@ export class SftpFileSystem extends FileSystem {
     return retryRead('resolve', signal, () => this.#resolvePath(path, cwd))
   }
 
+  /**
+   * The store's root is the `root` scope (`/` lies outside it): the directory core never removes or
+   * moves. Canonical since the session located it, so it costs no request.
+   */
+  protected override async rootTarget(): Promise<FsTarget> {
+    const { root } = await this.#session()
+    return { targetKey: FsTargetKey(root), displayPath: root }
+  }
+
   async #resolvePath(path: string, cwd: string | undefined): Promise<FsTarget> {
     const { s, root, cwd: base } = await this.#session()
     const abs = posix.resolve(cwd === undefined ? base : posix.resolve(base, cwd), path)
@@ -199,10 +204,10 @@ export class SftpFileSystem extends FileSystem {
 
   async #statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
     const { s } = await this.#sessionNotAbsent('stat', target.displayPath)
-    const key = this.#key(target, 'stat')
+    const key = this.#targets.key(target, 'stat')
     // A file with no settled hash is read: its OPEN goes with the stat when the file was just seen.
     const opening = this.#hints.fileSize(key) !== undefined && !this.#versions.has(key) ? sendOpen(s, key) : undefined
-    const attrs = await this.#current(s, key, 'stat', target).catch((err: unknown) => {
+    const attrs = await this.#targets.current(s, key, 'stat', target).catch((err: unknown) => {
       dropOpening(s, opening)
       throw err
     })
@@ -211,7 +216,7 @@ export class SftpFileSystem extends FileSystem {
     if (attrs === undefined || kind === undefined) return undefined
     const mtime = mtimeOf(attrs)
     if (kind !== 'file') return { version: metadataVersion(kind, attrs), type: kind === 'directory' ? kind : 'other', mtime }
-    const version = await this.#fileVersion(s, key, attrs, { verb: 'stat', path: target.displayPath, signal, opening })
+    const version = await this.#targets.fileVersion(s, key, attrs, { verb: 'stat', path: target.displayPath, signal, opening })
     return version === undefined ? undefined : { version, type: 'file', size: attrs.size, mtime }
   }
 
@@ -224,12 +229,15 @@ export class SftpFileSystem extends FileSystem {
     const abs = posix.resolve(cwd === undefined ? base : posix.resolve(base, cwd), path)
     if (!containsPath(root, abs)) throw outsideRoot('lstat', abs, root)
     const parent = abs === root ? undefined : posix.dirname(abs)
-    const [, attrs] = await Promise.all([parent === undefined ? undefined : this.#fence(s, parent, 'lstat', { displayPath: abs }), s.lstat(abs).catch(absent)])
+    const [, attrs] = await Promise.all([
+      parent === undefined ? undefined : this.#targets.fence(s, parent, 'lstat', { displayPath: abs }),
+      s.lstat(abs).catch(absent),
+    ])
     if (attrs === undefined) return undefined
     const kind = kindOf(attrs.mode)
     const mtime = mtimeOf(attrs)
     if (kind !== 'file') return { version: metadataVersion(kind, attrs), type: kind, mtime }
-    const version = await this.#fileVersion(s, abs, attrs, { verb: 'lstat', path: abs, signal })
+    const version = await this.#targets.fileVersion(s, abs, attrs, { verb: 'lstat', path: abs, signal })
     return version === undefined ? undefined : { version, type: 'file', size: attrs.size, mtime }
   }
 
@@ -239,11 +247,11 @@ export class SftpFileSystem extends FileSystem {
 
   async #loadBytes(target: FsTarget, signal: AbortSignal | undefined, maxBytes: number): Promise<Uint8Array> {
     const { s } = await this.#session()
-    const key = this.#key(target, 'read')
+    const key = this.#targets.key(target, 'read')
     const opening = this.#hints.fileSize(key) !== undefined ? sendOpen(s, key) : undefined
     let attrs: Attrs
     try {
-      attrs = await this.#regularFile(s, key, 'read', target)
+      attrs = await this.#targets.regularFile(s, key, 'read', target)
       // Refused on the stat that came with the fence: no READ.
       if (attrs.size > maxBytes) throw FsError.tooLarge('read', target.displayPath, attrs.size, maxBytes)
     } catch (err) {
@@ -251,7 +259,8 @@ export class SftpFileSystem extends FileSystem {
       throw err
     }
     // One byte past the limit is enough for core to see that the file grew beyond it.
-    return (await readChecked(s, this.#site(key, 'read', target.displayPath), attrs.size, signal, maxBytes + 1, opening)).bytes
+    return (await readChecked(s, this.#targets.site(key, 'read', target.displayPath), { sizeHint: attrs.size, limit: maxBytes + 1, signal, first: opening }))
+      .bytes
   }
 
   /** Only opening the stream is retried: one cut mid-way fails (its bytes were handed out). */
@@ -261,9 +270,9 @@ export class SftpFileSystem extends FileSystem {
 
   async #openBytes(target: FsTarget): Promise<AsyncIterable<Uint8Array>> {
     const { s } = await this.#session()
-    const key = this.#key(target, 'read')
-    await this.#regularFile(s, key, 'read', target)
-    return streamFile(s, (first) => openChecked(s, this.#site(key, 'read', target.displayPath), first))
+    const key = this.#targets.key(target, 'read')
+    await this.#targets.regularFile(s, key, 'read', target)
+    return streamFile(s, (first) => openChecked(s, this.#targets.site(key, 'read', target.displayPath), first))
   }
 
   protected override listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
@@ -272,105 +281,28 @@ export class SftpFileSystem extends FileSystem {
 
   async #listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
     const { s, root } = await this.#session()
-    const key = this.#key(target, 'list')
+    const key = this.#targets.key(target, 'list')
     // The OPENDIRs go with the stat (one round trip): on anything but a directory they fail or are dropped.
-    const gate = this.#current(s, key, 'list', target).then((attrs) => {
+    const gate = this.#targets.current(s, key, 'list', target).then((attrs) => {
       if (attrs === undefined) throw FsError.notFound('list', target.displayPath)
       if (kindOf(attrs.mode) !== 'directory') throw FsError.notDirectory('list', target.displayPath)
     })
     gate.catch(() => undefined)
-    const listing = await readdirChecked(s, this.#site(key, 'list', target.displayPath), gate)
+    const listing = await readdirChecked(s, this.#targets.site(key, 'list', target.displayPath), gate)
     // Before following links: one request each, wasted on a caller that is gone.
     throwIfAborted(signal, 'list')
     // Stages and lock entries are never shown; a dead writer's go in the background.
     if (listing.some(hidden)) this.#sweeper.touch(key)
-    return Promise.all(listing.filter((e) => !hidden(e)).map((e) => dirEntry(s, root, key, target, e, this.#hints)))
+    const site = { s, root, key, dir: target, hints: this.#hints }
+    return Promise.all(listing.filter((e) => !hidden(e)).map((e) => dirEntry(site, e)))
   }
 
   protected override publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
-    return CommitPoint.run('write', request.signal, (point) => this.#publishBytes(target, bytes, request, point))
-  }
-
-  async #publishBytes(target: FsTarget, bytes: Uint8Array, { expected, signal, beforeMaxBytes }: WriteRequest, point: CommitPoint): Promise<WriteResult> {
-    const { s } = await this.#session()
-    const key = this.#key(target, 'write')
-    const path = target.displayPath
-    // Listings hide (and sweeps remove) such names: a file written under one would be lost from view.
-    this.#refuseReserved(key, 'write', path)
-    await this.#fenceFirst(s, key, 'write', target)
-    if (expected?.kind === 'createIfAbsent') {
-      // No lock: the hard link decides, against this process and every other client alike.
-      const ready = this.#current(s, key, 'write', target).then((current) => {
-        if (current === undefined) return this.#newFileMode
-        this.#assertFile(current, 'write', target)
-        throw FsError.notObserved(path)
-      })
-      const request = { key, displayPath: path, bytes, mode: 'link', verb: 'write', signal, guarded: false, committing: point.reached } as const
-      const { attrs } = await this.#publisher
-        .publish(s, request, { ready, commit: async () => undefined })
-        .finally(() => this.#sweeper.touch(posix.dirname(key)))
-      return { created: true, version: this.#published(key, attrs, bytes), before: null }
-    }
-    const guarded = expected?.kind === 'replaceIfVersion'
-    // An unguarded write takes the lock entry too: an edit of another process must not read the
-    // old content, publish over this write and report success (the edit's guard holds only if
-    // every seamfs writer of the target takes part).
-    return this.#locks
-      .run([key], { verb: 'write', path, signal }, async (hold: LeaseHold | undefined) => {
-        throwIfAborted(signal, 'write')
-        const plan = planWrite(this.#planSite(s, key, 'write', target, signal), expected, beforeMaxBytes)
-        const release = (on: Session, via: string): void => this.#locks.releaseEarly(on, key, via)
-        const request = { key, displayPath: path, bytes, mode: 'rename', verb: 'write', signal, guarded, hold, release, committing: point.reached } as const
-        const { attrs } = await this.#publisher.publish(s, request, plan).finally(plan.dispose)
-        const { current, read } = plan.found()
-        const before = read !== undefined && read.bytes.length <= beforeMaxBytes ? read.bytes : null
-        return { created: current === undefined, version: this.#published(key, attrs, bytes), before }
-      })
-      .finally(() => this.#sweeper.touch(posix.dirname(key)))
+    return CommitPoint.run('write', request.signal, (point) => publishBytes(this.#writes, target, bytes, request, point))
   }
 
   protected override updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
-    return CommitPoint.run('edit', request.signal, (point) => this.#updateBytes(target, request, transform, point))
-  }
-
-  async #updateBytes(
-    target: FsTarget,
-    { expected, signal, maxBytes }: UpdateRequest,
-    transform: (bytes: Uint8Array) => Uint8Array,
-    point: CommitPoint,
-  ): Promise<FsVersion> {
-    const { s } = await this.#session()
-    const key = this.#key(target, 'edit')
-    const path = target.displayPath
-    this.#refuseReserved(key, 'edit', path)
-    await this.#fenceFirst(s, key, 'edit', target)
-    return this.#locks
-      .run([key], { verb: 'edit', path, signal }, async (hold) => {
-        throwIfAborted(signal, 'edit')
-        const plan = planEdit(this.#planSite(s, key, 'edit', target, signal), expected, maxBytes, transform)
-        // The lock's entry goes behind the rename, in its round trip.
-        const release = (on: Session, via: string): void => this.#locks.releaseEarly(on, key, via)
-        const request = { key, displayPath: path, mode: 'rename', verb: 'edit', signal, guarded: true, hold, release, committing: point.reached } as const
-        const { attrs, bytes } = await this.#publisher.publish(s, request, plan).finally(plan.dispose)
-        return this.#published(key, attrs, bytes)
-      })
-      .finally(() => this.#sweeper.touch(posix.dirname(key)))
-  }
-
-  /** What the plans of writes.ts need for `key`. */
-  #planSite(s: Session, key: string, verb: 'write' | 'edit', target: FsTarget, signal: AbortSignal | undefined): PlanSite {
-    const path = target.displayPath
-    return {
-      s,
-      key,
-      verb,
-      path,
-      hinted: this.#hints.fileSize(key),
-      newFileMode: this.#newFileMode,
-      current: () => this.#current(s, key, verb, target),
-      assertFile: (attrs) => this.#assertFile(attrs, verb, target),
-      read: (attrs, opening, maxBytes) => this.#readCurrent(s, key, attrs, { verb, path, signal, opening, ...(maxBytes === undefined ? {} : { maxBytes }) }),
-    }
+    return CommitPoint.run('edit', request.signal, (point) => updateBytes(this.#writes, target, request, transform, point))
   }
 
   /**
@@ -387,7 +319,7 @@ export class SftpFileSystem extends FileSystem {
   protected override removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
     return CommitPoint.run('remove', request.signal, async (point) => {
       const c = await this.#mutations(point)
-      const key = this.#key(target, 'remove')
+      const key = this.#targets.key(target, 'remove')
       return removeAt(c, { key, path: target.displayPath }, request).finally(() => this.#sweeper.touch(posix.dirname(key)))
     })
   }
@@ -400,8 +332,8 @@ export class SftpFileSystem extends FileSystem {
   protected override renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
     return CommitPoint.run('rename', request.signal, async (point) => {
       const c = await this.#mutations(point)
-      const [source, destination] = [this.#key(from, 'rename'), this.#key(to, 'rename')]
-      this.#refuseReserved(destination, 'rename', to.displayPath)
+      const [source, destination] = [this.#targets.key(from, 'rename'), this.#targets.key(to, 'rename')]
+      this.#targets.refuseReserved(destination, 'rename', to.displayPath)
       return renameAt(c, { key: source, path: from.displayPath }, { key: destination, path: to.displayPath }, request).finally(() => {
         this.#sweeper.touch(posix.dirname(source))
         this.#sweeper.touch(posix.dirname(destination))
@@ -413,18 +345,12 @@ export class SftpFileSystem extends FileSystem {
   protected override makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
     return CommitPoint.run('create directory', signal, async (point) => {
       const { s, root } = await this.#session()
-      const key = this.#key(target, 'create directory')
-      this.#refuseReserved(key, 'create directory', target.displayPath)
+      const key = this.#targets.key(target, 'create directory')
+      this.#targets.refuseReserved(key, 'create directory', target.displayPath)
       throwIfAborted(signal, 'create directory')
       const site = { root, verb: 'create directory', path: target.displayPath, notDirectory: true, making: point.reached } as const
       return (await ensureDirectory(s, key, site)) !== undefined
     })
-  }
-
-  /** Listings hide (and sweeps remove) temp names and lock entries: a file or directory made under one would be lost from view. */
-  #refuseReserved(key: string, verb: FsVerb, path: string): void {
-    const reserved = key.slice(this.#root.length).split('/').find(isReservedName)
-    if (reserved !== undefined) throw FsError.unsupported(verb, path, `the name "${reserved}" is reserved for seamfs's temp files and lock entries`)
   }
 
   /** What mutations.ts needs: the session, and this filesystem's fence, versions and locks. */
@@ -435,10 +361,10 @@ export class SftpFileSystem extends FileSystem {
       root,
       versions: this.#versions,
       current: async (key, verb, path) => {
-        const [, attrs] = await Promise.all([this.#fence(s, key, verb, { displayPath: path }), s.lstat(key).catch(absent)])
+        const [, attrs] = await Promise.all([this.#targets.fence(s, key, verb, { displayPath: path }), s.lstat(key).catch(absent)])
         return attrs
       },
-      version: (key, attrs, verb, path, signal) => this.#fileVersion(s, key, attrs, { verb, path, signal }),
+      version: (key, attrs, op) => this.#targets.fileVersion(s, key, attrs, op),
       orphan: (stage) => this.#publisher.adopt(stage),
       keeper: this.#keeper,
       clock: this.#clock,
@@ -495,99 +421,5 @@ export class SftpFileSystem extends FileSystem {
 
   #translate(err: unknown, verb: FsVerb, path: string): FsError {
     return translateError(err, verb, path, (e) => this.errorRow(e))
-  }
-
-  /** Who reads what, for the checks of checked-reads.ts. */
-  #site(key: string, verb: FsVerb, path: string): ReadSite {
-    return { root: this.#root, key, verb, path }
-  }
-
-  /** The target's key, refused when it lies outside the root (a forged or foreign target). */
-  #key(target: FsTarget, verb: FsVerb): string {
-    const key: string = target.targetKey
-    if (!key.startsWith('/') || posix.normalize(key) !== key || !containsPath(this.#root, key)) {
-      throw outsideRoot(verb, target.displayPath, this.#root)
-    }
-    return key
-  }
-
-  /**
-   * The server's realpath of `key`, checked against the root. Sent with the
-   * operation's first request (same round trip): a symlink swapped into the
-   * path since `resolve` cannot lead an operation out of the root.
-   */
-  async #fence(s: Session, key: string, verb: FsVerb, target: { readonly displayPath: string }): Promise<void> {
-    const real = await s.realpath(key).catch(absent)
-    if (real !== undefined && !containsPath(this.#root, real)) throw outsideRoot(verb, target.displayPath, this.#root)
-  }
-
-  /**
-   * Before a write makes its stage (with its own fence, in one round trip): the fence alone, first,
-   * unless `key` was found inside the root moments ago. A directory swapped for an outward link
-   * since then would have the stage made outside before the fence's answer came back.
-   */
-  async #fenceFirst(s: Session, key: string, verb: FsVerb, target: FsTarget): Promise<void> {
-    if (this.#hints.inside(key)) return
-    await this.#fence(s, key, verb, target)
-    this.#hints.sawInside(key)
-  }
-
-  /** The attrs of `key` (symlinks followed), undefined when absent; fenced in the same round trip. */
-  async #current(s: Session, key: string, verb: FsVerb, target: FsTarget): Promise<Attrs | undefined> {
-    const [, attrs] = await Promise.all([this.#fence(s, key, verb, target), s.stat(key).catch(absent)])
-    return attrs
-  }
-
-  async #regularFile(s: Session, key: string, verb: FsVerb, target: FsTarget): Promise<Attrs> {
-    const attrs = await this.#current(s, key, verb, target)
-    if (attrs === undefined) throw FsError.notFound(verb, target.displayPath)
-    this.#assertFile(attrs, verb, target)
-    return attrs
-  }
-
-  #assertFile(attrs: Attrs, verb: FsVerb, target: FsTarget): void {
-    if (kindOf(attrs.mode) !== 'file') throw FsError.notRegularFile(verb, target.displayPath)
-  }
-
-  /** A file's content-hash version: from the settled cache, else by reading it (undefined when it vanished). */
-  async #fileVersion(s: Session, key: string, attrs: Attrs, op: ReadFor): Promise<FsVersion | undefined> {
-    const cached = this.#versions.lookup(key, attrs)
-    if (cached !== undefined) {
-      dropOpening(s, op.opening)
-      return cached
-    }
-    try {
-      return (await this.#readCurrent(s, key, attrs, op))?.version
-    } catch (err) {
-      // A file this user may not read still has metadata: its version falls back to it.
-      if (statusOf(err) === STATUS.PERMISSION_DENIED) return metadataVersion('unreadable', attrs)
-      throw err
-    }
-  }
-
-  /**
-   * Reads a file whole with the attrs of the same handle, hashes it, and offers the hash to
-   * the cache; undefined when it vanished. With `maxBytes`, a file that grew beyond it since
-   * its stat is `FS_TOO_LARGE`, and no more than `maxBytes + 1` bytes are held.
-   */
-  async #readCurrent(s: Session, key: string, attrs: Attrs, op: ReadFor): Promise<{ bytes: Buffer; version: FsVersion } | undefined> {
-    const { verb, path, signal, maxBytes = Number.POSITIVE_INFINITY, opening } = op
-    const startedAt = performance.now()
-    const read = await readChecked(s, this.#site(key, verb, path), attrs.size, signal, maxBytes + 1, opening).catch(absent)
-    if (read === undefined) return undefined
-    const { bytes, attrs: opened } = read
-    if (bytes.length > maxBytes) throw FsError.tooLarge(verb, path, Math.max(bytes.length, opened.size), maxBytes)
-    const version = contentVersion(bytes)
-    this.#versions.offer(key, opened, version, startedAt)
-    return { bytes, version }
-  }
-
-  /** Bookkeeping after a publication; returns the new version. */
-  #published(key: string, attrs: Attrs, bytes: Uint8Array): FsVersion {
-    this.#versions.observe(attrs.mtime)
-    this.#versions.forget(key)
-    this.#hints.saw(key, attrs)
-    this.#hints.sawInside(key)
-    return contentVersion(bytes)
   }
 }

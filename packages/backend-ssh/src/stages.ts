@@ -95,7 +95,7 @@ async function stageAt(s: Session, site: StageSite, dir: string, path: string): 
   }
   const left = removed ? 'removed' : 'left (empty) where this client could not find it'
   const reason = `a directory on the path was swapped for a link while a staging directory was made (it was ${left}); nothing was changed`
-  throw FsError.at('FS_SANDBOX_DENIED', site.verb, site.path, reason)
+  throw FsError.sandboxDenied(site.verb, site.path, reason)
 }
 
 /** Removes a stage (sent now; the next request on the session is answered after it); one that cannot be removed is swept later. */

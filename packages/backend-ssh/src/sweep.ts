@@ -2,11 +2,11 @@ import { posix } from 'node:path'
 import { staleReason } from '@seamfs/core/backend'
 import { look } from './checks.js'
 import { sightClock, type ServerClock } from './clock.js'
-import type { Attrs, Session } from './connection.js'
+import type { Session } from './connection.js'
 import type { SftpLeaseStore } from './leases.js'
 import { isLockName, isOldTempName, isReservedName, isTempName, KEEP_NAME, ownerState } from './names.js'
 import { kindOf } from './paths.js'
-import { entriesOf } from './tree.js'
+import { entriesOf, type Reserved } from './entries.js'
 
 /**
  * Stages and lock entries left by writers that died (stages.ts, publish.ts, leases.ts), found and
@@ -29,12 +29,6 @@ export const OLD_STAGE_AGE_MS = 60_000
 export const SWEEP_EVERY_MS = 30_000
 /** Directories remembered as swept (the oldest are forgotten past this). */
 const REMEMBERED = 1_000
-
-/** An entry of a listing with a reserved name, with the (lstat) attrs the listing gave. */
-export interface Reserved {
-  readonly name: string
-  readonly attrs: Attrs
-}
 
 /**
  * Keeps this filesystem's live stages fresh: one whose operation runs longer than a third of

@@ -1,5 +1,5 @@
 import { posix } from 'node:path'
-import { FsError, throwIfAborted } from '@seamfs/core/backend'
+import { FsError, throwIfAborted, type RemoveRequest } from '@seamfs/core/backend'
 import { after, look, outsideSeen, probe, SETTLE_ROUNDS, type Sighting } from './checks.js'
 import { readdirChecked } from './checked-reads.js'
 import type { Attrs, Session } from './connection.js'
@@ -7,7 +7,7 @@ import { STATUS, statusOf } from './errors.js'
 import { childPath, kindOf, type Kind } from './paths.js'
 import { isReservedName } from './names.js'
 import { dropStage, makeStage, nameOf, through, type Stage, type StageSite } from './stages.js'
-import type { Reserved } from './sweep.js'
+import { entriesOf, type Reserved } from './entries.js'
 
 /** Directories listed at once while a tree is counted, and removed at once while it is taken down. */
 const DIRECTORY_CONCURRENCY = 8
@@ -39,12 +39,7 @@ async function sighted(before: Promise<string | undefined>, burst: Promise<Sight
 }
 
 function swapped(site: TreeSite, outside: string, what: string): FsError {
-  return FsError.at(
-    'FS_SANDBOX_DENIED',
-    site.verb,
-    site.path,
-    `a directory on the path was moved out of the root (it is at ${JSON.stringify(outside)} now); ${what}`,
-  )
+  return FsError.sandboxDenied(site.verb, site.path, `a directory on the path was moved out of the root (it is at ${JSON.stringify(outside)} now); ${what}`)
 }
 
 /** The realpath of a stage, probed around a request: where its directory is while the request ran. */
@@ -94,15 +89,23 @@ export interface MoveStages {
   readonly to: Stage
 }
 
+/** A move of one entry: the keys of its ends, how it is made, and the stages it names them through. */
+export interface EntryMove {
+  readonly from: string
+  readonly to: string
+  /** `posix-rename@openssh.com`, which replaces a file at `to`; else OpenSSH's plain rename, which never replaces. */
+  readonly replace: boolean
+  readonly stages: MoveStages
+}
+
 /**
- * Moves `from` to `to` (`replace`: `posix-rename@openssh.com`, else OpenSSH's
- * plain rename, which never replaces), both named through stages (stages.ts),
+ * Moves `from` to `to`, both named through stages (stages.ts),
  * with the stages probed around the request (same round trip). When a probe
  * saw either directory outside the root (moved there, with its stage):
  * `FS_SANDBOX_DENIED`, saying what may have happened. Returns the attrs `to`
  * showed right after the move.
  */
-export async function moveEntry(s: Session, site: TreeSite, from: string, to: string, replace: boolean, stages: MoveStages): Promise<Attrs | undefined> {
+export async function moveEntry(s: Session, site: TreeSite, { from, to, replace, stages }: EntryMove): Promise<Attrs | undefined> {
   const [source, destination] = [through(stages.from, nameOf(from)), through(stages.to, nameOf(to))]
   const beforeFrom = look(s, whereOf(stages.from))
   const beforeTo = look(s, whereOf(stages.to))
@@ -147,15 +150,14 @@ async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) 
  * (checked-reads.ts). Reserved names (stages and lock entries: other writers',
  * live or abandoned) are noted, never counted nor entered; a subdirectory
  * another client removed meanwhile is skipped. Counts `key` itself and every entry below it; past
- * `limit` it stops and throws `FS_TOO_LARGE` with `{ entries, limit }`
+ * the request's `maxEntries` it stops and throws `FS_TOO_LARGE` with `{ entries, limit }`
  * (`entries`: how many it had counted then, at least `limit + 1`).
  */
 export async function surveyTree(
   s: Session,
   site: TreeSite,
   key: string,
-  limit: number,
-  signal: AbortSignal | undefined,
+  { maxEntries: limit, signal }: Pick<RemoveRequest, 'maxEntries' | 'signal'>,
 ): Promise<{ tree: Tree; entries: number }> {
   const tree: Tree = { key, directories: [], leaves: [], stages: [] }
   let entries = 1
@@ -171,12 +173,7 @@ export async function surveyTree(
       for (const e of all) if (isReservedName(e.filename)) dir.stages.push({ name: e.filename, attrs: e.attrs })
       const listing = all.filter((e) => !isReservedName(e.filename))
       entries += listing.length
-      if (entries > limit) {
-        const reason = `the tree holds more than ${limit} entries (counted ${entries} so far); nothing was removed`
-        // core has no named constructor for a count above a bound (tooLarge is about bytes); `details.entries` is the contract's.
-        // eslint-disable-next-line no-restricted-syntax -- until core offers one
-        throw FsError.at('FS_TOO_LARGE', site.verb, site.path, reason, { details: { entries, limit } })
-      }
+      if (entries > limit) throw FsError.tooManyEntries(site.verb, site.path, entries, limit)
       for (const e of listing) {
         const child = childPath(dir.key, e.filename)
         if (kindOf(e.attrs.mode) === 'directory') {
@@ -206,10 +203,17 @@ export async function surveyTree(
  * caller to report. Returns how many entries it removed.
  */
 export function removeTree(s: Session, site: TreeSite, tree: Tree, parent: Stage): Promise<number> {
-  return takeDown(s, site, tree, parent, true)
+  return takeDown(s, site, tree, { parent, top: true })
 }
 
-async function takeDown(s: Session, site: TreeSite, tree: Tree, parent: Stage, top: boolean): Promise<number> {
+/** Where a directory of a counted tree is removed: through `parent`, its parent's stage; `top`: it is the tree's own directory (gone meanwhile, it is an error, not another remover's work). */
+interface Under {
+  readonly parent: Stage
+  readonly top: boolean
+}
+
+async function takeDown(s: Session, site: TreeSite, tree: Tree, under: Under): Promise<number> {
+  const { top } = under
   const stage = await makeStage(s, site, tree.key).catch((err: unknown) => {
     if (!top && statusOf(err) === STATUS.NO_SUCH_FILE) return undefined
     throw err
@@ -219,22 +223,22 @@ async function takeDown(s: Session, site: TreeSite, tree: Tree, parent: Stage, t
   let removed = 0
   try {
     await eachLimited(tree.directories, DIRECTORY_CONCURRENCY, async (sub) => {
-      removed += await takeDown(s, site, sub, stage, false)
+      removed += await takeDown(s, site, sub, { parent: stage, top: false })
     })
     for (let i = 0; i < tree.leaves.length; i += UNLINK_BATCH) removed += await unlinkBatch(s, site, stage, tree.leaves.slice(i, i + UNLINK_BATCH))
     await site.sweeper.clear(s, tree.stages, (name) => through(stage, name))
   } finally {
     await dropStage(s, site, stage)
   }
-  return removed + (await removeDirectory(s, site, tree.key, parent, top, removed))
+  return removed + (await removeDirectory(s, site, tree.key, { ...under, removed }))
 }
 
 /**
- * The rmdir of a directory whose entries were removed (see `removeTree`):
- * 1 when it removed it, 0 when another client did (a subtree; the top's
- * NO_SUCH_FILE is thrown).
+ * The rmdir of a directory whose entries were removed (see `removeTree`; `removed`: how many, for
+ * the error): 1 when it removed it, 0 when another client did (a subtree; the top's NO_SUCH_FILE
+ * is thrown).
  */
-async function removeDirectory(s: Session, site: TreeSite, key: string, parent: Stage, top: boolean, removed: number): Promise<number> {
+async function removeDirectory(s: Session, site: TreeSite, key: string, { parent, top, removed }: Under & { readonly removed: number }): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     try {
       await removeEntry(s, site, key, 'directory', parent)
@@ -263,24 +267,6 @@ async function removeDirectory(s: Session, site: TreeSite, key: string, parent: 
       const reason = `"${key}" ${why}: ${removed} entries were removed; try again`
       throw FsError.at('FS_NOT_EMPTY', site.verb, site.path, reason, { retryable: true, cause: err })
     }
-  }
-}
-
-/**
- * The entries of a directory with their attrs (to tell empty, reserved names only, or entries);
- * with `enough`, the listing stops after the READDIR that found a name it accepts.
- */
-export async function entriesOf(s: Session, key: string, enough?: (name: string) => boolean): Promise<Reserved[]> {
-  const handle = await s.opendir(key)
-  try {
-    const entries: Reserved[] = []
-    for (let chunk = await s.readdirChunk(handle); chunk !== undefined; chunk = await s.readdirChunk(handle)) {
-      for (const e of chunk) if (e.filename !== '.' && e.filename !== '..') entries.push({ name: e.filename, attrs: e.attrs })
-      if (enough !== undefined && entries.some((e) => enough(e.name))) break
-    }
-    return entries
-  } finally {
-    s.close(handle).catch(() => undefined)
   }
 }
 

@@ -115,5 +115,5 @@ export function planEdit(
  */
 export function assertWritable(attrs: Attrs, verb: 'write' | 'edit', path: string): void {
   const mode = attrs.mode & 0o7777
-  if ((mode & 0o222) === 0) throw FsError.at('FS_PERMISSION_DENIED', verb, path, `the file is write-protected (mode 0${mode.toString(8).padStart(3, '0')})`)
+  if ((mode & 0o222) === 0) throw FsError.writeProtected(verb, path, mode)
 }

@@ -1,5 +1,5 @@
 /**
- * Adversarial review of remove / rename over SFTP (real OpenSSH sshd): names a crashed client
+ * Attacks on remove / rename over SFTP (real OpenSSH sshd): names a crashed client
  * left behind, a connection cut in the middle of a recursive remove (a TCP proxy on 127.0.0.1),
  * and a server-side process swapping a directory for a link out of the root while a recursive
  * remove takes the tree down (one bounded `renameat2(RENAME_EXCHANGE)` loop per round), and

@@ -43,7 +43,7 @@ describe('the SFTP status table (unit: no server)', () => {
   it('an authentication failure is FS_PERMISSION_DENIED; an FsError and an abort pass through', () => {
     const auth = Object.assign(new Error('All configured authentication methods failed'), { level: 'client-authentication' })
     expect(toFsError(auth, 'resolve', 'x')).toMatchObject({ code: 'FS_PERMISSION_DENIED', retryable: false })
-    const own = new FsError('FS_STALE_VERSION', 'stale')
+    const own = FsError.stale('edit', 'x', 'changed')
     expect(toFsError(own, 'edit', 'x')).toBe(own)
     expect(toFsError(Object.assign(new Error('aborted'), { name: 'AbortError' }), 'read', 'x').code).toBe('FS_ABORTED')
   })

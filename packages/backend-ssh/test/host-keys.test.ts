@@ -120,7 +120,8 @@ describe('known_hosts names match as OpenSSH matches them', () => {
     const blob = (k: string): Buffer => Buffer.from(k.split(' ')[1] ?? '', 'base64')
     const key = blob(mine)
     const fp = sha256Fingerprint(key)
-    const verdict = (lines: readonly string[]): string | undefined => checkKnownHosts(parseKnownHosts(lines.join('\n')), 'h.example', 22, key, 'KH')
+    const verdict = (lines: readonly string[]): string | undefined =>
+      checkKnownHosts(parseKnownHosts(lines.join('\n')), key, { host: 'h.example', port: 22, file: 'KH' })
     expect(verdict([`h.example ${mine}`])).toBeUndefined()
     expect(verdict([`x.example ${mine}`])).toMatch(
       new RegExp(`^host key verification failed: h\\.example is not in KH; the server sent the ssh-ed25519 key ${escape(fp)}\\. Refused\\.`),

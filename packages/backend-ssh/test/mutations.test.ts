@@ -221,13 +221,12 @@ describe.skipIf(server === null)(titled('SftpFileSystem: remove, rename, createD
   })
 
   describe('the root fence', () => {
-    it('the root itself is neither removed nor moved nor replaced (FS_SANDBOX_DENIED)', async () => {
+    it("the root itself is neither removed nor moved nor replaced (core's root rule: FS_PERMISSION_DENIED)", async () => {
       await put('a.txt', 'a')
       const top = await at('.')
-      expect(await codeOf(fs.remove(top, { recursive: true }))).toBe('FS_SANDBOX_DENIED')
-      // Core refuses this one first: the destination lies inside the directory moved.
-      expect(await codeOf(fs.rename(top, await at('sub/x')))).toBe('FS_UNSUPPORTED')
-      expect(await codeOf(fs.rename(await at('a.txt'), top, { overwrite: true }))).toBe('FS_SANDBOX_DENIED')
+      expect(await codeOf(fs.remove(top, { recursive: true }))).toBe('FS_PERMISSION_DENIED')
+      expect(await codeOf(fs.rename(top, await at('sub/x')))).toBe('FS_PERMISSION_DENIED')
+      expect(await codeOf(fs.rename(await at('a.txt'), top, { overwrite: true }))).toBe('FS_PERMISSION_DENIED')
       expect(await raw.names(root)).toEqual(['a.txt'])
     })
 
@@ -267,7 +266,7 @@ describe.skipIf(server === null)(titled('SftpFileSystem: remove, rename, createD
       const jail = new SftpFileSystem({ ...jailed, root: jailed.root })
       try {
         const top = await jail.resolve('.')
-        expect(await codeOf(jail.remove(top, { recursive: true }))).toBe('FS_SANDBOX_DENIED')
+        expect(await codeOf(jail.remove(top, { recursive: true }))).toBe('FS_PERMISSION_DENIED')
         expect(await codeOf(jail.remove({ targetKey: FsTargetKey('/etc/passwd'), displayPath: '/etc/passwd' }))).toBe('FS_SANDBOX_DENIED')
         const name = `jail-${Date.now()}.txt`
         await jail.writeText(await jail.resolve(name), 'j')

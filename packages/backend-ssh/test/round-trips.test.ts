@@ -1,6 +1,6 @@
 /**
  * Round trips and requests per operation, as a tool call makes it (resolve, then the operation),
- * pinned so that a regression fails here (issue 18). Round trips are the bursts of requests sent
+ * pinned so that a regression fails here. Round trips are the bursts of requests sent
  * together and waited for (see `countingClient`); at a real network's latency they are the wall
  * time. Also: the root is pinned at first use, so a root swapped for a link later leads nowhere.
  */

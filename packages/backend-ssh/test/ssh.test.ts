@@ -192,10 +192,10 @@ describe.skipIf(server === null)(titled('SftpFileSystem against OpenSSH', server
       const handle = await raw.call<Buffer>((cb) => raw.sftp.open(`${root}/grown.txt`, 'r', cb))
       try {
         // A stale size hint of 10 bytes, as if the file grew after the stat.
-        expect((await session.readAll(handle, 10, 'read', undefined, 1001)).length).toBe(1001)
-        expect((await session.readAll(handle, 10, 'read', undefined, 200 * 1024 + 1)).length).toBe(200 * 1024 + 1)
-        expect((await session.readAll(handle, 10, 'read')).length).toBe(300 * 1024)
-        expect((await session.readAll(handle, 400 * 1024, 'read', undefined, 1001)).length).toBe(1001)
+        expect((await session.readAll(handle, { sizeHint: 10, verb: 'read', limit: 1001 })).length).toBe(1001)
+        expect((await session.readAll(handle, { sizeHint: 10, verb: 'read', limit: 200 * 1024 + 1 })).length).toBe(200 * 1024 + 1)
+        expect((await session.readAll(handle, { sizeHint: 10, verb: 'read' })).length).toBe(300 * 1024)
+        expect((await session.readAll(handle, { sizeHint: 400 * 1024, verb: 'read', limit: 1001 })).length).toBe(1001)
       } finally {
         await raw.call((cb) => raw.sftp.close(handle, cb))
       }

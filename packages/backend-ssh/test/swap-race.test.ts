@@ -1,5 +1,5 @@
 /**
- * A server-side swapper against the root fence (issue 15): ≥ 5 s, ≥ 1 swap per ms, bounded,
+ * A server-side swapper against the root fence: ≥ 5 s, ≥ 1 swap per ms, bounded,
  * stops by itself. The figures are printed; what the client can hold is asserted for the plain
  * server, and everything is 0 for the chrooted user, whose server keeps it in. See the README's
  * "Root scoping under a racing process".

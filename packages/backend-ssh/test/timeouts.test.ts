@@ -1,5 +1,5 @@
 /**
- * A hung server and a killed one (issue 30), against a sshd of this file's own (the shared one is
+ * A hung server and a killed one, against a sshd of this file's own (the shared one is
  * never frozen): with every process of the server SIGSTOPped, a call with a signal is FS_ABORTED
  * at its abort, a call without one fails at `requestTimeoutMs`, and the same filesystem works again
  * after the thaw, with no handle left open on the server and no staging left in the directory.

@@ -1,5 +1,5 @@
 /**
- * Write-protected files on the live server (issue 15, item 4): a regular file whose mode grants
+ * Write-protected files on the live server: a regular file whose mode grants
  * write to no one is FS_PERMISSION_DENIED on write and edit, although the server's rename would
  * replace it (the directory is writable), and nothing changes: content, mode, no temp residue.
  */

@@ -32,6 +32,9 @@ export const typeOfUrl = (spec: string): string | undefined => Object.entries(BA
 /**
  * Whether `err` is the failure to find `pkg` itself, not a module it imports
  * in turn. Node names the package (`'pkg'`), vitest the specifier (`'pkg/sub'`).
+ * Node's `ERR_MODULE_NOT_FOUND` says which specifier it could not find in its
+ * message only (no field holds it), so this is the one place the CLI reads an
+ * import error's message.
  */
 export function isMissingPackage(err: unknown, pkg: string): boolean {
   if ((err as NodeJS.ErrnoException | undefined)?.code !== 'ERR_MODULE_NOT_FOUND') return false

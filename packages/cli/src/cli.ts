@@ -8,15 +8,9 @@ import { ConfigError, isConfigError, MODULE_FILE, mountKey, parseFsUrl, validate
 import { isMissingPackage } from './backends.js'
 import { CONFIG_FILE, loadHarness, type Harness } from './harness.js'
 
-/** Where a command writes; tests pass their own. */
-export interface Io {
-  readonly stdout: (text: string) => void
-  readonly stderr: (text: string) => void
-  readonly stdin: () => Promise<string>
-  readonly cwd: string
-  readonly env: Readonly<Record<string, string | undefined>>
-}
+import type { Io } from './io.js'
 
+export type { Io }
 export { CONFIG_FILE }
 
 /** The kit and its peers: `seamfs conformance` names the one missing. */

@@ -10,6 +10,7 @@ import { posix } from 'node:path'
 import { ConfigError, Found, compareNames, configField, configObject, definedOnly, onlyKeys, redactUrl } from '@seamfs/core/backend'
 import type { ToolsConfig } from '@seamfs/tools'
 import { BACKENDS, backendDefinition, typeOfUrl, type BackendConfig } from './backends.js'
+import { isUnknownKeyRefusal } from './config-error-text.js'
 
 export { ConfigError, isConfigError } from '@seamfs/core/backend'
 export type { BackendConfig } from './backends.js'
@@ -86,11 +87,9 @@ async function backendConfig(raw: unknown, where: string, extraKeys: readonly st
   try {
     return definition.parseConfig(own, where)
   } catch (err) {
-    // The package's unknown-key message lists its own keys: list the caller's too.
+    // The package's unknown-key refusal lists its own keys: list the caller's too.
     const keys = ['type', ...definition.fields.map((f) => f.name)]
-    if (extraKeys.length > 0 && err instanceof Error && err.message.endsWith(`: expected one of the keys ${keys.join(', ')}, found an unknown key`)) {
-      onlyKeys(b, where, [...keys, ...extraKeys])
-    }
+    if (extraKeys.length > 0 && isUnknownKeyRefusal(err, keys)) onlyKeys(b, where, [...keys, ...extraKeys])
     throw err
   }
 }

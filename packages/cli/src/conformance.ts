@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { resolve } from 'node:path'
 import { formatReport, runConformance, type ConformanceReport, type TestReport } from '@seamfs/conformance/runner'
-import type { Io } from './cli.js'
+import type { Io } from './io.js'
 
 export interface ConformanceRun {
   readonly io: Io

@@ -7,6 +7,7 @@ import { isConfigError, type ConfigEnv } from '@seamfs/core/backend'
 import { createFileTools, type FileTool } from '@seamfs/tools'
 import { backendDefinition } from './backends.js'
 import { ConfigError, validateConfig, type BackendConfig, type HarnessConfig } from './config.js'
+import { withConfigKey } from './config-error-text.js'
 import { describeMounts, openMounts } from './mounts.js'
 
 /** The name of the harness config the CLI looks for; read-only to the model wherever it appears. */
@@ -117,10 +118,7 @@ async function fromModule(specifier: string, baseDir: string, key: string): Prom
 /** `err` with its key moved from under `backend` (where a package's `open` names it) to under `where`. */
 function rekeyed(err: unknown, where: string): unknown {
   if (!isConfigError(err) || where === 'backend' || !(err.key === 'backend' || err.key.startsWith('backend.'))) return err
-  const key = where + err.key.slice('backend'.length)
-  const moved = new ConfigError(key, '', undefined)
-  moved.message = `config: ${key}:${err.message.slice(`config: ${err.key}:`.length)}`
-  return moved
+  return withConfigKey(err, where + err.key.slice('backend'.length))
 }
 
 /**

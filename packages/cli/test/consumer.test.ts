@@ -1,5 +1,5 @@
 /**
- * The consumer smoke test (issue 17): what a user gets from npm. `npm pack`s the publishable
+ * The consumer smoke test: what a user gets from npm. `npm pack`s the publishable
  * workspace packages (their BUILT dist, which `npm test` makes first), installs the tarballs into
  * fresh temporary projects with plain `npm install`, as a user would, then runs an ESM consumer, a
  * CommonJS consumer and a strict type check against what was installed, and the CLI's bin.
@@ -25,7 +25,7 @@ const NPM_TIMEOUT_MS = 180_000
  * upgrade of memfs passes and a new heavy dependency does not. Measured once `@seamfs/tools` dropped the
  * MCP SDK: 35 packages, 10.2 MB (34 without `diff`): the 3 seamfs packages; memfs with its @jsonjoy.com
  * packages, tslib, thingies, tree-dump, hyperdyperid and glob-to-regex.js; minimatch with brace-expansion,
- * balanced-match and @isaacs/nonrecursive-glob-match. Before issue 17: 133 packages, 30.8 MB.
+ * balanced-match and @isaacs/nonrecursive-glob-match. With the MCP SDK still in: 133 packages, 30.8 MB.
  */
 const MAX_PACKAGES_CORE_TOOLS_MEMORY = 40
 

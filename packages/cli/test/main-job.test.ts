@@ -88,16 +88,22 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('the main job: seamfs confor
       expect(summary.passed).toBeGreaterThan(50)
     }
     // Both embedded backends implement the whole contract: the same clauses, nothing skipped but the
-    // cross-instance races on memory (one process by nature: no crossProcess hook), which say so.
+    // cross-instance races on memory (one process by nature: no crossProcess hook) and the read-only
+    // profile's clause (both write), which say so.
     expect(tables[1]?.rows.map((row) => row.clause)).toEqual(tables[0]?.rows.map((row) => row.clause))
+    const readOnly = (row: { readonly clause: string }): boolean => row.clause === 'read-only store'
     for (const t of tables) {
       for (const row of t.rows.filter((row) => row.skipped > 0)) {
+        if (readOnly(row)) {
+          expect(row.reason).toMatch(/capabilities\.readOnly is not declared/)
+          continue
+        }
         expect(row.clause, t.summary.suite).toMatch(/^cross-instance races/)
         expect(row.reason).toMatch(/no crossProcess hook/)
       }
     }
     const local = tables.find((t) => /Local/.test(t.summary.suite))
-    expect(local?.summary.skipped, 'local runs the cross-instance races').toBe(0)
+    expect(local?.summary.skipped, 'local runs the cross-instance races').toBe(sum(local?.rows.filter(readOnly) ?? [], 'skipped'))
     expect(r.stdout).not.toMatch(/^failures:$/m)
     expect(r.stdout).not.toMatch(/^error: /m)
 
@@ -132,6 +138,11 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('the main job: seamfs confor
       // The example gives no crossProcess hook: its cross-instance races are skipped, and say why.
       if (row.clause.startsWith('cross-instance races')) {
         expect(row.reason).toMatch(/no crossProcess hook/)
+        continue
+      }
+      // The example writes: the read-only profile's clause is skipped, and says why.
+      if (row.clause === 'read-only store') {
+        expect(row.reason).toMatch(/capabilities\.readOnly is not declared/)
         continue
       }
       const cap = row.clause === 'modification time' ? 'mtime' : /permissions$/.test(row.clause) ? 'permissions' : 'symlinks'

@@ -1,5 +1,5 @@
 /**
- * Overlapping mounts where it cannot be told for certain (issue 37 item 7), on the live test
+ * Overlapping mounts where it cannot be told for certain, on the live test
  * servers: an SFTP mount of this machine (the test sshd on 127.0.0.1) beside a local mount of the
  * same directory, and two S3 mounts of one bucket with nested prefixes. They load, with a warning
  * naming both mounts, which the CLI prints after its serving line; stores beside each other load

@@ -1,4 +1,4 @@
-import { FsError, MUTATION_VERBS, type FsVerb } from './errors.js'
+import { FsError, isFsError, MUTATION_VERBS, type FsVerb } from './errors.js'
 
 /** A hook's answer: its value, or a promise of it. */
 type Awaitable<T> = T | PromiseLike<T>
@@ -16,7 +16,7 @@ function isPromiseLike<T>(value: Awaitable<T>): value is PromiseLike<T> {
 }
 
 /**
- * Waits for a hook's answer, but no longer than `signal` allows (issue 30): a store that hangs
+ * Waits for a hook's answer, but no longer than `signal` allows: a store that hangs
  * mid-request (a frozen server, a dead link that no keepalive has noticed yet) cannot hold the
  * caller past its abort. After the abort the hook runs on; its late answer is consumed here (a
  * late failure is dropped; `onLate` gets a late value, to release what it holds), and what it
@@ -34,7 +34,7 @@ export function untilAborted<T>(answer: Awaitable<T>, signal: AbortSignal | unde
     const giveUp = (): void => {
       if (settled) return
       settled = true
-      reject(FsError.aborted(verb, signal.reason, mutation))
+      reject(FsError.aborted(verb, signal.reason, { indeterminate: mutation }))
     }
     const onAbort = (): void => {
       if (!mutation) return giveUp()
@@ -93,5 +93,29 @@ export async function* abortableChunks<C>(source: AsyncIterable<C> | Iterable<C>
       if (pending === undefined) await release()
       else void pending.then(release, release)
     }
+  }
+}
+
+/**
+ * `answer` of a hook that looks before a mutation changes anything (`rootTarget`, `prepareRename`, the
+ * stat of a rename onto itself): its wait ends at the abort, and that abort is definite (nothing was
+ * sent), under the mutation's own `verb`.
+ */
+export async function beforeChange<T>(answer: Awaitable<T>, signal: AbortSignal | undefined, verb: FsVerb, path: string): Promise<T> {
+  try {
+    return await untilAborted(answer, signal, 'resolve')
+  } catch (err) {
+    if (isFsError(err, 'FS_ABORTED') && signal?.aborted === true) throw FsError.aborted(verb, signal.reason, { path })
+    throw err
+  }
+}
+
+/** Releases what `openBytes` opened (`return()` on its iterator); a failure to is nobody's to report. */
+export async function releaseChunks(source: AsyncIterable<unknown> | Iterable<unknown>): Promise<void> {
+  try {
+    const chunks = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]()
+    await chunks.return?.()
+  } catch {
+    // nothing to report: the caller gets FS_ABORTED
   }
 }

@@ -85,11 +85,24 @@ function shown(value: unknown): string {
 /** A config that cannot be used: which key, what was expected, what was found. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError'
+  /** Where in the config: `backend.bucket`, `mounts["/docs"]`. */
   readonly key: string
+  /** What the key must hold: `a string`, `one of the keys type, root`. */
+  readonly expected: string
+  /** What it held, as shown: `the number 3`, `an unknown key`. */
+  readonly found: string
 
   constructor(key: string, expected: string, found: unknown) {
-    super(`config: ${key}: expected ${expected}, found ${shown(found)}`)
+    const shownFound = shown(found)
+    super(`config: ${key}: expected ${expected}, found ${shownFound}`)
     this.key = key
+    this.expected = expected
+    this.found = shownFound
+  }
+
+  /** The same refusal about another key (a package's own key moved under the caller's). */
+  static at(key: string, err: Pick<ConfigError, 'expected' | 'found'>): ConfigError {
+    return new ConfigError(key, err.expected, new Found(err.found))
   }
 }
 

@@ -21,7 +21,7 @@ export {
   type UpdateRequest,
   type WriteRequest,
   type WriteResult,
-} from './file-system.js'
+} from './hooks.js'
 export { FileSystemLayer } from './layer.js'
 export { FsTargetKey, FsVersion, type Branded } from './types.js'
 export { KeyedMutex, type MutexWait } from './mutex.js'
@@ -44,8 +44,8 @@ export {
   type LeaseStore,
 } from './lease-lock.js'
 export { compareNames } from './order.js'
-/** For readers of raw UTF-8 chunks (the read tool's byte window): where a chunk cuts a character. */
-export { incompleteTail } from './text.js'
+/** For readers of raw UTF-8 chunks (the read tool's byte window): where a chunk cuts a character, and `streamText`'s checks without the decoding. */
+export { incompleteTail, TextChunkValidator } from './text.js'
 /** `readText`'s decoding rules on bytes already read: NUL sample, strict UTF-8, BOM dropped; else `FS_NOT_TEXT`. */
 export { decodeText } from './text.js'
 /**
@@ -56,4 +56,5 @@ export { decodeText } from './text.js'
 export { editTextBytesSliced, MAX_EDIT_MATCHES, MAX_EDIT_SCAN_BYTES, type ByteEditResult } from './edit.js'
 export { checkGuard } from './paths.js'
 export { errorCodeOf, processWide, translateError, type ErrorRow } from './translate.js'
+export { ERRNO_ROWS, errnoRow } from './errno.js'
 export * from './backend-config.js'

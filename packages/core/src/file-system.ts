@@ -1,11 +1,15 @@
-import { abortableChunks, untilAborted } from './abort-wait.js'
-import { Buffer, constants as bufferConstants } from 'node:buffer'
+import { beforeChange, untilAborted } from './abort-wait.js'
+import { editInAttempts, writeOutcome } from './outcomes.js'
+import { assertEditRequests } from './edit.js'
 import { FsError, throwIfAborted, type FsVerb } from './errors.js'
-import { assertEditRequests, editSteps, editTuning, runEditFor, runEditSliced, type ByteEditResult, type EditSteps } from './edit.js'
+import { limitsOf, type FsLimits } from './hooks.js'
 import { sortByName } from './order.js'
 import { assertCwdText, assertEditGuard, assertOverwrite, assertPathText, assertTarget, assertWriteIntent } from './paths.js'
-import { decodeText, decodeTextOrNull, decodeTextStream, encodeWriteContent, normalizeLf } from './text.js'
-import { translateError, type ErrorRow } from './translate.js'
+import { RootRule } from './root-rule.js'
+import { FileSystemHookBase } from './store-hooks.js'
+import { byteStream, openStream, textStream } from './streams.js'
+import { decodeText, encodeWriteContent } from './text.js'
+import { translateError } from './translate.js'
 import type {
   EditOptions,
   FsBytesWriteOutcome,
@@ -19,8 +23,6 @@ import type {
   FsRemoveOutcome,
   FsRenameOutcome,
   FsTarget,
-  FsVersion,
-  FsWriteIntent,
   FsWriteOutcome,
   ReadBytesOptions,
   RemoveOptions,
@@ -29,102 +31,6 @@ import type {
   SignalOptions,
   WriteOptions,
 } from './types.js'
-
-/** The default of {@link FsLimits.maxTextBytes}: 256 MiB. */
-export const DEFAULT_MAX_TEXT_BYTES = 256 * 1024 * 1024
-/** The default of {@link FsLimits.maxRemoveEntries}: 10,000. */
-export const MAX_REMOVE_ENTRIES = 10_000
-/** The default of {@link FsLimits.diffBasisMaxBytes}: 10 MiB. */
-export const DEFAULT_DIFF_BASIS_MAX_BYTES = 10 * 1024 * 1024
-
-/**
- * The most bytes whose text can be one JavaScript string: a UTF-8 byte yields
- * at most one UTF-16 unit, so a file of at most this many bytes always fits.
- */
-const STRING_CEILING_BYTES = bufferConstants.MAX_STRING_LENGTH
-
-/** Size limits every backend takes in its options; core enforces them. */
-export interface FsLimits {
-  /**
-   * The largest file `readText` and `editText` hold as one string, in bytes
-   * (default 256 MiB). Never above what one JavaScript string can hold
-   * (`buffer.constants.MAX_STRING_LENGTH`), whatever is configured.
-   */
-  readonly maxTextBytes?: number | undefined
-  /** The largest previous content decoded into a write outcome's `before` (default 10 MiB; 0 turns it off; capped like `maxTextBytes`). */
-  readonly diffBasisMaxBytes?: number | undefined
-  /** The most entries a recursive `remove` takes down (default 10,000); a larger tree is refused before anything is removed. */
-  readonly maxRemoveEntries?: number | undefined
-}
-
-/** The chunks `openBytes` returns: an async iterable, or a plain one where the bytes are at hand. */
-export type ByteChunks = AsyncIterable<Uint8Array> | Iterable<Uint8Array>
-
-/**
- * What a hook answers: its value, or a promise of it. A backend whose store is at hand (memory)
- * answers synchronously and spares every call a turn of the event loop; core awaits either.
- * A hook that fails may throw or reject: core treats both alike.
- */
-export type Awaitable<T> = T | Promise<T>
-
-/** What {@link FileSystem.loadBytes} is asked for. */
-export interface ReadRequest {
-  readonly signal: AbortSignal | undefined
-  /** A file larger than this is `FsError.tooLarge`, refused before its bytes are read. */
-  readonly maxBytes: number
-  /**
-   * True when core only decodes the bytes and drops them (`readText`): they never reach a caller,
-   * so a backend may return a copy in Node's shared `Buffer` pool (a view of a larger
-   * `ArrayBuffer`). False or absent (`readBytes`): the bytes are handed to the caller and must be
-   * an array of their own. Either way they are a copy: the store's own buffer is never returned.
-   */
-  readonly transient?: boolean | undefined
-}
-
-/** What {@link FileSystem.publishBytes} is asked for. */
-export interface WriteRequest {
-  readonly expected: FsWriteIntent | undefined
-  readonly signal: AbortSignal | undefined
-  /**
-   * Return the previous bytes only when there are at most this many (else `null`). 0 (`writeBytes`, or
-   * `writeText` with `before: false`) means nobody wants them: do not fetch the previous content at all.
-   */
-  readonly beforeMaxBytes: number
-}
-
-/** What {@link FileSystem.publishBytes} reports; core turns it into the {@link FsWriteOutcome}. */
-export interface WriteResult {
-  /** True when no file was there before. */
-  readonly created: boolean
-  /** The version the write left. */
-  readonly version: FsVersion
-  /** The previous bytes (the diff basis), or `null` when none, unknown or above `beforeMaxBytes`. */
-  readonly before: Uint8Array | null
-}
-
-/** What {@link FileSystem.updateBytes} is asked for. */
-export interface UpdateRequest {
-  readonly expected: { readonly version: FsVersion } | undefined
-  readonly signal: AbortSignal | undefined
-  /** A file larger than this is `FsError.tooLarge`, refused before its bytes are read. */
-  readonly maxBytes: number
-}
-
-/** What {@link FileSystem.removeTarget} is asked for. */
-export interface RemoveRequest {
-  readonly expected: { readonly version: FsVersion } | undefined
-  readonly recursive: boolean
-  readonly signal: AbortSignal | undefined
-  /** A recursive remove of a tree with more entries than this is `FS_TOO_LARGE`, before anything is removed. */
-  readonly maxEntries: number
-}
-
-/** What {@link FileSystem.renameTarget} is asked for. */
-export interface RenameRequest {
-  readonly expected: { readonly version: FsVersion } | undefined
-  readonly overwrite: boolean | { readonly version: FsVersion }
-  readonly signal: AbortSignal | undefined
-}
 
 /**
  * The filesystem contract. Each public method lists its rules, one line each;
@@ -139,32 +45,31 @@ export interface RenameRequest {
  * encoding, the literal edit, the listing order, the outcome shapes, and the
  * translation of anything that is not an `FsError` through the backend's
  * `errorRow` table. A hook throws the store's own errors or `FsError`s built
- * with the named constructors (`FsError.notFound(verb, path)`…).
- *
- * A hook answers with its value or a promise of it ({@link Awaitable}; issue 21):
- * a store at hand answers synchronously, and may throw synchronously; core
- * treats a throw like a rejection. The bytes handed to `publishBytes`, and the
- * array `updateBytes`' `transform` returns, are the hook's to keep (nothing
- * changes them afterwards) and may be views into Node's `Buffer` pool: read
- * them through their `byteOffset` and `byteLength`, never their whole `buffer`.
+ * with the named constructors (`FsError.notFound(verb, path)`…); how hooks answer
+ * is in {@link FileSystemHookBase}.
  *
  * Rules common to every method:
  * - every failure is an `FsError` with a code of `FsErrorCode`; nothing else escapes;
  * - an aborted `signal` fails with `FS_ABORTED` and changes nothing, unless flagged `indeterminate`;
- *   the abort is honoured at once, also while the store has not answered (issue 30, which changes
- *   SPEC's "a mutation whose publication has begun completes instead"): a read fails at the abort,
+ *   the abort is honoured at once, also while the store has not answered (a change to SPEC's
+ *   "a mutation whose publication has begun completes instead"): a read fails at the abort,
  *   a mutation's hook gets `ABORT_GRACE_MS` (20 ms) to answer by itself, then the call fails flagged
  *   `indeterminate` (it may still land), and the hook's late answer is consumed and dropped;
  * - a mutation that fails without `indeterminate` did not happen; one flagged `indeterminate` (its
- *   answer was lost: a connection died with it in flight, or the abort above) may have.
+ *   answer was lost: a connection died with it in flight, or the abort above) may have;
+ * - every failure names its operation and path in the fields `verb` and `path`;
+ * - a store that does not write (`capabilities.readOnly`) refuses every mutation with `FS_PERMISSION_DENIED`
+ *   before any I/O, and nothing changes.
  *
  * Network failures are `FS_IO_ERROR` with `retryable: true`. The kit cannot cut a
  * connection, so each remote backend proves this in its own fault tests (a proxy on
  * 127.0.0.1 that drops the connection mid-transfer).
  */
-export abstract class FileSystem {
+export abstract class FileSystem extends FileSystemHookBase {
   /** What this backend can do; declared once, read by the kit and the tools. */
   abstract readonly capabilities: FsCapabilities
+  /** The root rule, with the root's key once known. */
+  readonly #root = new RootRule()
   /** The largest file `readText`/`editText` hold as one string (see {@link FsLimits}). */
   readonly maxTextBytes: number
   /** The largest previous content a write outcome's `before` decodes (see {@link FsLimits}). */
@@ -173,9 +78,8 @@ export abstract class FileSystem {
   readonly maxRemoveEntries: number
 
   constructor(limits: Readonly<FsLimits> = {}) {
-    this.maxTextBytes = Math.min(limitOption(limits.maxTextBytes, DEFAULT_MAX_TEXT_BYTES, 'maxTextBytes'), STRING_CEILING_BYTES)
-    this.diffBasisMaxBytes = Math.min(limitOption(limits.diffBasisMaxBytes, DEFAULT_DIFF_BASIS_MAX_BYTES, 'diffBasisMaxBytes'), STRING_CEILING_BYTES)
-    this.maxRemoveEntries = limitOption(limits.maxRemoveEntries, MAX_REMOVE_ENTRIES, 'maxRemoveEntries')
+    super()
+    ;({ maxTextBytes: this.maxTextBytes, diffBasisMaxBytes: this.diffBasisMaxBytes, maxRemoveEntries: this.maxRemoveEntries } = limitsOf(limits))
   }
 
   /**
@@ -191,7 +95,7 @@ export abstract class FileSystem {
   async resolve(path: string, opts?: ResolveOptions): Promise<FsTarget> {
     const cwd = opts?.cwd
     const signal = opts?.signal
-    throwIfAborted(signal, 'resolve')
+    throwIfAborted(signal, 'resolve', String(path))
     let target: FsTarget
     try {
       assertPathText(path, 'resolve')
@@ -200,7 +104,7 @@ export abstract class FileSystem {
     } catch (err) {
       throw this.#translate(err, 'resolve', String(path))
     }
-    throwIfAborted(signal, 'resolve')
+    throwIfAborted(signal, 'resolve', target.displayPath)
     return target
   }
 
@@ -234,14 +138,14 @@ export abstract class FileSystem {
   async stat(target: FsTarget, opts?: SignalOptions): Promise<FsInfo | undefined> {
     const signal = opts?.signal
     assertTarget(target, 'stat')
-    throwIfAborted(signal, 'stat')
+    throwIfAborted(signal, 'stat', target.displayPath)
     let info: FsInfo | undefined
     try {
       info = await untilAborted(this.statTarget(target, signal), signal, 'stat')
     } catch (err) {
       info = this.#absent(err, 'stat', target.displayPath)
     }
-    throwIfAborted(signal, 'stat')
+    throwIfAborted(signal, 'stat', target.displayPath)
     return info
   }
 
@@ -255,14 +159,14 @@ export abstract class FileSystem {
     const signal = opts?.signal
     assertPathText(path, 'lstat')
     assertCwdText(cwd, path, 'lstat')
-    throwIfAborted(signal, 'lstat')
+    throwIfAborted(signal, 'lstat', path)
     let info: FsPathInfo | undefined
     try {
       info = await untilAborted(this.lstatPath(path, cwd, signal), signal, 'lstat')
     } catch (err) {
       info = this.#absent(err, 'lstat', path)
     }
-    throwIfAborted(signal, 'lstat')
+    throwIfAborted(signal, 'lstat', path)
     return info
   }
 
@@ -277,7 +181,7 @@ export abstract class FileSystem {
     const signal = opts?.signal
     assertTarget(target, 'read')
     const path = target.displayPath
-    throwIfAborted(signal, 'read')
+    throwIfAborted(signal, 'read', path)
     let text: string
     try {
       const maxBytes = this.maxTextBytes
@@ -287,7 +191,7 @@ export abstract class FileSystem {
     } catch (err) {
       throw this.#translate(err, 'read', path)
     }
-    throwIfAborted(signal, 'read')
+    throwIfAborted(signal, 'read', path)
     return text
   }
 
@@ -301,19 +205,26 @@ export abstract class FileSystem {
   async streamText(target: FsTarget, opts?: SignalOptions): Promise<AsyncIterable<string>> {
     const signal = opts?.signal
     assertTarget(target, 'read')
-    throwIfAborted(signal, 'read')
-    let source: ByteChunks
-    try {
-      source = await untilAborted(this.openBytes(target, signal), signal, 'read', (late) => void release(late))
-    } catch (err) {
-      throw this.#translate(err, 'read', target.displayPath)
-    }
-    if (signal?.aborted === true) {
-      // Aborted while opening: release what the backend opened before reporting it.
-      await release(source)
-      throw FsError.aborted('read', signal.reason)
-    }
-    return this.#decodeStream(source, target.displayPath, signal)
+    const translate = (err: unknown): FsError => this.#translate(err, 'read', target.displayPath)
+    return textStream(await openStream(() => this.openBytes(target, signal), target.displayPath, signal, translate), target.displayPath, signal, translate)
+  }
+
+  /**
+   * The whole file as raw byte chunks, exactly as stored (no decoding, no BOM handling), for large
+   * or binary files: `streamText`'s rules but decoding, no size limit.
+   * - open-time failures reject the returned promise (missing is `FS_NOT_FOUND`, a directory or special
+   *   file `FS_NOT_REGULAR_FILE`); later failures are thrown by the iterator;
+   * - chunk boundaries are meaningless; concatenated, the chunks are the file's bytes;
+   * - a chunk is the caller's until it asks for the next one: the backend may reuse its buffer
+   *   afterwards, so copy a chunk to keep it (`new Uint8Array(chunk)`: a `Buffer`'s `slice` does not copy);
+   * - memory stays bounded by the chunk size, whatever the file size;
+   * - the signal is checked between chunks; stopping early releases the file.
+   */
+  async streamBytes(target: FsTarget, opts?: SignalOptions): Promise<AsyncIterable<Uint8Array>> {
+    const signal = opts?.signal
+    assertTarget(target, 'read')
+    const translate = (err: unknown): FsError => this.#translate(err, 'read', target.displayPath)
+    return byteStream(await openStream(() => this.openBytes(target, signal), target.displayPath, signal, translate), target.displayPath, signal, translate)
   }
 
   /**
@@ -326,14 +237,14 @@ export abstract class FileSystem {
   async listDir(target: FsTarget, opts?: SignalOptions): Promise<FsDirEntry[]> {
     const signal = opts?.signal
     assertTarget(target, 'list')
-    throwIfAborted(signal, 'list')
+    throwIfAborted(signal, 'list', target.displayPath)
     let entries: FsDirEntry[]
     try {
       entries = sortByName(await untilAborted(this.listEntries(target, signal), signal, 'list'))
     } catch (err) {
       throw this.#translate(err, 'list', target.displayPath)
     }
-    throwIfAborted(signal, 'list')
+    throwIfAborted(signal, 'list', target.displayPath)
     return entries
   }
 
@@ -355,7 +266,7 @@ export abstract class FileSystem {
    * - of N concurrent guarded writers from one version, exactly one wins;
    * - the outcome says `create` or `update`, and its `version` equals the next `stat`'s;
    * - the outcome's `before` is the previous text (LF-normalized, without BOM) or `null`; `after` is `content` LF-normalized, without a leading BOM;
-   * - `before: false` (issue 18) makes the outcome's `before` `null` and asks the backend not to fetch the previous content
+   * - `before: false` makes the outcome's `before` `null` and asks the backend not to fetch the previous content
    *   (`beforeMaxBytes` 0); every other rule holds as without it; a `before` that is not a boolean is `FS_UNSUPPORTED` before any I/O.
    */
   async writeText(target: FsTarget, content: string, opts?: WriteOptions): Promise<FsWriteOutcome> {
@@ -364,21 +275,15 @@ export abstract class FileSystem {
     const wanted = opts?.before
     assertTarget(target, 'write')
     const path = target.displayPath
-    throwIfAborted(signal, 'write')
+    throwIfAborted(signal, 'write', path)
     try {
       assertWriteIntent(expected, path)
       if (wanted !== undefined && typeof wanted !== 'boolean') throw FsError.unsupported('write', path, 'before must be a boolean')
+      this.#refuseReadOnly('write', path)
       const bytes = encodeWriteContent(content, path, this.maxTextBytes)
       const beforeMaxBytes = wanted === false ? 0 : this.diffBasisMaxBytes
       const result = await untilAborted(this.publishBytes(target, bytes, { expected, signal, beforeMaxBytes }), signal, 'write')
-      const previous = wanted === false || result.before === null || result.before.length > beforeMaxBytes ? null : decodeTextOrNull(result.before)
-      return {
-        operation: result.created ? 'create' : 'update',
-        version: result.version,
-        before: previous === null ? null : normalizeLf(previous),
-        // What a read returns next: a leading U+FEFF is stored, and read back as the BOM it is.
-        after: normalizeLf(content.charCodeAt(0) === 0xfeff ? content.slice(1) : content),
-      }
+      return writeOutcome(result, content, beforeMaxBytes)
     } catch (err) {
       throw this.#translate(err, 'write', path)
     }
@@ -423,39 +328,14 @@ export abstract class FileSystem {
     const signal = opts?.signal
     assertTarget(target, 'edit')
     const path = target.displayPath
-    throwIfAborted(signal, 'edit')
+    throwIfAborted(signal, 'edit', path)
     try {
       assertEditRequests(edit)
       assertEditGuard(expected, path)
+      this.#refuseReadOnly('edit', path)
       const maxBytes = this.maxTextBytes
-      const run: EditRun = { done: undefined, pending: undefined, prepared: undefined }
-      for (let attempt = 1; ; attempt++) {
-        let version: FsVersion
-        try {
-          version = await untilAborted(
-            this.updateBytes(target, { expected, signal, maxBytes }, (bytes) => editTransform(run, bytes, edit, path, maxBytes)),
-            signal,
-            'edit',
-          )
-        } catch (err) {
-          const pending = run.pending
-          if (pending === undefined) throw err
-          // The edit outgrew its synchronous budget: finish it outside the critical section, then publish it
-          // if the file still holds the bytes it was computed from.
-          if (attempt === MAX_EDIT_ATTEMPTS) {
-            throw FsError.at('FS_STALE_VERSION', 'edit', path, 'file kept changing while a large edit was being computed', { retryable: true })
-          }
-          run.pending = undefined
-          run.prepared = {
-            input: pending.input,
-            result: await editText(() => runEditSliced(pending.steps, signal, 'edit', true), path, pending.input.length, maxBytes),
-          }
-          continue
-        }
-        const done = run.done
-        if (done === undefined) throw FsError.io('edit', path, 'the backend published without applying the edit')
-        return editOutcome(version, done)
-      }
+      const update = (transform: (bytes: Uint8Array) => Uint8Array) => this.updateBytes(target, { expected, signal, maxBytes }, transform)
+      return await editInAttempts({ edit, path, maxBytes, signal, update })
     } catch (err) {
       throw this.#translate(err, 'edit', path)
     }
@@ -473,7 +353,7 @@ export abstract class FileSystem {
     const asked = opts?.maxBytes
     assertTarget(target, 'read')
     const path = target.displayPath
-    throwIfAborted(signal, 'read')
+    throwIfAborted(signal, 'read', path)
     let bytes: Uint8Array
     try {
       if (asked !== undefined && (!Number.isSafeInteger(asked) || asked < 0)) {
@@ -485,7 +365,7 @@ export abstract class FileSystem {
     } catch (err) {
       throw this.#translate(err, 'read', path)
     }
-    throwIfAborted(signal, 'read')
+    throwIfAborted(signal, 'read', path)
     return bytes
   }
 
@@ -504,10 +384,11 @@ export abstract class FileSystem {
     // Copied synchronously: a caller that reuses its buffer after the call cannot tear the write. The
     // constructor, not `slice`: `slice` builds through the array's species, which may hand back a caller's view.
     const owned = bytes instanceof Uint8Array ? new Uint8Array(bytes) : undefined
-    throwIfAborted(signal, 'write')
+    throwIfAborted(signal, 'write', path)
     try {
       assertWriteIntent(expected, path)
       if (owned === undefined) throw FsError.unsupported('write', path, 'content must be a Uint8Array')
+      this.#refuseReadOnly('write', path)
       if (owned.length > this.maxTextBytes) throw FsError.tooLarge('write', path, owned.length, this.maxTextBytes)
       const result = await untilAborted(this.publishBytes(target, owned, { expected, signal, beforeMaxBytes: 0 }), signal, 'write')
       return { operation: result.created ? 'create' : 'update', version: result.version }
@@ -528,6 +409,8 @@ export abstract class FileSystem {
    * - `recursive` removes the directory and everything below it; symlinks inside are removed, never followed;
    *   a tree of more than `maxRemoveEntries` (default 10,000) entries is `FS_TOO_LARGE` (`details.entries`) before anything is removed;
    *   a recursive remove is not atomic: one that fails part way leaves the entries it had not reached;
+   * - the store's root (the directory `rootTarget` names: `resolve('/')`, or a backend's `root` scope) is never
+   *   removed: `FS_PERMISSION_DENIED` before any change, on every backend;
    * - after a remove, `stat` is `undefined` and the parent's listing no longer shows the name; the outcome counts the entries removed.
    */
   async remove(target: FsTarget, opts: RemoveOptions = {}): Promise<FsRemoveOutcome> {
@@ -537,7 +420,9 @@ export abstract class FileSystem {
     return this.#run('remove', path, signal, async () => {
       assertEditGuard(expected, path, 'remove')
       if (recursive !== undefined && typeof recursive !== 'boolean') throw FsError.unsupported('remove', path, 'recursive must be a boolean')
+      this.#refuseReadOnly('remove', path)
       if (this.capabilities.remove !== true) throw FsError.unsupported('remove', path, 'this store does not remove files')
+      await this.#root.refuse([target], 'remove', { signal, lookup: () => this.rootTarget(signal), translate: (err) => this.#translate(err, 'remove', '/') })
       return untilAborted(this.removeTarget(target, { expected, recursive: recursive === true, signal, maxEntries: this.maxRemoveEntries }), signal, 'remove')
     })
   }
@@ -553,7 +438,9 @@ export abstract class FileSystem {
    *   `overwrite: { version }` only that version of it (else `FS_STALE_VERSION`); a missing `to` is created whatever `overwrite` says; a directory at `to` is never replaced
    *   (`FS_NOT_OBSERVED`, or `FS_NOT_REGULAR_FILE` with `overwrite`); a malformed `expected` or `overwrite` is `FS_UNSUPPORTED`;
    * - missing parent directories of `to` are created; `to` inside the directory `from` is `FS_UNSUPPORTED`;
-   * - `from` and `to` naming one file (one `targetKey`) changes nothing and reports the current version;
+   * - `from` and `to` naming one file (one `targetKey`) changes nothing and reports the current version (a layer's
+   *   fence still applies: it reaches layers through the `renameInPlace` hook);
+   * - the store's root is never moved, nor anything moved onto it: `FS_PERMISSION_DENIED`, as for `remove`;
    * - at every moment at least one of the two names holds the whole content; afterwards only `to` does;
    * - a failed or aborted rename leaves both names as they were; of N concurrent renamers of one version exactly one wins;
    * - the outcome's `version` equals the next `stat` of `to`.
@@ -566,10 +453,14 @@ export abstract class FileSystem {
     return this.#run('rename', path, signal, async () => {
       assertEditGuard(expected, path, 'rename')
       assertOverwrite(overwrite, path)
+      this.#refuseReadOnly('rename', path)
       if (this.capabilities.rename === undefined) throw FsError.unsupported('rename', path, 'this store does not rename files')
-      if (from.targetKey === to.targetKey) return this.#renameOntoItself(from, expected, signal)
-      if (this.contains(from, to)) throw FsError.unsupported('rename', path, `cannot move a directory into itself ("${to.displayPath}")`)
-      return untilAborted(this.renameTarget(from, to, { expected, overwrite: overwrite ?? false, signal }), signal, 'rename')
+      await this.#root.refuse([from, to], 'rename', { signal, lookup: () => this.rootTarget(signal), translate: (err) => this.#translate(err, 'rename', '/') })
+      const request = { expected, overwrite: overwrite ?? false, signal }
+      const [source, destination] = await beforeChange(this.prepareRename(from, to, request), signal, 'rename', path)
+      if (source.targetKey === destination.targetKey) return untilAborted(this.renameInPlace(source, request), signal, 'rename')
+      if (this.contains(source, destination)) throw FsError.unsupported('rename', path, `cannot move a directory into itself ("${to.displayPath}")`)
+      return untilAborted(this.renameTarget(source, destination, request), signal, 'rename')
     })
   }
 
@@ -585,6 +476,7 @@ export abstract class FileSystem {
     assertTarget(target, 'create directory')
     const path = target.displayPath
     return this.#run('create directory', path, signal, async () => {
+      this.#refuseReadOnly('create directory', path)
       if (this.capabilities.createDirectory === undefined) throw FsError.unsupported('create directory', path, 'this store does not create directories')
       return { created: await untilAborted(this.makeDirectory(target, signal), signal, 'create directory') }
     })
@@ -593,117 +485,19 @@ export abstract class FileSystem {
   /** Releases connections and handles. A no-op where there are none; idempotent. */
   async close(): Promise<void> {}
 
-  // ---- hooks: what a backend implements; input is already valid ----
-
-  /** `resolve` with valid path text and `cwd`; must honour every rule of `resolve` but the text checks. */
-  protected abstract resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Awaitable<FsTarget>
-
-  /** `stat`; absence may be `undefined` or any `FS_NOT_FOUND` (core returns `undefined` for both). */
-  protected abstract statTarget(target: FsTarget, signal: AbortSignal | undefined): Awaitable<FsInfo | undefined>
-
-  /** `lstat` with valid path text and `cwd`; absence may be `undefined` or any `FS_NOT_FOUND`. */
-  protected abstract lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Awaitable<FsPathInfo | undefined>
-
-  /**
-   * The bytes of a regular file: missing is `FsError.notFound`, a non-file `FsError.notRegularFile`;
-   * a file larger than `maxBytes` is `FsError.tooLarge`, refused before its content is read.
-   */
-  protected abstract loadBytes(target: FsTarget, request: ReadRequest): Awaitable<Uint8Array>
-
-  /**
-   * The bytes of a regular file as chunks. The open-time checks (missing, non-file, unreadable)
-   * reject the promise; later failures are thrown by the iterator. A chunk may be reused by the
-   * backend once the next one is asked for (core decodes each before asking). `return()` on the
-   * iterator must release the file.
-   */
-  protected abstract openBytes(target: FsTarget, signal: AbortSignal | undefined): Awaitable<ByteChunks>
-
-  /** The entries of a directory, in any order (core sorts): missing is `notFound`, a non-directory `notDirectory`. */
-  protected abstract listEntries(target: FsTarget, signal: AbortSignal | undefined): Awaitable<FsDirEntry[]>
-
-  /**
-   * Publishes `bytes` atomically under `request.expected` (a known guard kind; see `checkGuard`
-   * for process-enforced guards); creates missing parents; a directory or special file is
-   * `FsError.notRegularFile`.
-   */
-  protected abstract publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Awaitable<WriteResult>
-
-  /**
-   * One critical section: find the file (missing → `FsError.stale(verb, path, 'gone')`, a non-file
-   * → `notRegularFile`), check `request.expected` BEFORE reading (`checkGuard`), refuse a file above
-   * `maxBytes` (`FsError.tooLarge`), call `transform` on its bytes and publish what it returns
-   * atomically, keeping the file's mode. Returns the version published. `transform` may throw
-   * (nothing must be published then) and may be called again if the backend retries. Neither the
-   * bytes given to `transform` nor the array it returns may change afterwards: the outcome's
-   * `before`/`after` are decoded from them when first read (give `transform` a copy if the store
-   * reuses that buffer in place).
-   */
-  protected abstract updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Awaitable<FsVersion>
-
-  /**
-   * `remove` (called only where `capabilities.remove`): find the target (missing → `notFound`, or
-   * `stale(…, 'gone')` under a guard); check `expected` inside the critical section; a directory
-   * with entries is `FsError.notEmpty` unless `recursive`; a recursive remove counts the tree first
-   * (above `maxEntries` → `FS_TOO_LARGE`, nothing removed) and never follows a link.
-   */
-  protected removeTarget(target: FsTarget, _request: RemoveRequest): Awaitable<FsRemoveOutcome> {
-    return Promise.reject(FsError.unsupported('remove', target.displayPath, 'this store does not remove files'))
-  }
-
-  /**
-   * `rename` (called only where `capabilities.rename`, with two different targets, `to` not inside
-   * `from`): every rule of `rename`, guards checked inside the critical section, never a moment
-   * where neither name holds the content.
-   */
-  protected renameTarget(from: FsTarget, _to: FsTarget, _request: RenameRequest): Awaitable<FsRenameOutcome> {
-    return Promise.reject(FsError.unsupported('rename', from.displayPath, 'this store does not rename files'))
-  }
-
-  /** `createDirectory` (called only where `capabilities.createDirectory`): true when it created the directory. */
-  protected makeDirectory(target: FsTarget, _signal: AbortSignal | undefined): Awaitable<boolean> {
-    return Promise.reject(FsError.unsupported('create directory', target.displayPath, 'this store does not create directories'))
-  }
-
-  /** `processPath` where `capabilities.processPath` is true. */
-  protected processPathOf(target: FsTarget): string {
-    throw FsError.unsupported('resolve', target.displayPath, 'this store has no path a local process can open')
-  }
-
-  /**
-   * The backend's one error table: the row for a foreign error (errno, SFTP status, HTTP
-   * status…), or `undefined` (then it is `FS_IO_ERROR` with the foreign message). Never by
-   * message text.
-   */
-  protected errorRow(_err: unknown): ErrorRow | undefined {
-    return undefined
-  }
-
-  /** The hooks of another filesystem, for layers (`FileSystemLayer`) that forward to it. */
-  protected static hooksOf(fs: FileSystem): FileSystemHooks {
-    return {
-      resolvePath: (path, cwd, signal) => fs.resolvePath(path, cwd, signal),
-      statTarget: (target, signal) => fs.statTarget(target, signal),
-      lstatPath: (path, cwd, signal) => fs.lstatPath(path, cwd, signal),
-      loadBytes: (target, request) => fs.loadBytes(target, request),
-      openBytes: (target, signal) => fs.openBytes(target, signal),
-      listEntries: (target, signal) => fs.listEntries(target, signal),
-      publishBytes: (target, bytes, request) => fs.publishBytes(target, bytes, request),
-      updateBytes: (target, request, transform) => fs.updateBytes(target, request, transform),
-      removeTarget: (target, request) => fs.removeTarget(target, request),
-      renameTarget: (from, to, request) => fs.renameTarget(from, to, request),
-      makeDirectory: (target, signal) => fs.makeDirectory(target, signal),
-      errorRow: (err) => fs.errorRow(err),
-    }
-  }
-
   /** Abort check, body, error translation: the shape of every mutation that is not on a hot path. */
   async #run<T>(verb: FsVerb, path: string, signal: AbortSignal | undefined, body: () => Promise<T>): Promise<T> {
-    throwIfAborted(signal, verb)
+    throwIfAborted(signal, verb, path)
     try {
       return await body()
     } catch (err) {
       throw this.#translate(err, verb, path)
     }
+  }
+
+  /** A store that does not write (`capabilities.readOnly`) refuses every mutation here, before any I/O. */
+  #refuseReadOnly(verb: FsVerb, path: string): void {
+    if (this.capabilities.readOnly === true) throw FsError.readOnly(verb, path)
   }
 
   /** A failure of `stat`/`lstat`: absence (`FS_NOT_FOUND`, once translated) is `undefined`; anything else is thrown. */
@@ -713,145 +507,7 @@ export abstract class FileSystem {
     throw error
   }
 
-  /** `rename(a, a)`: nothing moves; the source must exist (at the expected version). */
-  async #renameOntoItself(target: FsTarget, expected: { readonly version: FsVersion } | undefined, signal: AbortSignal | undefined): Promise<FsRenameOutcome> {
-    let info: FsInfo | undefined
-    try {
-      info = await untilAborted(this.statTarget(target, signal), signal, 'stat')
-    } catch (err) {
-      info = this.#absent(err, 'rename', target.displayPath)
-    }
-    if (info === undefined) throw expected === undefined ? FsError.notFound('rename', target.displayPath) : FsError.stale('rename', target.displayPath, 'gone')
-    if (info.type === 'other') throw FsError.notRegularFile('rename', target.displayPath)
-    if (expected !== undefined && info.version !== expected.version) throw FsError.stale('rename', target.displayPath, 'changed')
-    return { type: info.type, replaced: false, version: info.version }
-  }
-
   #translate(err: unknown, verb: FsVerb, path: string): FsError {
     return translateError(err, verb, path, (e) => this.errorRow(e))
   }
-
-  async *#decodeStream(source: ByteChunks, path: string, signal: AbortSignal | undefined): AsyncGenerator<string> {
-    try {
-      yield* decodeTextStream(abortableChunks(source, signal, 'read'), path, signal)
-    } catch (err) {
-      throw this.#translate(err, 'read', path)
-    }
-  }
-}
-
-/** The protected hooks of a filesystem as plain functions (see `FileSystem.hooksOf`). */
-export interface FileSystemHooks {
-  resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Awaitable<FsTarget>
-  statTarget(target: FsTarget, signal: AbortSignal | undefined): Awaitable<FsInfo | undefined>
-  lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Awaitable<FsPathInfo | undefined>
-  loadBytes(target: FsTarget, request: ReadRequest): Awaitable<Uint8Array>
-  openBytes(target: FsTarget, signal: AbortSignal | undefined): Awaitable<ByteChunks>
-  listEntries(target: FsTarget, signal: AbortSignal | undefined): Awaitable<FsDirEntry[]>
-  publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Awaitable<WriteResult>
-  updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Awaitable<FsVersion>
-  removeTarget(target: FsTarget, request: RemoveRequest): Awaitable<FsRemoveOutcome>
-  renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Awaitable<FsRenameOutcome>
-  makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Awaitable<boolean>
-  errorRow(err: unknown): ErrorRow | undefined
-}
-
-async function release(source: ByteChunks): Promise<void> {
-  try {
-    const chunks = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]()
-    await chunks.return?.()
-  } catch {
-    // nothing to report: the caller gets FS_ABORTED
-  }
-}
-
-/**
- * Up to this many bytes before and after, an edit's outcome carries its two texts as plain
- * strings: building them costs less than the accessors that would defer them.
- */
-const EAGER_OUTCOME_BYTES = 16 * 1024
-
-/**
- * The outcome of an edit: plain data for a small file; above {@link EAGER_OUTCOME_BYTES} the
- * strings are built when first read, through enumerable accessors, so that every reader
- * (spread, `JSON.stringify`, `Object.keys`) still sees `before` and `after`.
- */
-function editOutcome(version: FsVersion, done: ByteEditResult): FsEditOutcome {
-  if (done.bytes.length <= EAGER_OUTCOME_BYTES && done.inputLength <= EAGER_OUTCOME_BYTES) return { version, before: done.before, after: done.after }
-  return {
-    version,
-    get before() {
-      return done.before
-    },
-    get after() {
-      return done.after
-    },
-  }
-}
-
-/** How many times an edit computed outside the critical section is tried before the file, changing meanwhile, is reported stale. */
-const MAX_EDIT_ATTEMPTS = 3
-
-/** The state of one `editText` call across its `updateBytes` calls. */
-interface EditRun {
-  /** What the last transform returned. */
-  done: ByteEditResult | undefined
-  /** The steps of an edit that ran out of its synchronous budget, and the bytes they work on. */
-  pending: { readonly input: Uint8Array; readonly steps: EditSteps } | undefined
-  /** An edit finished outside the critical section, and the bytes it was computed from. */
-  prepared: { readonly input: Uint8Array; readonly result: ByteEditResult } | undefined
-}
-
-/**
- * `editText`'s `transform`: the edit of `bytes`, run synchronously for at most `editTuning.sync`
- * (25 ms). A result prepared from these very bytes is published as it is. An edit
- * that needs longer leaves its steps in `run.pending` and throws, so the backend publishes nothing;
- * `editText` finishes it giving the event loop turns, then calls `updateBytes` again.
- */
-function editTransform(run: EditRun, bytes: Uint8Array, edit: FsEditRequest | readonly FsEditRequest[], path: string, maxBytes: number): Uint8Array {
-  run.done = undefined
-  run.pending = undefined
-  if (bytes.length > maxBytes) throw FsError.tooLarge('edit', path, bytes.length, maxBytes)
-  const prepared = run.prepared
-  if (prepared !== undefined && sameBytes(prepared.input, bytes)) return (run.done = prepared.result).bytes
-  const steps = editSteps(bytes, edit, path, maxBytes)
-  const finished = editTextSync(() => runEditFor(steps, editTuning.sync), path, bytes.length, maxBytes)
-  if (finished === undefined) {
-    run.pending = { input: bytes, steps }
-    throw FsError.io('edit', path, 'the edit is being finished outside the critical section')
-  }
-  return (run.done = finished.value).bytes
-}
-
-/** True when `a` and `b` hold the same bytes (a native compare: tens of GB/s). */
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a === b || (a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b))
-}
-
-/** A string or buffer that outgrows what V8 can hold is `FS_TOO_LARGE`, not a crash (`size`: the bytes edited). */
-function tooLargeFrom(err: unknown, path: string, size: number, maxBytes: number): unknown {
-  if (!(err instanceof RangeError)) return err
-  return FsError.at('FS_TOO_LARGE', 'edit', path, 'the edited text is too large to hold as one string', { cause: err, details: { size, limit: maxBytes } })
-}
-
-function editTextSync<T>(body: () => T, path: string, size: number, maxBytes: number): T {
-  try {
-    return body()
-  } catch (err) {
-    throw tooLargeFrom(err, path, size, maxBytes)
-  }
-}
-
-async function editText<T>(body: () => Promise<T>, path: string, size: number, maxBytes: number): Promise<T> {
-  try {
-    return await body()
-  } catch (err) {
-    throw tooLargeFrom(err, path, size, maxBytes)
-  }
-}
-
-function limitOption(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer`)
-  return value
 }

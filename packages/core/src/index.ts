@@ -4,7 +4,8 @@
  * `@seamfs/core/backend`, which adds the building blocks of a backend.
  */
 export { FsError, FS_ERROR_CODES, isFsError, type FsErrorCode, type FsErrorDetails, type FsVerb } from './errors.js'
-export { FileSystem, MAX_REMOVE_ENTRIES, type FsLimits } from './file-system.js'
+export { FileSystem } from './file-system.js'
+export { MAX_REMOVE_ENTRIES, type FsLimits } from './hooks.js'
 export type {
   EditOptions,
   FsBytesWriteOutcome,

@@ -1,5 +1,5 @@
+import { FileSystem } from './file-system.js'
 import {
-  FileSystem,
   type Awaitable,
   type ByteChunks,
   type FileSystemHooks,
@@ -9,7 +9,7 @@ import {
   type UpdateRequest,
   type WriteRequest,
   type WriteResult,
-} from './file-system.js'
+} from './hooks.js'
 import type { ErrorRow } from './translate.js'
 import type { FsCapabilities, FsDirEntry, FsInfo, FsPathInfo, FsRemoveOutcome, FsRenameOutcome, FsTarget, FsVersion } from './types.js'
 
@@ -88,6 +88,18 @@ export abstract class FileSystemLayer extends FileSystem {
 
   protected override renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Awaitable<FsRenameOutcome> {
     return this.#hooks.renameTarget(from, to, request)
+  }
+
+  protected override prepareRename(from: FsTarget, to: FsTarget, request: RenameRequest): Awaitable<readonly [FsTarget, FsTarget]> {
+    return this.#hooks.prepareRename(from, to, request)
+  }
+
+  protected override renameInPlace(target: FsTarget, request: RenameRequest): Awaitable<FsRenameOutcome> {
+    return this.#hooks.renameInPlace(target, request)
+  }
+
+  protected override rootTarget(signal: AbortSignal | undefined): Awaitable<FsTarget> {
+    return this.#hooks.rootTarget(signal)
   }
 
   protected override makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Awaitable<boolean> {

@@ -90,7 +90,8 @@ function mountSpec(point: string, value: FileSystem | MountSpec): { fs: FileSyst
   const spec = isFileSystem(value) ? { fs: value } : (value as Partial<MountSpec> | null)
   if (spec === null || typeof spec !== 'object' || !isFileSystem(spec.fs)) throw new TypeError(`mount "${point}" needs a FileSystem (or { fs, readOnly })`)
   if (spec.readOnly !== undefined && typeof spec.readOnly !== 'boolean') throw new TypeError(`readOnly of mount "${point}" must be a boolean`)
-  return { fs: spec.fs, readOnly: spec.readOnly === true }
+  // A store that does not write is a read-only mount wherever it is mounted.
+  return { fs: spec.fs, readOnly: spec.readOnly === true || spec.fs.capabilities.readOnly === true }
 }
 
 function isFileSystem(value: unknown): value is FileSystem {
@@ -140,27 +141,33 @@ const weaker = (strengths: readonly GuardStrength[]): GuardStrength =>
 /**
  * The weakest guarantee over all mounts: booleans AND, a guard `process` if any is, `rename` absent if any
  * lacks it (else `copy` if any copies), `createDirectory` likewise (`marker` if any), `versionSource` the
- * common one or else `content-hash`.
+ * common one or else `content-hash`. How the table writes (the guards, `remove`, `rename`,
+ * `createDirectory`) is over the stores that write: a read-only one (`readOnly`) refuses every mutation
+ * anyway; the table is `readOnly` only when every store is.
  */
 export function weakestCapabilities(all: readonly FsCapabilities[]): FsCapabilities {
   const every = (flag: (c: FsCapabilities) => boolean | undefined): boolean => all.every((c) => flag(c) === true)
+  // How the table writes is decided by the stores that write: a read-only one refuses every mutation anyway.
+  const writing = all.some((c) => c.readOnly !== true) ? all.filter((c) => c.readOnly !== true) : all
+  const everyWriter = (flag: (c: FsCapabilities) => boolean | undefined): boolean => writing.every((c) => flag(c) === true)
   const sources = new Set(all.map((c) => c.versionSource))
   const [source] = sources
   const caps: { -readonly [K in keyof FsCapabilities]: FsCapabilities[K] } = {
     symlinks: every((c) => c.symlinks),
     permissions: every((c) => c.permissions),
     processPath: every((c) => c.processPath),
-    createIfAbsent: weaker(all.map((c) => c.createIfAbsent)),
-    replaceIfVersion: weaker(all.map((c) => c.replaceIfVersion)),
+    createIfAbsent: weaker(writing.map((c) => c.createIfAbsent)),
+    replaceIfVersion: weaker(writing.map((c) => c.replaceIfVersion)),
     versionSource: sources.size === 1 && source !== undefined ? source : 'content-hash',
     newlineInNames: every((c) => c.newlineInNames),
     emptyDirectories: every((c) => c.emptyDirectories),
-    remove: every((c) => c.remove),
-    removeIfVersion: weaker(all.map((c) => c.removeIfVersion ?? c.replaceIfVersion)),
-    renameDirectories: every((c) => c.renameDirectories),
+    remove: everyWriter((c) => c.remove),
+    removeIfVersion: weaker(writing.map((c) => c.removeIfVersion ?? c.replaceIfVersion)),
+    renameDirectories: everyWriter((c) => c.renameDirectories),
     mtime: every((c) => c.mtime),
   }
-  if (all.every((c) => c.rename !== undefined)) caps.rename = all.some((c) => c.rename === 'copy') ? 'copy' : 'atomic'
-  if (all.every((c) => c.createDirectory !== undefined)) caps.createDirectory = all.some((c) => c.createDirectory === 'marker') ? 'marker' : 'native'
+  if (writing.every((c) => c.rename !== undefined)) caps.rename = writing.some((c) => c.rename === 'copy') ? 'copy' : 'atomic'
+  if (writing.every((c) => c.createDirectory !== undefined)) caps.createDirectory = writing.some((c) => c.createDirectory === 'marker') ? 'marker' : 'native'
+  if (all.every((c) => c.readOnly === true)) caps.readOnly = true
   return Object.freeze(caps)
 }

@@ -1,7 +1,7 @@
 import { isAbsolute, posix, relative, sep } from 'node:path'
-import { FsError, throwIfAborted, type FsVerb } from './errors.js'
+import { FsError, type FsVerb } from './errors.js'
+import { FileSystem } from './file-system.js'
 import {
-  FileSystem,
   type ByteChunks,
   type FileSystemHooks,
   type FsLimits,
@@ -12,7 +12,7 @@ import {
   type UpdateRequest,
   type WriteRequest,
   type WriteResult,
-} from './file-system.js'
+} from './hooks.js'
 import {
   childOf,
   lexicallyWithin,
@@ -38,7 +38,6 @@ import {
   type FsRenameOutcome,
   type FsTarget,
   type FsVersion,
-  type RenameOptions,
   type SignalOptions,
 } from './types.js'
 
@@ -192,7 +191,7 @@ export class MountFileSystem extends FileSystem {
   async #placeOf(mount: Mount, signal: AbortSignal | undefined): Promise<Place | undefined> {
     let root = this.#roots.get(mount)
     try {
-      root ??= await this.#call(mount, 'resolve', mount.point, () => mount.hooks.resolvePath('.', undefined, signal))
+      root ??= await this.#call(mount, { verb: 'resolve', at: mount.point }, () => mount.hooks.resolvePath('.', undefined, signal))
     } catch (err) {
       if (signal?.aborted === true) throw err
       return undefined
@@ -237,11 +236,17 @@ export class MountFileSystem extends FileSystem {
     if (errors.length > 0) throw errors[0]
   }
 
-  /** Refuses a rename in a read-only mount before anything else, also the no-op rename of a file onto itself. */
-  override async rename(from: FsTarget, to: FsTarget, opts: RenameOptions = {}): Promise<FsRenameOutcome> {
-    throwIfAborted(opts?.signal, 'rename')
-    for (const end of [from, to]) if (isTarget(end)) this.#writableMount(end, 'rename')
-    return super.rename(from, to, opts)
+  /** A rename in a read-only mount is refused before core decides anything else about it. */
+  protected override prepareRename(from: FsTarget, to: FsTarget): readonly [FsTarget, FsTarget] {
+    for (const end of [from, to]) this.#writableMount(end, 'rename')
+    return [from, to]
+  }
+
+  /** The no-op rename of a file onto itself is still a mutation: refused in a read-only mount. */
+  protected override async renameInPlace(target: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
+    this.#writableMount(target, 'rename')
+    const { mount, inner } = await this.#route(target, request.signal)
+    return this.#call(mount, { verb: 'rename', at: target, inner }, () => mount.hooks.renameInPlace(inner, request))
   }
 
   protected override processPathOf(target: FsTarget): string {
@@ -256,23 +261,23 @@ export class MountFileSystem extends FileSystem {
 
   protected override async statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
     const { mount, inner } = await this.#route(target, signal)
-    return this.#call(mount, 'stat', target, () => mount.hooks.statTarget(inner, signal), inner)
+    return this.#call(mount, { verb: 'stat', at: target, inner }, () => mount.hooks.statTarget(inner, signal))
   }
 
   protected override async lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
     const abs = posix.resolve(cwd === undefined ? this.cwd : posix.resolve(this.cwd, cwd), path)
     const mount = this.#mountAt(abs)
-    return this.#call(mount, 'lstat', abs, () => mount.hooks.lstatPath(innerPath(mount, abs), undefined, signal))
+    return this.#call(mount, { verb: 'lstat', at: abs }, () => mount.hooks.lstatPath(innerPath(mount, abs), undefined, signal))
   }
 
   protected override async loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
     const { mount, inner } = await this.#route(target, request.signal)
-    return this.#call(mount, 'read', target, () => mount.hooks.loadBytes(inner, request), inner)
+    return this.#call(mount, { verb: 'read', at: target, inner }, () => mount.hooks.loadBytes(inner, request))
   }
 
   protected override async openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks> {
     const { mount, inner } = await this.#route(target, signal)
-    const chunks = await this.#call(mount, 'read', target, () => mount.hooks.openBytes(inner, signal), inner)
+    const chunks = await this.#call(mount, { verb: 'read', at: target, inner }, () => mount.hooks.openBytes(inner, signal))
     return translatedChunks(chunks, (err) => translateError(err, 'read', target.displayPath, (e) => mount.hooks.errorRow(e)))
   }
 
@@ -281,7 +286,7 @@ export class MountFileSystem extends FileSystem {
     const dir = this.#pathOf(target)
     const below = this.#mounts.filter((m) => m.point !== '/' && posix.dirname(m.point) === dir)
     const shadowed = new Set(below.map((m) => posix.basename(m.point)))
-    const entries = await this.#call(mount, 'list', target, () => mount.hooks.listEntries(inner, signal), inner)
+    const entries = await this.#call(mount, { verb: 'list', at: target, inner }, () => mount.hooks.listEntries(inner, signal))
     const merged = entries
       .filter((entry) => !shadowed.has(entry.name))
       .map((entry) => ({ ...entry, target: this.#mint(mount, entry.target, childOf(dir, entry.name)) }))
@@ -294,20 +299,20 @@ export class MountFileSystem extends FileSystem {
   protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     this.#writableMount(target, 'write')
     const { mount, inner } = await this.#route(target, request.signal)
-    return this.#call(mount, 'write', target, () => mount.hooks.publishBytes(inner, bytes, request), inner)
+    return this.#call(mount, { verb: 'write', at: target, inner }, () => mount.hooks.publishBytes(inner, bytes, request))
   }
 
   protected override async updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
     this.#writableMount(target, 'edit')
     const { mount, inner } = await this.#route(target, request.signal)
-    return this.#call(mount, 'edit', target, () => mount.hooks.updateBytes(inner, request, transform), inner)
+    return this.#call(mount, { verb: 'edit', at: target, inner }, () => mount.hooks.updateBytes(inner, request, transform))
   }
 
   protected override async removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
     this.#writableMount(target, 'remove')
     this.#noMountPointAtOrBelow(target, 'remove')
     const { mount, inner } = await this.#route(target, request.signal)
-    return this.#call(mount, 'remove', target, () => mount.hooks.removeTarget(inner, request), inner)
+    return this.#call(mount, { verb: 'remove', at: target, inner }, () => mount.hooks.removeTarget(inner, request))
   }
 
   protected override async renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
@@ -320,26 +325,26 @@ export class MountFileSystem extends FileSystem {
     const { mount } = source
     if (this.capabilities.renameDirectories !== true && mount.fs.capabilities.renameDirectories === true) {
       // The table declares the weakest: where one mount cannot move directories, none does through it.
-      const info = await this.#call(mount, 'rename', from, () => mount.hooks.statTarget(source.inner, request.signal), source.inner)
+      const info = await this.#call(mount, { verb: 'rename', at: from, inner: source.inner }, () => mount.hooks.statTarget(source.inner, request.signal))
       if (info?.type === 'directory') throw FsError.unsupported('rename', from.displayPath, 'this mount table does not move directories (a mount cannot)')
     }
     const rename = (): Awaitable<FsRenameOutcome> => mount.hooks.renameTarget(source.inner, destination.inner, request)
-    return this.#call(mount, 'rename', from, rename, source.inner, [destination.inner.displayPath, to.displayPath])
+    return this.#call(mount, { verb: 'rename', at: from, inner: source.inner, also: [destination.inner.displayPath, to.displayPath] }, rename)
   }
 
   protected override async makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
     this.#writableMount(target, 'create directory')
     const { mount, inner } = await this.#route(target, signal)
-    return this.#call(mount, 'create directory', target, () => mount.hooks.makeDirectory(inner, signal), inner)
+    return this.#call(mount, { verb: 'create directory', at: target, inner }, () => mount.hooks.makeDirectory(inner, signal))
   }
 
   async #resolveAbsolute(abs: string, signal: AbortSignal | undefined): Promise<FsTarget> {
     const mount = this.#mountAt(abs)
     if (!this.#roots.has(mount)) {
-      const root = await this.#call(mount, 'resolve', mount.point, () => mount.hooks.resolvePath('.', undefined, signal))
+      const root = await this.#call(mount, { verb: 'resolve', at: mount.point }, () => mount.hooks.resolvePath('.', undefined, signal))
       this.#roots.set(mount, root)
     }
-    const inner = await this.#call(mount, 'resolve', abs, () => mount.hooks.resolvePath(innerPath(mount, abs), undefined, signal))
+    const inner = await this.#call(mount, { verb: 'resolve', at: abs }, () => mount.hooks.resolvePath(innerPath(mount, abs), undefined, signal))
     return this.#mint(mount, inner, abs)
   }
 
@@ -401,7 +406,7 @@ export class MountFileSystem extends FileSystem {
    * Runs a hook of `mount`, translating its foreign errors by that filesystem's own table; a message that names
    * the inner target's path (or `also[0]`) names the mount-space path instead.
    */
-  async #call<T>(mount: Mount, verb: FsVerb, at: FsTarget | string, hook: () => Awaitable<T>, inner?: FsTarget, also?: readonly [string, string]): Promise<T> {
+  async #call<T>(mount: Mount, { verb, at, inner, also }: CallSite, hook: () => Awaitable<T>): Promise<T> {
     try {
       return await hook()
     } catch (err) {
@@ -413,17 +418,28 @@ export class MountFileSystem extends FileSystem {
   }
 }
 
+/** Where a mounted filesystem's hook is called: its failures are translated under `verb`, naming `at`. */
+interface CallSite {
+  readonly verb: FsVerb
+  /** What the failure names: the mount-space target or path. */
+  readonly at: FsTarget | string
+  /** The mounted filesystem's own target, whose path in a message becomes `at`'s. */
+  readonly inner?: FsTarget | undefined
+  /** One more path to rename in a message (a rename's destination): `[inner, outer]`. */
+  readonly also?: readonly [string, string] | undefined
+}
+
 /** `error`, its message naming mount-space paths where it named a mounted filesystem's own (the cause keeps the original). */
 function inMountSpace(error: FsError, renames: ReadonlyArray<readonly [string, string]>): FsError {
   let message = error.message
-  for (const [inner, outer] of renames) if (inner !== outer) message = message.replace(`"${inner}"`, `"${outer}"`)
-  if (message === error.message) return error
-  return new FsError(error.code, message, {
-    cause: error,
-    retryable: error.retryable,
-    indeterminate: error.indeterminate,
-    ...(error.details && { details: error.details }),
-  })
+  let path = error.path
+  for (const [inner, outer] of renames) {
+    if (inner === outer) continue
+    message = message.replace(`"${inner}"`, `"${outer}"`)
+    if (path === inner) path = outer
+  }
+  if (message === error.message && path === error.path) return error
+  return new FsError(error.code, message, { ...FsError.optionsOf(error), cause: error, path })
 }
 
 /** The path handed to the mounted filesystem: relative to its cwd (its root), `.` for the mount point. */
@@ -450,9 +466,4 @@ function translatedChunks(source: ByteChunks, translate: (err: unknown) => FsErr
       }
     },
   }
-}
-
-function isTarget(value: unknown): value is FsTarget {
-  const t = value as Partial<Record<keyof FsTarget, unknown>> | null
-  return typeof t === 'object' && t !== null && typeof t.targetKey === 'string' && typeof t.displayPath === 'string'
 }

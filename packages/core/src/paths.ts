@@ -9,13 +9,13 @@ import type { FsTarget, FsVersion, FsWriteIntent } from './types.js'
  */
 export function assertPathText(path: unknown, verb: FsVerb): asserts path is string {
   if (typeof path !== 'string' || path.trim() === '') {
-    throw new FsError('FS_NOT_FOUND', 'a path must be a non-empty string')
+    throw new FsError('FS_NOT_FOUND', 'a path must be a non-empty string', { verb, path: typeof path === 'string' ? path : '' })
   }
   if (path.includes('\0')) {
-    throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path.replaceAll('\0', '\\0')}": path contains a NUL byte`)
+    throw FsError.at('FS_NOT_FOUND', verb, path.replaceAll('\0', '\\0'), 'path contains a NUL byte')
   }
   if (!path.isWellFormed()) {
-    throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path.toWellFormed()}": path is not well-formed Unicode`)
+    throw FsError.at('FS_NOT_FOUND', verb, path.toWellFormed(), 'path is not well-formed Unicode')
   }
 }
 
@@ -23,7 +23,7 @@ export function assertPathText(path: unknown, verb: FsVerb): asserts path is str
 export function assertCwdText(cwd: unknown, path: string, verb: FsVerb): asserts cwd is string | undefined {
   if (cwd === undefined) return
   if (typeof cwd !== 'string' || cwd.includes('\0') || !cwd.isWellFormed()) {
-    throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path}": invalid cwd`)
+    throw FsError.at('FS_NOT_FOUND', verb, path, 'invalid cwd')
   }
 }
 
@@ -43,7 +43,7 @@ export function assertWriteIntent(expected: unknown, path: string): void {
 export function assertTarget(target: unknown, verb: FsVerb): asserts target is FsTarget {
   const t = target as Partial<Record<keyof FsTarget, unknown>> | null
   if (typeof t !== 'object' || t === null || typeof t.targetKey !== 'string' || typeof t.displayPath !== 'string') {
-    throw new FsError('FS_NOT_FOUND', `cannot ${verb}: not a target (resolve the path first)`)
+    throw new FsError('FS_NOT_FOUND', `cannot ${verb}: not a target (resolve the path first)`, { verb, path: '' })
   }
 }
 

@@ -54,8 +54,11 @@ export class ObservationPolicy {
 
   #seenPresent(owner: PolicyOwner | undefined, target: FsTarget, verb: 'edit' | 'remove' | 'move'): { readonly version: FsVersion } {
     const seen = this.observation(owner, target)
-    if (seen === undefined) throw new FsError('FS_NOT_OBSERVED', `${verb} requires reading "${target.displayPath}" first`)
-    if (seen.kind === 'absent') throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${target.displayPath}": not found`)
+    if (seen === undefined) throw FsError.unseen(verb, target.displayPath)
+    if (seen.kind === 'absent') {
+      const path = target.displayPath
+      throw new FsError('FS_NOT_FOUND', `cannot ${verb} "${path}": not found`, { verb: verb === 'move' ? 'rename' : verb, path })
+    }
     return { version: seen.version }
   }
 

@@ -1,18 +1,10 @@
-import { FsError, isFsError, throwIfAborted, type FsErrorCode, type FsVerb } from './errors.js'
-import {
-  type ByteChunks,
-  type ReadRequest,
-  type RemoveRequest,
-  type RenameRequest,
-  type UpdateRequest,
-  type WriteRequest,
-  type WriteResult,
-} from './file-system.js'
+import { FsError, isFsError, type FsErrorCode, type FsVerb } from './errors.js'
+import { type ByteChunks, type ReadRequest, type RemoveRequest, type RenameRequest, type UpdateRequest, type WriteRequest, type WriteResult } from './hooks.js'
 import { EXECUTED_NAMES, gitRepositoryAt, repositoryCandidates } from './executes.js'
 import { FileSystemLayer } from './layer.js'
 import { loadedCodePaths } from './loaded-code.js'
 import type { FileSystem } from './file-system.js'
-import type { FsDirEntry, FsInfo, FsPathInfo, FsRemoveOutcome, FsRenameOutcome, FsTarget, FsVersion, RenameOptions, SignalOptions } from './types.js'
+import type { FsDirEntry, FsInfo, FsPathInfo, FsRemoveOutcome, FsRenameOutcome, FsTarget, FsVersion, SignalOptions } from './types.js'
 
 /** `read-only`: no mutation; `workspace-write`: mutations inside the writable roots; `full-access`: no fence. */
 export type SandboxMode = 'read-only' | 'workspace-write' | 'full-access'
@@ -128,7 +120,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
       const code = isFsError(err) ? err.code : this.errorRow(err)?.code
       if (!this.#confineReads || this.mode === 'full-access' || code === undefined || !REVEALING.has(code)) throw err
       if (await this.#failsInside(path, base, signal)) throw err
-      throw FsError.at('FS_SANDBOX_DENIED', 'resolve', path, 'outside the sandbox roots', { cause: err })
+      throw FsError.sandboxDenied('resolve', path, 'outside the sandbox roots', err)
     }
   }
 
@@ -196,33 +188,54 @@ export class SandboxedFileSystem extends FileSystemLayer {
    */
   protected override async removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
     const fresh = await this.#writable(target, 'remove', request.signal)
-    await this.#nothingProtectedBelow(target, fresh, 'remove', request.recursive, request.signal)
+    await this.#nothingProtectedBelow(target, fresh, { verb: 'remove', walk: request.recursive, signal: request.signal })
     return super.removeTarget(fresh, request)
   }
 
   /**
-   * The fence runs before core's own checks of a rename: `rename(a, b)` with one key is a no-op that
-   * never reaches a hook, so a `to` that named an inside file when it was resolved and a file outside
-   * now (a swapped link, a forged target) must be refused here, on the fresh targets.
+   * The store's root as this sandbox sees it: through the fence, so a root the fence keeps from the
+   * model is the fence's to refuse (`FS_SANDBOX_DENIED`), and core's root rule applies only to a root
+   * the model may otherwise change (full access).
    */
-  override async rename(from: FsTarget, to: FsTarget, opts: RenameOptions = {}): Promise<FsRenameOutcome> {
-    if (!isTarget(from) || !isTarget(to)) return super.rename(from, to, opts)
-    const signal = opts?.signal
-    throwIfAborted(signal, 'rename')
-    const source = await this.#writable(from, 'rename', signal)
-    const destination = await this.#writable(to, 'rename', signal)
-    return super.rename(source, destination, opts)
+  protected override async rootTarget(signal: AbortSignal | undefined): Promise<FsTarget> {
+    return this.#writable(await super.rootTarget(signal), 'remove', signal)
+  }
+
+  /**
+   * The fence decides a rename before core does: `rename(a, b)` with one key is a no-op, and a `to`
+   * inside `from` an error, both decided on the targets returned here, so a `to` that named an inside
+   * file when it was resolved and a file outside now (a swapped link, a forged target) is refused
+   * first, and the fresh targets are what core compares.
+   */
+  protected override async prepareRename(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<readonly [FsTarget, FsTarget]> {
+    const source = await this.#writable(from, 'rename', request.signal)
+    const destination = await this.#writable(to, 'rename', request.signal)
+    return [source, destination]
+  }
+
+  /**
+   * `rename(a, a)` moves nothing, but it is a mutation: the fence decides it as it decides any rename
+   * (a read-only mode, a protected path or one outside the roots is refused), on the fresh target.
+   */
+  protected override async renameInPlace(target: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
+    return super.renameInPlace(await this.#writable(target, 'rename', request.signal), request)
   }
 
   /**
    * Both ends of a rename must be writable; a directory moved takes nothing protected with it (paths
    * and names, walked as for a recursive remove), and lands on no protected path, existing or not.
+   * The fresh targets decide: two that name one file now (a link swapped since they were resolved)
+   * move nothing, and a destination now inside the source is refused.
    */
   protected override async renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
     const source = await this.#writable(from, 'rename', request.signal)
     const destination = await this.#writable(to, 'rename', request.signal)
-    await this.#nothingProtectedBelow(from, source, 'rename', true, request.signal)
-    await this.#nothingProtectedBelow(to, destination, 'rename', false, request.signal)
+    if (source.targetKey === destination.targetKey) return super.renameInPlace(source, request)
+    if (this.inner.contains(source, destination)) {
+      throw FsError.unsupported('rename', from.displayPath, `cannot move a directory into itself ("${to.displayPath}")`)
+    }
+    await this.#nothingProtectedBelow(from, source, { verb: 'rename', walk: true, signal: request.signal })
+    await this.#nothingProtectedBelow(to, destination, { verb: 'rename', walk: false, signal: request.signal })
     return super.renameTarget(source, destination, request)
   }
 
@@ -237,9 +250,13 @@ export class SandboxedFileSystem extends FileSystemLayer {
    * walked for protected names, links never followed; a tree too large to walk, or a directory that
    * cannot be listed, is refused rather than passed unchecked.
    */
-  async #nothingProtectedBelow(target: FsTarget, fresh: FsTarget, verb: FsVerb, walk: boolean, signal: AbortSignal | undefined): Promise<void> {
+  async #nothingProtectedBelow(
+    target: FsTarget,
+    fresh: FsTarget,
+    { verb, walk, signal }: { readonly verb: FsVerb; readonly walk: boolean; readonly signal: AbortSignal | undefined },
+  ): Promise<void> {
     const refuse = (what: string): FsError =>
-      FsError.at('FS_SANDBOX_DENIED', verb, target.displayPath, `${what} below it is read-only to the model in every sandbox mode`)
+      FsError.sandboxDenied(verb, target.displayPath, `${what} below it is read-only to the model in every sandbox mode`)
     for (const path of this.#protectedPaths) {
       const guarded = await this.#resolveOrNone(path, this.#workspaceRoot, signal)
       const holder = await this.#resolveOrNone(`${path.replace(/\/+$/, '')}/..`, this.#workspaceRoot, signal)
@@ -261,7 +278,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
         const code = isFsError(err) ? err.code : this.errorRow(err)?.code
         // A file has no entries, and a directory gone meanwhile holds none: the mutation reports what it finds.
         if (code === 'FS_NOT_DIRECTORY' || code === 'FS_NOT_FOUND' || code === 'FS_NOT_REGULAR_FILE') continue
-        throw FsError.at('FS_SANDBOX_DENIED', 'list', dir.displayPath, 'cannot check it for protected names', { cause: err })
+        throw FsError.sandboxDenied('list', dir.displayPath, 'cannot check it for protected names', err)
       }
       for (const entry of entries) {
         if (++seen > this.maxRemoveEntries) throw FsError.tooManyEntries('remove', root.displayPath, seen, this.maxRemoveEntries)
@@ -277,7 +294,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
   /** The fresh target a mutation may touch, or `FS_SANDBOX_DENIED`. */
   async #writable(target: FsTarget, verb: FsVerb, signal: AbortSignal | undefined): Promise<FsTarget> {
     const denied = (why: string, cause?: unknown): FsError =>
-      FsError.at('FS_SANDBOX_DENIED', verb, target.displayPath, `file access denied under ${this.mode} mode${why}`, { cause })
+      FsError.sandboxDenied(verb, target.displayPath, `file access denied under ${this.mode} mode${why}`, cause)
     if (this.mode === 'read-only') throw denied('')
     // In full-access a path that does not resolve now goes to the backend as it is, for the backend's own error.
     const fresh =
@@ -294,8 +311,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
 
   /** Refuses a mutation of a protected path or anything below it, by name or by identity. */
   async #unprotected(target: FsTarget, fresh: FsTarget, verb: FsVerb, signal: AbortSignal | undefined): Promise<void> {
-    const refuse = (what: string): FsError =>
-      FsError.at('FS_SANDBOX_DENIED', verb, target.displayPath, `${what} is read-only to the model in every sandbox mode`)
+    const refuse = (what: string): FsError => FsError.sandboxDenied(verb, target.displayPath, `${what} is read-only to the model in every sandbox mode`)
     // The canonical key too: a link (`gl -> .git`) hides the name from both display paths.
     for (const path of [target.displayPath, fresh.displayPath, fresh.targetKey]) {
       const name = path.split(/[\\/]/).find((segment) => this.#protectedNames.has(segment.toLowerCase()))
@@ -359,7 +375,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
    * that itself lies inside (its parent directory does) wherever it points: the link is not followed.
    */
   async #lstatable(path: string, base: string, signal: AbortSignal | undefined): Promise<void> {
-    const denied = (why: string, cause?: unknown): FsError => FsError.at('FS_SANDBOX_DENIED', 'lstat', path, `outside the sandbox roots${why}`, { cause })
+    const denied = (why: string, cause?: unknown): FsError => FsError.sandboxDenied('lstat', path, `outside the sandbox roots${why}`, cause)
     const roots = await this.#resolvedRoots(signal)
     const inside = async (p: string): Promise<boolean> => {
       const target = await this.#resolveOrNone(p, base, signal)
@@ -375,8 +391,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
   /** The target a read may touch: unchanged, unless reads are confined. */
   async #readable(target: FsTarget, verb: FsVerb, signal: AbortSignal | undefined): Promise<FsTarget> {
     if (!this.#confineReads || this.mode === 'full-access') return target
-    const denied = (why: string, cause?: unknown): FsError =>
-      FsError.at('FS_SANDBOX_DENIED', verb, target.displayPath, `outside the sandbox roots${why}`, { cause })
+    const denied = (why: string, cause?: unknown): FsError => FsError.sandboxDenied(verb, target.displayPath, `outside the sandbox roots${why}`, cause)
     const fresh = await this.#fresh(target, signal, denied)
     const roots = await this.#resolvedRoots(signal)
     if (!roots.some((root) => this.inner.contains(root, fresh))) throw denied('')
@@ -404,8 +419,8 @@ export class SandboxedFileSystem extends FileSystemLayer {
   }
 
   /**
-   * The roots, each pinned where it first resolved (issue 18's review: they used to be resolved
-   * afresh for every check, so a root swapped for a link to elsewhere moved the fence with it).
+   * The roots, each pinned where it first resolved (resolved afresh for every check, a root swapped
+   * for a link to elsewhere would move the fence with it).
    * A pinned root never moves: after such a swap, paths through the root resolve outside the pin
    * and are refused. A root that does not resolve yet (created later) matches nothing and is tried
    * again at the next check. The workspace root resolves against the backend's cwd (as `resolve`
@@ -465,9 +480,4 @@ export class SandboxedFileSystem extends FileSystemLayer {
       return undefined
     }
   }
-}
-
-function isTarget(value: unknown): value is FsTarget {
-  const t = value as Partial<Record<keyof FsTarget, unknown>> | null
-  return typeof t === 'object' && t !== null && typeof t.targetKey === 'string' && typeof t.displayPath === 'string'
 }

@@ -22,11 +22,11 @@ export function hasNulInSample(bytes: Uint8Array): boolean {
 }
 
 function binaryError(verb: TextVerb, path: string): FsError {
-  return new FsError('FS_NOT_TEXT', `cannot ${verb} "${path}": binary file`)
+  return FsError.at('FS_NOT_TEXT', verb, path, 'binary file')
 }
 
 function invalidUtf8Error(verb: TextVerb, path: string, cause: unknown): FsError {
-  return new FsError('FS_NOT_TEXT', `cannot ${verb} "${path}": invalid UTF-8 text`, { cause })
+  return FsError.at('FS_NOT_TEXT', verb, path, 'invalid UTF-8 text', { cause })
 }
 
 /** A `Buffer` view of `bytes`, for Node's byte search and decoders (no copy). */
@@ -84,7 +84,7 @@ export function decodeText(bytes: Uint8Array, path: string, verb: TextVerb = 're
   } catch (err) {
     // Valid text that is merely too long for one string is not "not text".
     if ((err as { code?: unknown } | null)?.code === 'ERR_STRING_TOO_LONG') {
-      throw new FsError('FS_TOO_LARGE', `cannot ${verb} "${path}": text too large to hold as one string`, { cause: err })
+      throw FsError.at('FS_TOO_LARGE', verb, path, 'text too large to hold as one string', { cause: err })
     }
     throw err
   }
@@ -116,16 +116,14 @@ export function incompleteTail(bytes: Uint8Array): number {
 }
 
 /**
- * Incremental strict decoder for streamed reads: the NUL sample spans chunks,
- * a character split across chunks is joined, and {@link end} rejects a
- * truncated trailing sequence. A leading BOM (even split) is dropped.
- *
- * Validation is simdutf's (`isUtf8`) and decoding Node's own, on the complete
- * characters of each chunk; the 1–3 bytes of a character cut by the chunk
- * boundary are carried to the next chunk. That is what a fatal TextDecoder
- * does, an order of magnitude faster on large files.
+ * The checks of a strict streamed read, on bytes, without decoding: the NUL sample spans
+ * chunks, a character split across chunks is joined, every byte is validated (simdutf's
+ * `isUtf8`), {@link TextChunkValidator.end} rejects a truncated trailing sequence, and a leading
+ * BOM (even split) is dropped. {@link TextChunkDecoder} is this plus Node's decoder; a reader
+ * that decodes only part of a stream (the read tool's line window) takes the valid bytes as
+ * they are, under the same rules and with the same failures.
  */
-export class TextChunkDecoder {
+export class TextChunkValidator {
   readonly #path: string
   readonly #verb: TextVerb
   #sampled = 0
@@ -137,52 +135,89 @@ export class TextChunkDecoder {
     this.#verb = verb
   }
 
-  /** Decodes the next chunk; returns the complete characters it finished. */
-  push(chunk: Uint8Array): string {
+  /**
+   * Checks the next chunk and hands `take` the complete characters it finished, in order (the
+   * joined bytes of a character the previous chunk cut, then the rest), never an empty piece.
+   * A piece may be a view into `chunk`: it is `take`'s only during the call.
+   */
+  push(chunk: Uint8Array, take: (valid: Uint8Array) => void): void {
     if (this.#sampled < BINARY_SAMPLE_BYTES) {
       const n = Math.min(chunk.length, BINARY_SAMPLE_BYTES - this.#sampled)
       if (chunk.subarray(0, n).indexOf(0) !== -1) throw binaryError(this.#verb, this.#path)
       this.#sampled += n
     }
-    let text = ''
     let body = chunk
     if (this.#carry.length > 0) {
       // Finish the character the previous chunk cut: only its few bytes are copied.
       const lead = this.#carry[0] as number
       const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2
-      const take = Math.min(need - this.#carry.length, chunk.length)
-      const joined = new Uint8Array(this.#carry.length + take)
+      const more = Math.min(need - this.#carry.length, chunk.length)
+      const joined = new Uint8Array(this.#carry.length + more)
       joined.set(this.#carry, 0)
-      joined.set(chunk.subarray(0, take), this.#carry.length)
-      body = chunk.subarray(take)
+      joined.set(chunk.subarray(0, more), this.#carry.length)
+      body = chunk.subarray(more)
       if (joined.length < need) {
         this.#carry = joined
-        return ''
+        return
       }
       this.#carry = new Uint8Array(0)
-      text = this.#decode(joined)
+      this.#hand(joined, take)
     }
     const tail = incompleteTail(body)
     // A copy: the caller may reuse its buffer (and Buffer#slice would not copy).
     if (tail > 0) this.#carry = Uint8Array.from(body.subarray(body.length - tail))
-    return text + this.#decode(body.subarray(0, body.length - tail))
+    this.#hand(body.subarray(0, body.length - tail), take)
+  }
+
+  /** Ends the stream; a dangling partial sequence is `FS_NOT_TEXT`. */
+  end(): void {
+    if (this.#carry.length > 0) throw invalidUtf8Error(this.#verb, this.#path, new TypeError('truncated UTF-8 sequence'))
+  }
+
+  #hand(bytes: Uint8Array, take: (valid: Uint8Array) => void): void {
+    if (bytes.length === 0) return
+    if (!isUtf8(bytes)) throw invalidUtf8Error(this.#verb, this.#path, new TypeError('invalid UTF-8 sequence'))
+    let valid = bytes
+    if (!this.#started) {
+      this.#started = true
+      // Complete characters: a leading U+FEFF is exactly these three bytes.
+      if (hasUtf8Bom(valid)) valid = valid.subarray(3)
+    }
+    if (valid.length > 0) take(valid)
+  }
+}
+
+/**
+ * Incremental strict decoder for streamed reads: {@link TextChunkValidator}'s checks (the NUL
+ * sample spans chunks, a character split across chunks is joined, {@link end} rejects a
+ * truncated trailing sequence, a leading BOM, even split, is dropped), then Node's own decoder
+ * on the complete characters of each chunk. That is what a fatal TextDecoder does, an order of
+ * magnitude faster on large files.
+ */
+export class TextChunkDecoder {
+  readonly #checks: TextChunkValidator
+  #text = ''
+  readonly #decode = (valid: Uint8Array): void => {
+    this.#text += asBuffer(valid).toString('utf8')
+  }
+
+  constructor(path: string, verb: TextVerb = 'read') {
+    this.#checks = new TextChunkValidator(path, verb)
+  }
+
+  /** Decodes the next chunk; returns the complete characters it finished. */
+  push(chunk: Uint8Array): string {
+    this.#text = ''
+    this.#checks.push(chunk, this.#decode)
+    const text = this.#text
+    this.#text = ''
+    return text
   }
 
   /** Flushes; a dangling partial sequence is `FS_NOT_TEXT`. */
   end(): string {
-    if (this.#carry.length > 0) throw invalidUtf8Error(this.#verb, this.#path, new TypeError('truncated UTF-8 sequence'))
+    this.#checks.end()
     return ''
-  }
-
-  #decode(bytes: Uint8Array): string {
-    if (bytes.length === 0) return ''
-    if (!isUtf8(bytes)) throw invalidUtf8Error(this.#verb, this.#path, new TypeError('invalid UTF-8 sequence'))
-    let text = asBuffer(bytes).toString('utf8')
-    if (!this.#started) {
-      this.#started = true
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
-    }
-    return text
   }
 }
 
@@ -274,10 +309,10 @@ export function encodeText(text: string, bom = false): Uint8Array {
  */
 export function encodeWriteContent(content: unknown, path: string, maxBytes = Number.POSITIVE_INFINITY): Uint8Array {
   if (typeof content !== 'string') {
-    throw new FsError('FS_NOT_TEXT', `cannot write "${path}": content must be a string`)
+    throw FsError.at('FS_NOT_TEXT', 'write', path, 'content must be a string')
   }
   if (!content.isWellFormed()) {
-    throw new FsError('FS_NOT_TEXT', `cannot write "${path}": content has a lone surrogate (not valid Unicode)`)
+    throw FsError.at('FS_NOT_TEXT', 'write', path, 'content has a lone surrogate (not valid Unicode)')
   }
   // Every UTF-16 unit is at least one UTF-8 byte: a longer string is too large whatever it holds.
   if (content.length > maxBytes || Buffer.byteLength(content, 'utf8') > maxBytes) {

@@ -15,21 +15,21 @@ export interface ErrorRow {
 
 /**
  * The one shape of every backend's error translation: an `FsError` passes
- * through, an abort is `FS_ABORTED` (`<verb> aborted`), anything the backend's
+ * through (given `verb` and `path` where it has none), an abort is `FS_ABORTED` (`<verb> aborted`), anything the backend's
  * `lookup` finds in its table becomes `cannot <verb> "<path>": <reason>` with the
  * row's code, and the rest is `FS_IO_ERROR` with the foreign message. The
  * foreign error is always the `cause`; no message text is ever parsed.
  */
 export function translateError(err: unknown, verb: FsVerb, path: string, lookup: (err: unknown) => ErrorRow | undefined): FsError {
-  if (isFsError(err)) return err
-  if (isAbortError(err)) return new FsError('FS_ABORTED', `${verb} aborted`, { cause: err })
+  if (isFsError(err)) return FsError.placed(err, verb, path)
+  if (isAbortError(err)) return FsError.aborted(verb, err, { path })
   const row = lookup(err)
   if (row !== undefined) {
     const indeterminate = row.lostAnswer === true && MUTATION_VERBS.has(verb)
-    return new FsError(row.code, `cannot ${verb} "${path}": ${row.reason}`, { cause: err, retryable: row.retryable ?? false, indeterminate })
+    return FsError.at(row.code, verb, path, row.reason, { cause: err, retryable: row.retryable ?? false, indeterminate })
   }
   const detail = err instanceof Error ? err.message : String(err)
-  return new FsError('FS_IO_ERROR', `cannot ${verb} "${path}": ${detail}`, { cause: err })
+  return FsError.io(verb, path, detail, { cause: err })
 }
 
 /** The string `code` property of a foreign error (Node errno names, memfs codes), if any. */

@@ -160,7 +160,7 @@ export interface WriteOptions extends SignalOptions {
   /**
    * Whether the outcome's `before` is wanted (default `true`). With `false` the outcome's `before` is
    * `null`, and the backend does not fetch the previous content at all: on a remote store that saves
-   * the download and, where the write is otherwise one request, the round trip before it (issue 18).
+   * the download and, where the write is otherwise one request, the round trip before it.
    * Callers that show no diff pass `false`. `operation` (`create` / `update`) and the guards are unchanged.
    */
   readonly before?: boolean | undefined
@@ -258,4 +258,12 @@ export interface FsCapabilities {
   readonly createDirectory?: 'native' | 'marker'
   /** `stat` reports `mtime`, the store's last-modification time (`lstat` and `listDir` where it is cheaply known). */
   readonly mtime?: boolean
+  /**
+   * The store does not write (a snapshot, an archive, a read-only export): every mutation
+   * (`writeText`, `writeBytes`, `editText`, `remove`, `rename`, `createDirectory`) is
+   * `FS_PERMISSION_DENIED` before any I/O, decided by core; the mutation hooks are never called.
+   * The kit runs its read-only profile: fixtures are made through the external hooks, and every
+   * clause that needs the subject to write is skipped with that reason.
+   */
+  readonly readOnly?: boolean
 }

@@ -1,5 +1,5 @@
 /**
- * An abort is honoured at once, also while the store has not answered (issue 30): core races
+ * An abort is honoured at once, also while the store has not answered: core races
  * every hook against the caller's signal. A read fails at the abort; a mutation whose hook has
  * not answered within the grace fails `FS_ABORTED` flagged `indeterminate` (it may still land);
  * the late answer is consumed (a late stream is released, a late failure never goes unhandled).

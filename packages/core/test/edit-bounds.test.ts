@@ -1,5 +1,5 @@
 /**
- * The bounds of the edit (hardening round 3): an edit, a list of edits, refuses what would pass
+ * The bounds of the edit: an edit, a list of edits, refuses what would pass
  * a limit BEFORE building it, its work is linear in the file and capped, and it never holds the
  * event loop for long: past a short synchronous budget it is finished outside the backend's
  * critical section, a slice at a time, abortable.

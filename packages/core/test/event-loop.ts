@@ -1,5 +1,5 @@
 /**
- * The event loop as a test sees it (hardening round 3): how long a body holds it at a time.
+ * The event loop as a test sees it: how long a body holds it at a time.
  */
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Overlapping mounts (issue 37 item 7): a read-only mount whose files a writable mount reaches too
+ * Overlapping mounts: a read-only mount whose files a writable mount reaches too
  * can be edited through it. `MountFileSystem.overlaps` finds such pairs (the CLI refuses the certain
  * ones at load time); one filesystem mounted both ways is refused at construction. Real local
  * directories; memory stores for the cases that need no disk.

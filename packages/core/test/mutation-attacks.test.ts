@@ -1,5 +1,5 @@
 /**
- * Adversarial review of issue 19 (remove, rename, createDirectory): a hostile model behind the
+ * Attacks on remove, rename and createDirectory: a hostile model behind the
  * sandbox, a racing caller, a stale guard. Run on the local disk (a mkdtemp tree) and in memory.
  * Every test states what must hold (each was a bug when it was written, fixed since).
  */
@@ -102,7 +102,7 @@ const sandboxOf = (f: Fixture, options: Partial<SandboxOptions> = {}): Sandboxed
 
 const at = (fs: FileSystem, path: string): Promise<FsTarget> => fs.resolve(path)
 
-describe.each(['local', 'memory'] as const)('issue 19 adversarial (%s)', (kind) => {
+describe.each(['local', 'memory'] as const)('remove, rename and createDirectory under attack (%s)', (kind) => {
   describe('sandbox: removes and renames never reach outside, nor take a protected path', () => {
     it('a recursive remove of a tree holding links to an outside file and directory removes the links only', async () => {
       const f = fixture(kind)

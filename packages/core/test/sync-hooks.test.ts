@@ -1,5 +1,5 @@
 /**
- * Hooks may answer synchronously (issue 21): the memory backend does, to spare every call a turn
+ * Hooks may answer synchronously: the memory backend does, to spare every call a turn
  * of the event loop. Core must treat a value like a resolved promise and a synchronous throw like a
  * rejection, through every public method and through the layers (sandbox, mounts), and the
  * outcome and byte rules that changed with it must hold on small and large files alike.

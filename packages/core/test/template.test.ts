@@ -222,7 +222,7 @@ describe('FileSystem (template methods over hooks)', () => {
     expect((await fs(3).writeText(target, 'x')).before).toBeNull()
   })
 
-  it('writeText before: false (issue 18): the hook is asked for no previous bytes, the outcome has none; a non-boolean is refused', async () => {
+  it('writeText before: false: the hook is asked for no previous bytes, the outcome has none; a non-boolean is refused', async () => {
     const asked: number[] = []
     const fs = new ScriptedFileSystem({
       publishBytes: async (_t, _b, request) => {

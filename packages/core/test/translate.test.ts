@@ -11,9 +11,27 @@ const lookup = (err: unknown): ErrorRow | undefined => {
 }
 
 describe('translateError', () => {
-  it('passes an FsError through untouched', () => {
-    const original = new FsError('FS_STALE_VERSION', 'stale')
+  it('passes an FsError through untouched when it names its verb and path', () => {
+    const original = FsError.stale('edit', '/q', 'changed')
     expect(translateError(original, 'write', '/p', lookup)).toBe(original)
+  })
+
+  it('gives an FsError without a verb or path those of the call, keeping everything else', () => {
+    const cause = new Error('root cause')
+    const original = new FsError('FS_IO_ERROR', 'stale', { cause, retryable: true, indeterminate: true, details: { size: 1 } })
+    const placed = translateError(original, 'write', '/p', lookup)
+    expect([placed.verb, placed.path, placed.code, placed.message, placed.cause, placed.retryable, placed.indeterminate, placed.details]).toEqual([
+      'write',
+      '/p',
+      'FS_IO_ERROR',
+      'stale',
+      cause,
+      true,
+      true,
+      { size: 1 },
+    ])
+    const halfPlaced = translateError(new FsError('FS_NOT_FOUND', 'x', { verb: 'read' }), 'write', '/p', lookup)
+    expect([halfPlaced.verb, halfPlaced.path]).toEqual(['read', '/p'])
   })
 
   it('turns an abort into FS_ABORTED with the verb, whatever the table says', () => {

@@ -17,7 +17,7 @@ export function parseVirtual(path: unknown): VirtualPath {
   const text = typeof path === 'string' ? path : ''
   const segments = text.split('/').filter((s) => s !== '' && s !== '.')
   if (segments.includes('..') || segments[0]?.startsWith('~') === true || text.includes('\\')) {
-    throw FsError.at('FS_SANDBOX_DENIED', 'resolve', text, 'path traversal is not allowed (no "..", "~" or "\\")')
+    throw FsError.sandboxDenied('resolve', text, 'path traversal is not allowed (no "..", "~" or "\\")')
   }
   if (segments.length === 0) return { relative: '.', virtual: '/' }
   const relative = segments.join('/')

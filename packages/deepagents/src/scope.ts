@@ -107,7 +107,7 @@ export class Scope {
     const parsed = parseVirtual(path)
     const root = await this.rootTarget(signal)
     const target = await this.fs.resolve(parsed.relative, { cwd: this.root, signal })
-    if (!this.fs.contains(root, target)) throw FsError.at('FS_SANDBOX_DENIED', 'resolve', parsed.virtual, "outside the agent's root")
+    if (!this.fs.contains(root, target)) throw FsError.sandboxDenied('resolve', parsed.virtual, "outside the agent's root")
     return { ...parsed, target }
   }
 

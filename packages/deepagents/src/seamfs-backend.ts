@@ -172,7 +172,7 @@ export class SeamfsBackend implements BackendProtocolV2 {
     const call = this.#scope.call()
     try {
       const { relative, virtual } = await this.#scope.resolve(filePath, call.signal)
-      if (relative === '.') throw FsError.at('FS_SANDBOX_DENIED', 'remove', '/', "the agent's root is never deleted")
+      if (relative === '.') throw FsError.sandboxDenied('remove', '/', "the agent's root is never deleted")
       const result = await this.#tools.delete?.execute({ path: relative }, call)
       if (result === undefined) throw FsError.unsupported('remove', virtual, 'this store does not remove files')
       return result.isError ? { error: await this.#scope.virtualize(result.text) } : { path: virtual, filesUpdate: null }

@@ -1,5 +1,5 @@
 /**
- * Adversarial review of the deepagents backend: paths that try to leave the root, hostile
+ * Attacks on the deepagents backend: paths that try to leave the root, hostile
  * transfers, patterns built to be slow, error texts that could show the host's root, racing
  * processes and the LangGraph thread sessions. Every loop is bounded in count and time.
  */

@@ -2,7 +2,7 @@ import type { PolicyOwner } from '@seamfs/core'
 import { ToolMessage } from '@langchain/core/messages'
 import { tool, type DynamicStructuredTool, type ToolRunnableConfig } from '@langchain/core/tools'
 import { createFileTools, FileToolError, hostPolicy, type FileTool, type HostToolsOptions, type ToolResult } from '@seamfs/tools'
-import { FileStructuredTool, probeTools } from './input-errors.js'
+import { FileStructuredTool, inputRejection, type InputRejection } from './input-errors.js'
 
 /** Options of {@link fileTools}: `@seamfs/tools`' host options (read-before-write on unless `policy: false`, `session`). */
 export type FileToolsOptions = HostToolsOptions
@@ -49,14 +49,13 @@ function modelContent(result: ToolResult): ModelContent {
  * error is thrown through the agent. Invoked with bare arguments, a tool returns the content
  * and throws a {@link FileToolError} for a failure. Arguments that break the JSON Schema (which
  * `@langchain/core` refuses before the tool runs) fail the same way, with the seamfs tool's input
- * error, checked over a store-less probe: nothing is read or changed.
+ * error (`parseArgs` of `@seamfs/tools`, the tool's own check): nothing is read or changed.
  *
  * The run's `signal` is the call's signal. One policy session per `fileTools` call (or
  * `options.session`): make one set per agent run.
  */
 export function fileTools(options: FileToolsOptions): FileLangChainTools {
   const tools: Record<string, FileLangChainTool> = {}
-  const probes = probeTools({ capabilities: options.fs.capabilities, cwd: options.cwd, config: options.config })
   for (const fileTool of createFileTools({
     fs: options.fs,
     policy: hostPolicy(options.policy),
@@ -64,14 +63,12 @@ export function fileTools(options: FileToolsOptions): FileLangChainTools {
     config: options.config,
     sandbox: options.sandbox,
   })) {
-    const probe = probes[fileTool.name]
-    if (probe === undefined) throw new Error(`@seamfs/langchain: no probe for the ${fileTool.name} tool`)
-    tools[fileTool.name] = langChainTool(fileTool, probe, options.session)
+    tools[fileTool.name] = langChainTool(fileTool, inputRejection(fileTool.name, options.config), options.session)
   }
   return tools as unknown as FileLangChainTools
 }
 
-function langChainTool(fileTool: FileTool, probe: FileTool, session: PolicyOwner | undefined): FileLangChainTool {
+function langChainTool(fileTool: FileTool, reject: InputRejection, session: PolicyOwner | undefined): FileLangChainTool {
   const run = async (input: unknown, config: ToolRunnableConfig): Promise<ToolMessage | ModelContent> => {
     const result = await fileTool.execute(input, { session, signal: config.signal })
     const toolCallId = config.toolCall?.id
@@ -90,5 +87,5 @@ function langChainTool(fileTool: FileTool, probe: FileTool, session: PolicyOwner
   }
   // `tool()` builds the func (abort, callbacks' context); the subclass answers schema violations in the seamfs tool's words.
   const { func } = tool(run, fields) as DynamicStructuredTool
-  return new FileStructuredTool({ ...fields, func }, probe)
+  return new FileStructuredTool({ ...fields, func }, reject)
 }

@@ -28,7 +28,7 @@ const MIN_RESULT_BYTES = 1024
 export const MCP_CODE_META_KEY = 'seamfs/code'
 /** The `_meta` key set to `true` on a failure that trying again may cure (a network drop, a timeout). */
 export const MCP_RETRYABLE_META_KEY = 'seamfs/retryable'
-/** The `_meta` key set to `true` on a failed mutation whose outcome is not known: it may have been made (issue 30). */
+/** The `_meta` key set to `true` on a failed mutation whose outcome is not known: it may have been made. */
 export const MCP_INDETERMINATE_META_KEY = 'seamfs/indeterminate'
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Adversarial review of structured content over MCP: tools whose values are huge, deep, cyclic
+ * Attacks on structured content over MCP: tools whose values are huge, deep, cyclic
  * or not JSON, under a small `maxResultBytes`, through the SDK's own `Client` (which validates
  * every `structuredContent` against the listed `outputSchema`). The cap must end quickly, keep
  * under the cap, keep the schema valid and never make the Client reject a success.

@@ -1,5 +1,5 @@
 /**
- * A heavy edit on one request must not stall the server (hardening round 3): the edit gives the
+ * A heavy edit on one request must not stall the server: the edit gives the
  * event loop turns, so a `ping` sent meanwhile is answered within 100 ms. The real SDK client over
  * the SDK's in-memory transport, the memory backend.
  */

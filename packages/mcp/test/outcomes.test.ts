@@ -1,5 +1,5 @@
 /**
- * Honest outcomes reach the model and the application through mcp (issue 30): a failed call's `retryable`, and a mutation's
+ * Honest outcomes reach the model and the application through mcp: a failed call's `retryable`, and a mutation's
  * `indeterminate` (its answer was lost: it may have been made), travel from the tool result through
  * the AI SDK tool (its `FileToolError`), the LangChain tool (the `ToolMessage` artifact and the
  * error), MCP (`_meta`) and deepagents (the text the model reads), each with the text that tells the

@@ -1,5 +1,5 @@
 /**
- * Bounded fan-out for the searches (issue 18): at most `limit` calls in flight, results handed
+ * Bounded fan-out for the searches: at most `limit` calls in flight, results handed
  * back in input order, so a remote walk costs about ⌈n / limit⌉ round trips instead of n while
  * its output stays exactly the sequential one.
  */

@@ -10,7 +10,7 @@ function isAborted(signal: AbortSignal | undefined): boolean {
 const HARD_STOP_MS = 1000
 
 /**
- * `tool` with a deadline on every call (issue 30): the call's signal is the caller's, plus one that
+ * `tool` with a deadline on every call: the call's signal is the caller's, plus one that
  * aborts after `ms`. Core honours an abort at once, so a call on a frozen store ends at the deadline
  * with {@link timedOut} (the caller's own abort stays `FS_ABORTED`). A body that does not end within
  * a second of the deadline is left to finish on its own, and the call returns anyway.

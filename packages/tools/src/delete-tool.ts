@@ -1,10 +1,9 @@
 import { FsError } from '@seamfs/core'
-import { argsParser, NON_BLANK } from './args.js'
-import { mutating, remedied, resolveIn, run, sessionOf } from './file-tools.js'
 import { messagePath } from './quote.js'
 import { ok, withDeleteRemedy, withRemedy } from './results.js'
-import type { FileTool, ToolDeps } from './types.js'
-import { deleteStructured } from './structured.js'
+import { FILE_OR_DIRECTORY, object, STRING } from './structured.js'
+import { mutating, pathInput, remedied, resolveIn, run, sessionOf, type PathArgs, type ToolInput } from './tool-kit.js'
+import type { FileTool, StructuredOutput, ToolDeps } from './types.js'
 
 /** Canonical value of `delete`. */
 export interface DeleteValue {
@@ -12,6 +11,16 @@ export interface DeleteValue {
   /** What was deleted: a file, or an empty directory. */
   readonly type: 'file' | 'directory'
 }
+
+/** The checked arguments of `delete`. */
+export type DeleteArgs = PathArgs
+
+export const deleteStructured: StructuredOutput<DeleteValue> = {
+  schema: object({ path: STRING, type: FILE_OR_DIRECTORY }),
+  content: (v) => ({ path: v.path, type: v.type }),
+}
+
+export const deleteInput = (): ToolInput<DeleteArgs> => pathInput('File or empty directory to delete, resolved by the filesystem backend.')
 
 /**
  * The `delete` tool: one file, or one empty directory; never a tree (there is no recursive
@@ -25,15 +34,7 @@ export interface DeleteValue {
  * A success records the path absent.
  */
 export function deleteTool(deps: ToolDeps): FileTool<DeleteValue> {
-  const inputSchema = {
-    type: 'object',
-    properties: {
-      path: { type: 'string', pattern: NON_BLANK, description: 'File or empty directory to delete, resolved by the filesystem backend.' },
-    },
-    required: ['path'],
-    additionalProperties: false,
-  }
-  const parse = argsParser(inputSchema)
+  const { inputSchema, parse } = deleteInput()
   return {
     name: 'delete',
     description: 'Delete one file, or one empty directory.',
@@ -44,7 +45,7 @@ export function deleteTool(deps: ToolDeps): FileTool<DeleteValue> {
       'Use the delete tool — not shell rm — to delete one file or one empty directory; it never deletes a directory with entries. Read a file first (the default read-before-write policy requires it): a file that changed since you read it is not deleted.',
     execute: (args, context = {}) =>
       run(async () => {
-        const path = parse(args).string('path')
+        const { path } = parse(args)
         const target = await resolveIn(deps, path, context)
         const session = sessionOf(deps, context)
         const info = await deps.fs.stat(target, { signal: context.signal })

@@ -1,12 +1,12 @@
 import type { FsEditRequest } from '@seamfs/core'
-import { argsParser, NON_BLANK, type ToolArgs } from './args.js'
+import { NON_BLANK, type ToolArgs } from './args.js'
 import { changeDiffAsync } from './diff.js'
 import { previewEdit } from './dry-run.js'
-import { mutating, remedied, resolveIn, run, sessionOf } from './file-tools.js'
 import { quotePath } from './quote.js'
 import { ok, ToolInputError, withEditWording } from './results.js'
-import type { FileTool, ToolDeps } from './types.js'
-import { editStructured } from './structured.js'
+import { BOOLEAN, object, STRING } from './structured.js'
+import { mutating, remedied, resolveIn, run, sessionOf, toolInput, type ToolInput } from './tool-kit.js'
+import type { FileTool, StructuredOutput, ToolDeps } from './types.js'
 
 /** From this length on (in UTF-16 units), decoding or diffing a text takes long enough to give the event loop a turn around it. */
 const LARGE_TEXT_CHARS = 1024 * 1024
@@ -28,15 +28,25 @@ export interface EditValue {
   readonly dryRun: boolean
 }
 
+/** The checked arguments of `edit`, defaults filled in: the edits of exactly one of its two forms. */
+export interface EditArgs {
+  readonly filePath: string
+  /** The edits, in order (one for the `old_string`/`new_string`/`replace_all` form). */
+  readonly edits: readonly FsEditRequest[]
+  /** True when given as the `edits` list (a refusal then names the edit: `edits[1].old_string`). */
+  readonly asList: boolean
+  /** Default false. */
+  readonly dryRun: boolean
+}
+
+export const editStructured: StructuredOutput<EditValue> = {
+  schema: object({ path: STRING, diff: STRING, dryRun: BOOLEAN }),
+  content: (v) => ({ path: v.path, diff: v.diff, dryRun: v.dryRun }),
+}
+
 const EDIT_PROPERTIES = {
   old_string: { type: 'string', minLength: 1, description: 'Literal text to replace. Must match exactly.' },
   new_string: { type: 'string', description: 'Literal replacement text. Use an empty string to delete the match.' },
-}
-
-/** One call's edits, from exactly one of the two forms; `several` when given as the `edits` list. */
-interface Requested {
-  readonly edits: FsEditRequest[]
-  readonly several: boolean
 }
 
 function requestOf(a: ToolArgs, at: string): FsEditRequest {
@@ -47,22 +57,22 @@ function requestOf(a: ToolArgs, at: string): FsEditRequest {
 }
 
 /** The single form (`old_string`/`new_string`/`replace_all`) or the `edits` list: exactly one of them. */
-function requested(a: ToolArgs): Requested {
+function requested(a: ToolArgs): Pick<EditArgs, 'edits' | 'asList'> {
   const list = a.optionalList('edits')
   const single = ['old_string', 'new_string', 'replace_all'].filter((k) => a.has(k))
   if (list !== undefined && single.length > 0) {
     throw new ToolInputError(`edit takes either old_string/new_string/replace_all or edits, not both (given: ${single.join(', ')} and edits)`)
   }
-  if (list !== undefined) return { edits: list.map((item, i) => requestOf(item, `edits[${i}].`)), several: true }
+  if (list !== undefined) return { edits: list.map((item, i) => requestOf(item, `edits[${i}].`)), asList: true }
   if (!a.has('old_string') || !a.has('new_string')) {
     throw new ToolInputError('edit needs old_string and new_string, or edits (a list of {old_string, new_string, replace_all})')
   }
-  return { edits: [requestOf(a, '')], several: false }
+  return { edits: [requestOf(a, '')], asList: false }
 }
 
 /** The success line, worded as before multi-edit so hosts matching on it keep working. */
-function successLine(shown: string, request: Requested): string {
-  if (request.several) {
+function successLine(shown: string, request: EditArgs): string {
+  if (request.asList) {
     const n = request.edits.length
     return `The file ${shown} has been updated. ${n === 1 ? 'The edit was' : `All ${n} edits were`} applied.`
   }
@@ -71,7 +81,7 @@ function successLine(shown: string, request: Requested): string {
     : `The file ${shown} has been updated successfully.`
 }
 
-export function editTool(deps: ToolDeps): FileTool<EditValue> {
+export function editInput(): ToolInput<EditArgs> {
   const inputSchema = {
     type: 'object',
     properties: {
@@ -107,7 +117,14 @@ export function editTool(deps: ToolDeps): FileTool<EditValue> {
     required: ['file_path'],
     additionalProperties: false,
   }
-  const parse = argsParser(inputSchema)
+  return toolInput(inputSchema, (a): EditArgs => {
+    const filePath = a.string('file_path')
+    return { filePath, ...requested(a), dryRun: a.boolean('dryRun', false) }
+  })
+}
+
+export function editTool(deps: ToolDeps): FileTool<EditValue> {
+  const { inputSchema, parse } = editInput()
   return {
     name: 'edit',
     description: 'Replace literal text in an existing UTF-8 text file; returns a diff of the change.',
@@ -118,16 +135,13 @@ export function editTool(deps: ToolDeps): FileTool<EditValue> {
       'Use the edit tool for targeted changes to existing UTF-8 text files. It replaces literal old_string with new_string; by default old_string must appear exactly once. If old_string appears multiple times, provide a more specific old_string or set replace_all to true. For several changes to one file, pass them as edits: [{old_string, new_string, replace_all}] in one call: they apply in order, all or nothing. The result shows a diff of the change; dryRun: true shows it without changing the file. Read the file first (the default read-before-write policy requires it), unless you just created or edited it in this session.',
     execute: (args, context = {}) =>
       run(async () => {
-        const a = parse(args)
-        const filePath = a.string('file_path')
-        const request = requested(a)
-        const dryRun = a.boolean('dryRun', false)
-        const edits: FsEditRequest | readonly FsEditRequest[] = request.several ? request.edits : (request.edits[0] as FsEditRequest)
-        const target = await resolveIn(deps, filePath, context)
+        const request = parse(args)
+        const edits: FsEditRequest | readonly FsEditRequest[] = request.asList ? request.edits : (request.edits[0] as FsEditRequest)
+        const target = await resolveIn(deps, request.filePath, context)
         const session = sessionOf(deps, context)
-        const reword = (err: unknown): unknown => withEditWording(err, target.displayPath, request.several ? request.edits.length : undefined)
+        const reword = (err: unknown): unknown => withEditWording(err, target.displayPath, request.asList ? request.edits.length : undefined)
         const shown = quotePath(target.displayPath)
-        if (dryRun) {
+        if (request.dryRun) {
           const preview = await remedied(() => previewEdit(deps.fs, target, edits, context.signal), reword)
           const diff = (await changeDiffAsync(preview.before, preview.after)).text
           return ok<EditValue>(`Dry run: nothing was written. The edit would change ${shown} as follows:\n\n${diff}`, {

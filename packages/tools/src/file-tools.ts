@@ -1,153 +1,128 @@
-import { FsError, isFsError, type FsInfo, type FsTarget, type PolicyOwner } from '@seamfs/core'
-import { argsParser, NON_BLANK } from './args.js'
-import { messagePath, quotePath } from './quote.js'
-import { ByteReader } from './byte-source.js'
-import { ImageReader, imageText, toolImage } from './image.js'
-import { ByteLineWindow } from './line-scan.js'
-import { LineWindow, readFooter, type ReadLine, type ReadWindow, type WindowLimits } from './read-window.js'
-import { failure, ok, withRemedy } from './results.js'
-import type { FileTool, ToolContext, ToolDeps, ToolImage, ToolResult } from './types.js'
-import { readStructured } from './structured.js'
+/**
+ * The assembly: the tools built over one filesystem, behind the default fence, each with its
+ * deadline, offered as the backend's capabilities allow. It imports every tool; no tool imports it.
+ */
+import { SandboxedFileSystem, type FileSystem, type ObservationPolicy, type SandboxOptions } from '@seamfs/core'
+import { FileSystemLayer } from '@seamfs/core/backend'
+import { resolveConfig } from './config.js'
+import { withDeadline } from './deadline.js'
+import { deleteTool, type DeleteValue } from './delete-tool.js'
+import { createDirectoryTool, type CreateDirectoryValue } from './directory-tool.js'
+import { editTool, type EditValue } from './edit-tool.js'
+import { globTool, type GlobValue } from './glob-tool.js'
+import { grepTool, type GrepValue } from './grep-tool.js'
+import { listTool, type ListValue } from './list-tool.js'
+import { moveTool, type MoveValue } from './move-tool.js'
+import { readTool, type ReadValue } from './read-tool.js'
+import { writeTool, type WriteValue } from './write-tool.js'
+import type { FileTool, ToolsConfig } from './types.js'
 
-/** Canonical value of `read`. */
-export interface ReadValue {
-  readonly path: string
-  readonly offset: number
-  /** The lines read; none for an image. */
-  readonly lines: ReadLine[]
-  readonly totalLines: number
-  /** Set when the file is an image, returned as the result's `image` (then `lines` is empty, `totalLines` 0). */
-  readonly image?: { readonly mimeType: ToolImage['mimeType']; readonly size: number } | undefined
+/** Options of {@link createFileTools}. */
+export interface FileToolsOptions {
+  readonly fs: FileSystem
+  /** The read-before-write policy; omit to run against the bare backend (unconditional writes and edits). */
+  readonly policy?: ObservationPolicy | undefined
+  /** Base of relative paths (a call's `context.cwd` overrides it); default the backend's own cwd. */
+  readonly cwd?: string | undefined
+  readonly config?: Partial<ToolsConfig> | undefined
+  /**
+   * The fence around `fs`. Default: unless `fs` is fenced already (a `SandboxedFileSystem`, or a
+   * layer over one), the tools run through a `SandboxedFileSystem` in `workspace-write` whose root is
+   * `cwd` (default the backend's cwd), reads confined to it, with core's protected set: what tools
+   * the user runs execute (`.git`, `node_modules`, package-manager config, git repositories by
+   * kind, the seamfs code this process runs). The model gets no `../x`, no absolute path outside,
+   * no `.git/hooks`. Options here override those defaults (`writableRoots`, `mode`,
+   * `confineReads`, `protectedNames`…). `false` hands the model `fs` as it is: an explicit widening,
+   * for a backend that is its own fence or a host that fences it itself.
+   */
+  readonly sandbox?: Partial<SandboxOptions> | false | undefined
 }
 
-/** Whose observations a call reads and records: the call's own session, else the tools instance's default one. */
-export function sessionOf(deps: ToolDeps, context: ToolContext): PolicyOwner {
-  return context.session ?? deps.session
+/** True when `fs` is, or is a layer over, a fence. */
+function isFenced(fs: FileSystem): boolean {
+  for (let at: FileSystem = fs; at instanceof FileSystemLayer; at = at.inner) if (at instanceof SandboxedFileSystem) return true
+  return false
 }
 
-export function resolveIn(deps: ToolDeps, path: string, context: ToolContext): Promise<FsTarget> {
-  return deps.fs.resolve(path, { cwd: context.cwd ?? deps.cwd, signal: context.signal })
+/** The filesystem the tools run on: `options.fs` behind the default fence (see {@link FileToolsOptions.sandbox}). */
+function fencedFs(options: FileToolsOptions): FileSystem {
+  const { fs, sandbox } = options
+  if (sandbox === false || (sandbox === undefined && isFenced(fs))) return fs
+  return new SandboxedFileSystem(fs, { mode: 'workspace-write', workspaceRoot: options.cwd ?? '.', confineReads: true, ...sandbox })
 }
 
-/** Runs a tool body; every failure, whatever it is, becomes an `isError` result. */
-export async function run<V>(body: () => Promise<ToolResult<V>>): Promise<ToolResult<V>> {
-  try {
-    return await body()
-  } catch (err) {
-    return failure(err)
-  }
+/**
+ * The model-facing tools over any backend: plain objects (name, description,
+ * JSON Schema, annotations, `execute`) any agent framework can host.
+ * `execute(args, { session, signal, cwd })` never throws: failures are
+ * `{ isError: true, text: 'Error: …', code }`.
+ * A failure carries `retryable` (trying again may help) and, for a mutation whose outcome is not
+ * known, `indeterminate: true` (its text says to read before retrying). Every call has a deadline
+ * (`config.callTimeoutMs`, default 30 s): a call the store has not answered by then ends
+ * with a retryable `FS_IO_ERROR` ("timed out after …") instead of hanging.
+ *
+ * `execute` accepts exactly what the tool's `inputSchema` declares: an
+ * unknown key, a missing required key, a wrong type or a value out of bounds
+ * is an input error naming the key (unknown keys are listed with the allowed
+ * names). Optional keys are declared `[type, 'null']`: `null` means absent,
+ * as hosts in strict mode send it.
+ *
+ * The tools are `list`, `read`, `write`, `edit`, `glob`, `grep`, then the ones the backend's
+ * capabilities allow: `create_directory` (`capabilities.createDirectory`), `move`
+ * (`capabilities.rename`) and `delete` (`capabilities.remove`). A tool the backend cannot
+ * serve is left out, so the model is never offered what would only answer `FS_UNSUPPORTED`.
+ *
+ * Each call returns a new set of tools with its own default session: a call
+ * whose context names no `session` records and reads its observations there,
+ * so `execute(args)` read → edit works with a policy and no session at all.
+ * Two `createFileTools` calls never share it; an explicit `context.session`
+ * always wins.
+ */
+export function createFileTools(options: FileToolsOptions): FileTool[] {
+  return Object.values(createFileToolsByName(options)) as FileTool[]
 }
 
-/** Runs a mutation; its refusal (from the policy too) is restated for the model: a remedy, the tool's argument names. */
-export async function remedied<T>(mutation: () => Promise<T>, restate: (err: unknown) => unknown = withRemedy): Promise<T> {
-  try {
-    return await mutation()
-  } catch (err) {
-    throw restate(err)
-  }
+/**
+ * The tools keyed by name, in the order {@link createFileTools} lists them: what hosts that take a
+ * record (the AI SDK's `tools`, MCP registries) want. The optional tools are present only where the
+ * backend's capabilities allow them. Same rules and same fresh default session as
+ * {@link createFileTools}: one call, one tool set, one session.
+ */
+export function createFileToolsByName(options: FileToolsOptions): FileToolsByName {
+  const session = Object.freeze({ tools: 'default session' })
+  const fs = fencedFs(options)
+  const deps = { fs, policy: options.policy, session, cwd: options.cwd, config: resolveConfig(options.config) }
+  const { capabilities } = fs
+  const bound = <V>(tool: FileTool<V>): FileTool<V> => withDeadline(tool, deps.config.callTimeoutMs)
+  // A tool the backend cannot serve is not offered, rather than answering FS_UNSUPPORTED on every call.
+  return Object.freeze({
+    list: bound(listTool(deps)),
+    read: bound(readTool(deps)),
+    write: bound(writeTool(deps)),
+    edit: bound(editTool(deps)),
+    glob: bound(globTool(deps)),
+    grep: bound(grepTool(deps)),
+    ...(capabilities.createDirectory === undefined ? {} : { create_directory: bound(createDirectoryTool(deps)) }),
+    ...(capabilities.rename === undefined ? {} : { move: bound(moveTool(deps)) }),
+    ...(capabilities.remove === true ? { delete: bound(deleteTool(deps)) } : {}),
+  })
 }
 
-/** The annotations every mutating tool shares. */
-export const mutating = { readOnlyHint: false, openWorldHint: false } as const
-
-/** The file as an image result when its bytes are an image (else undefined); recorded like a text read. */
-async function imageRead(
-  deps: ToolDeps,
-  images: ImageReader,
-  target: FsTarget,
-  info: FsInfo,
-  session: PolicyOwner,
-  signal: AbortSignal | undefined,
-): Promise<ToolResult<ReadValue> | undefined> {
-  const image = await images.read(target, info.size, signal)
-  if (image === undefined) return undefined
-  deps.policy?.recordPresent(session, target, info.version)
-  const value: ReadValue = { path: target.displayPath, offset: 1, lines: [], totalLines: 0, image: { mimeType: image.mimeType, size: image.bytes.length } }
-  return { ...ok(imageText(target.displayPath, image), value), image: toolImage(image) }
+/** The tools of {@link createFileToolsByName}, each typed with its canonical value. */
+export interface FileToolsByName {
+  readonly list: FileTool<ListValue>
+  readonly read: FileTool<ReadValue>
+  readonly write: FileTool<WriteValue>
+  readonly edit: FileTool<EditValue>
+  readonly glob: FileTool<GlobValue>
+  readonly grep: FileTool<GrepValue>
+  /** Where `capabilities.createDirectory` is declared. */
+  readonly create_directory?: FileTool<CreateDirectoryValue>
+  /** Where `capabilities.rename` is declared. */
+  readonly move?: FileTool<MoveValue>
+  /** Where `capabilities.remove` is true. */
+  readonly delete?: FileTool<DeleteValue>
 }
 
-export function readTool(deps: ToolDeps): FileTool<ReadValue> {
-  const { config } = deps
-  const inputSchema = {
-    type: 'object',
-    properties: {
-      file_path: { type: 'string', pattern: NON_BLANK, description: 'Path to read, resolved by the filesystem backend.' },
-      offset: { type: ['integer', 'null'], minimum: 1, description: '1-based first line to return. Defaults to 1.' },
-      limit: {
-        type: ['integer', 'null'],
-        minimum: 1,
-        maximum: config.readLimit,
-        description: `Maximum number of lines to return. Defaults to ${config.readLimit}.`,
-      },
-    },
-    required: ['file_path'],
-    additionalProperties: false,
-  }
-  const parse = argsParser(inputSchema)
-  const bytes = new ByteReader(deps.fs)
-  const images = new ImageReader(deps.fs, bytes, config.readImageMaxBytes)
-  /** Large files: lines counted on bytes, only the window decoded. */
-  const scanBytes = async (target: FsTarget, limits: WindowLimits, signal: AbortSignal | undefined): Promise<ReadWindow> => {
-    const window = new ByteLineWindow(limits, target.displayPath)
-    for await (const chunk of await bytes.streamBytes(target, signal)) window.push(chunk)
-    return window.end()
-  }
-  const scanText = async (target: FsTarget, limits: WindowLimits, signal: AbortSignal | undefined): Promise<ReadWindow> => {
-    const window = new LineWindow(limits)
-    window.push(await deps.fs.readText(target, { signal }))
-    return window.end()
-  }
-  return {
-    name: 'read',
-    description: 'Read a UTF-8 text file and return line-numbered content; a PNG, JPEG, GIF or WebP image is returned as an image.',
-    inputSchema,
-    structured: readStructured,
-    annotations: { title: 'Read file', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    prompt:
-      'Use the read tool — not shell commands like cat — to inspect text files. Results include line numbers. Use offset and limit to continue reading large files. Images (PNG, JPEG, GIF, WebP) come back as images; offset and limit do not apply to them.',
-    execute: (args, context = {}) =>
-      run(async () => {
-        const a = parse(args)
-        const filePath = a.string('file_path')
-        const offset = a.integer('offset', 1)
-        const limit = a.integer('limit', config.readLimit)
-        const target = await resolveIn(deps, filePath, context)
-        const shown = quotePath(target.displayPath)
-        const session = sessionOf(deps, context)
-        const info = await deps.fs.stat(target, { signal: context.signal })
-        if (info === undefined) {
-          deps.policy?.recordAbsent(session, target)
-          // Core's shape, path raw: `failure` quotes it, as every filesystem message.
-          throw FsError.notFound('read', target.displayPath)
-        }
-        if (info.type !== 'file') throw FsError.notRegularFile('read', target.displayPath)
-        const asImage = (): Promise<ToolResult<ReadValue> | undefined> => imageRead(deps, images, target, info, session, context.signal)
-        const named = images.named(target)
-        const first = named ? await asImage() : undefined
-        if (first !== undefined) return first
-        const limits = { offset, limit, maxLineLength: config.readMaxLineLength, maxBytes: config.readMaxBytes }
-        let result: ReadWindow
-        try {
-          result =
-            info.size === undefined || info.size >= config.readStreamMinSize
-              ? await scanBytes(target, limits, context.signal)
-              : await scanText(target, limits, context.signal)
-        } catch (err) {
-          // Not text: an image under any name (a name that suggested one was tried above).
-          const image = !named && isFsError(err, 'FS_NOT_TEXT') ? await asImage() : undefined
-          if (image === undefined) throw err
-          return image
-        }
-        const emptyFileStart = offset === 1 && result.totalLines === 0
-        if (offset > result.totalLines && !emptyFileStart && !result.truncatedByBytes) {
-          throw new FsError('FS_NOT_FOUND', `offset ${offset} is out of range for ${messagePath(target.displayPath)} (${result.totalLines} lines)`)
-        }
-        deps.policy?.recordPresent(session, target, info.version)
-        const body = result.lines.map((line) => `${line.number}: ${line.text}`)
-        const footer = readFooter(offset, result)
-        const content = body.length === 0 ? footer : `${body.join('\n')}\n\n${footer}`
-        const text = `<path>${shown}</path>\n<type>file</type>\n<content>\n${content}\n</content>`
-        return ok(text, { path: target.displayPath, offset, lines: result.lines, totalLines: result.totalLines })
-      }),
-  }
-}
+/** The name of a tool {@link createFileTools} can offer. */
+export type FileToolName = keyof FileToolsByName

@@ -1,12 +1,12 @@
 import { FsError } from '@seamfs/core'
-import { argsParser, NON_BLANK } from './args.js'
-import { run } from './file-tools.js'
-import { messagePath, quotePath } from './quote.js'
+import { NON_BLANK } from './args.js'
+import { quotePath } from './quote.js'
 import { ok } from './results.js'
 import { pathShower } from './shown-path.js'
-import type { FileTool, ToolDeps } from './types.js'
+import { COUNT, object, STRING } from './structured.js'
+import { run, toolInput, type ToolInput } from './tool-kit.js'
+import type { FileTool, StructuredOutput, ToolDeps } from './types.js'
 import { fencedFooter, pathMatcher, SearchControl, SearchTimeout, searchRoot, timeoutResult, walkFiles } from './walk.js'
-import { globStructured } from './structured.js'
 
 /**
  * Canonical value of `glob`: the shown paths and how many matched in all. Each path is one any tool
@@ -25,6 +25,18 @@ export interface GlobValue {
   readonly fencedDirs: number
 }
 
+/** The checked arguments of `glob`, defaults filled in; `pattern` compiles as a glob. */
+export interface GlobArgs {
+  readonly pattern: string
+  /** The directory to search (default `.`). */
+  readonly path: string
+}
+
+export const globStructured: StructuredOutput<GlobValue> = {
+  schema: object({ root: STRING, pattern: STRING, paths: { type: 'array', items: STRING }, totalPaths: COUNT, fencedDirs: COUNT }),
+  content: (v) => ({ root: v.root, pattern: v.pattern, paths: [...v.paths], totalPaths: v.totalPaths, fencedDirs: v.fencedDirs }),
+}
+
 export function globText(value: GlobValue): string {
   const fenced = fencedFooter(value.fencedDirs, 'linked file or directory', 'linked files or directories')
   const footers: string[] = []
@@ -35,8 +47,7 @@ export function globText(value: GlobValue): string {
   return footers.length === 0 ? body : `${body}\n\n${footers.join('\n')}`
 }
 
-export function globTool(deps: ToolDeps): FileTool<GlobValue> {
-  const { config } = deps
+export function globInput(): ToolInput<GlobArgs> {
   const inputSchema = {
     type: 'object',
     properties: {
@@ -51,7 +62,17 @@ export function globTool(deps: ToolDeps): FileTool<GlobValue> {
     required: ['pattern'],
     additionalProperties: false,
   }
-  const parse = argsParser(inputSchema)
+  return toolInput(inputSchema, (a): GlobArgs => {
+    const pattern = a.string('pattern')
+    const path = a.optionalString('path') ?? '.'
+    pathMatcher('pattern', pattern)
+    return { pattern, path }
+  })
+}
+
+export function globTool(deps: ToolDeps): FileTool<GlobValue> {
+  const { config } = deps
+  const { inputSchema, parse } = globInput()
   return {
     name: 'glob',
     description: 'Find files whose path matches a glob pattern, in path order.',
@@ -61,18 +82,17 @@ export function globTool(deps: ToolDeps): FileTool<GlobValue> {
     prompt: `Use the glob tool — not shell find or ls -R — to find files by name or path pattern. A pattern without "/" (like "*.test.ts") matches file names at any depth; "src/**/*.ts" matches paths under src. Dotfiles are included; .git and other version-control directories are skipped. Results are in path order, at most ${config.globMaxResults}, each a path the other tools accept as it is; when the footer says results were cut, narrow the pattern or path.`,
     execute: (args, context = {}) =>
       run(async () => {
-        const a = parse(args)
-        const pattern = a.string('pattern')
-        const path = a.optionalString('path') ?? '.'
+        const { pattern, path } = parse(args)
         const accept = pathMatcher('pattern', pattern)
         const control = new SearchControl('glob', config.searchTimeoutMs, context.signal)
         try {
           const root = await searchRoot(deps, path, context, control)
           if (root.info.type !== 'directory') {
-            throw new FsError('FS_NOT_DIRECTORY', `cannot search ${messagePath(root.target.displayPath)}: not a directory`)
+            const shown = root.target.displayPath
+            throw new FsError('FS_NOT_DIRECTORY', `cannot search "${shown}": not a directory`, { verb: 'list', path: shown })
           }
           const show = await control.race(pathShower(deps, context, root.target, control.signal))
-          const { files, fenced } = await walkFiles(deps.fs, root.target, control, accept, config.searchConcurrency)
+          const { files, fenced } = await walkFiles({ fs: deps.fs, root: root.target, control, accept, concurrency: config.searchConcurrency })
           const value: GlobValue = {
             root: root.target.displayPath,
             pattern,

@@ -1,14 +1,14 @@
 import { FsError, isFsError } from '@seamfs/core'
 import { decodeText } from '@seamfs/core/backend'
-import { argsParser, NON_BLANK } from './args.js'
+import { NON_BLANK } from './args.js'
 import { inOrder } from './bounded.js'
-import { run } from './file-tools.js'
 import { RegexWorker, type WorkerMatch } from './grep-worker.js'
-import { messagePath, quotePath } from './quote.js'
+import { quotePath } from './quote.js'
 import { ok, ToolInputError } from './results.js'
 import { pathShower } from './shown-path.js'
-import { grepStructured } from './structured.js'
-import type { FileTool, ToolDeps } from './types.js'
+import { COUNT, LINE_NUMBER, object, STRING } from './structured.js'
+import { run, toolInput, type ToolInput } from './tool-kit.js'
+import type { FileTool, StructuredOutput, ToolDeps } from './types.js'
 import {
   fencedFooter,
   isSkippable,
@@ -44,6 +44,35 @@ export interface GrepValue {
   readonly fencedEntries: number
 }
 
+/** The checked arguments of `grep`, defaults filled in: `pattern` compiles (with `flags`), `include` is one valid glob. */
+export interface GrepArgs {
+  readonly pattern: string
+  /** The regular expression's flags: `u` when the pattern is valid in Unicode mode, else none. */
+  readonly flags: string
+  /** The directory or file to search (default `.`). */
+  readonly path: string
+  readonly include: string | undefined
+}
+
+export const grepStructured: StructuredOutput<GrepValue> = {
+  schema: object({
+    root: STRING,
+    pattern: STRING,
+    matches: { type: 'array', items: object({ path: STRING, line: LINE_NUMBER, text: STRING }) },
+    totalMatches: COUNT,
+    skippedFiles: COUNT,
+    fencedEntries: COUNT,
+  }),
+  content: (v) => ({
+    root: v.root,
+    pattern: v.pattern,
+    matches: v.matches.map((m) => ({ path: m.path, line: m.line, text: m.text })),
+    totalMatches: v.totalMatches,
+    skippedFiles: v.skippedFiles,
+    fencedEntries: v.fencedEntries,
+  }),
+}
+
 export const LINE_TRUNCATED = ' (line truncated)'
 
 /**
@@ -61,9 +90,21 @@ export function regexFlags(pattern: string): string {
     new RegExp(pattern)
     return ''
   } catch (err) {
-    const detail = (err instanceof Error ? err.message : String(err)).replace(/^Invalid regular expression: /, '')
-    throw new ToolInputError(`invalid regular expression: ${detail}`)
+    throw new ToolInputError(`invalid regular expression: ${regexSyntaxDetail(err)}`)
   }
+}
+
+/** The head V8 puts before what is wrong with a pattern: `Invalid regular expression: /(/: Unterminated group`. */
+const REGEX_SYNTAX_HEAD = 'Invalid regular expression: '
+
+/**
+ * What the `SyntaxError` of `new RegExp` says is wrong with the pattern (`/(/: Unterminated group`).
+ * The engine's error carries it in its message only, after a fixed head, which is dropped here: the
+ * one message the tools read, and it is the JavaScript engine's, not one of seamfs's errors.
+ */
+function regexSyntaxDetail(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err)
+  return message.startsWith(REGEX_SYNTAX_HEAD) ? message.slice(REGEX_SYNTAX_HEAD.length) : message
 }
 
 function utf8Length(codePoint: number): number {
@@ -162,8 +203,15 @@ async function fetchFile(deps: ToolDeps, file: WalkedFile, control: SearchContro
   return { text: decodeText(bytes, file.target.displayPath) }
 }
 
-/** One fetched file through the worker (a large one streamed now, in search order). */
-async function scanFile(deps: ToolDeps, file: WalkedFile, fetched: Fetched, worker: RegexWorker, control: SearchControl, keep: number): Promise<FileOutcome> {
+/** What one grep scans with: the tools' deps, its regex worker, and its budget and stop. */
+interface Scan {
+  readonly deps: ToolDeps
+  readonly worker: RegexWorker
+  readonly control: SearchControl
+}
+
+/** One fetched file through the worker (a large one streamed now, in search order); `keep`: how many match texts are still wanted. */
+async function scanFile({ deps, worker, control }: Scan, file: WalkedFile, fetched: Fetched, keep: number): Promise<FileOutcome> {
   if (fetched === 'skipped') return 'skipped'
   const matches: WorkerMatch[] = []
   let count = 0
@@ -195,13 +243,8 @@ async function scanFile(deps: ToolDeps, file: WalkedFile, fetched: Fetched, work
  * `searchConcurrency` reads in flight and {@link PREFETCH_BYTES} held (one file is always let
  * through), so a remote store pays about one round trip per `searchConcurrency` small files.
  */
-async function* scanFiles(
-  deps: ToolDeps,
-  files: readonly WalkedFile[],
-  worker: RegexWorker,
-  control: SearchControl,
-  keep: () => number,
-): AsyncGenerator<FileOutcome> {
+async function* scanFiles(scan: Scan, files: readonly WalkedFile[], keep: () => number): AsyncGenerator<FileOutcome> {
+  const { deps, control } = scan
   const streamMin = deps.config.readStreamMinSize
   let held = 0
   const options = {
@@ -218,7 +261,7 @@ async function* scanFiles(
   for await (const fetched of inOrder(files, deps.config.searchConcurrency, (file) => fetchFile(deps, file, control), options)) {
     const file = files[index++] as WalkedFile
     control.check()
-    yield fetched.ok ? await scanFile(deps, file, fetched.value, worker, control, keep()) : skipOutcome(fetched.error, control)
+    yield fetched.ok ? await scanFile(scan, file, fetched.value, keep()) : skipOutcome(fetched.error, control)
   }
 }
 
@@ -251,8 +294,7 @@ function lastSegment(displayPath: string): string {
   return displayPath.slice(displayPath.lastIndexOf('/') + 1)
 }
 
-export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
-  const { config } = deps
+export function grepInput(): ToolInput<GrepArgs> {
   const inputSchema = {
     type: 'object',
     properties: {
@@ -272,7 +314,21 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
     required: ['pattern'],
     additionalProperties: false,
   }
-  const parse = argsParser(inputSchema)
+  return toolInput(inputSchema, (a): GrepArgs => {
+    const pattern = a.string('pattern')
+    const path = a.optionalString('path') ?? '.'
+    const include = a.optionalString('include')
+    if (include !== undefined) {
+      checkInclude(include)
+      pathMatcher('include', include)
+    }
+    return { pattern, flags: regexFlags(pattern), path, include }
+  })
+}
+
+export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
+  const { config } = deps
+  const { inputSchema, parse } = grepInput()
   return {
     name: 'grep',
     description: 'Search file contents with a regular expression; returns matching lines grouped by file, in path order.',
@@ -282,15 +338,10 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
     prompt: `Use the grep tool — not shell grep or rg — to search file contents. The pattern is a JavaScript regular expression matched line by line; use include (a glob such as "*.ts") and path to narrow the search. Results list each file's matching lines with line numbers (each file path as the other tools accept it), at most ${config.grepMaxMatches} matches; binary files are skipped, and .git and other version-control directories are not searched. Read a file to see the context around a match.`,
     execute: (args, context = {}) =>
       run(async () => {
-        const a = parse(args)
-        const pattern = a.string('pattern')
-        const path = a.optionalString('path') ?? '.'
-        const include = a.optionalString('include')
-        if (include !== undefined) checkInclude(include)
+        const { pattern, flags, path, include } = parse(args)
         const accept: PathMatcher = include === undefined ? () => true : pathMatcher('include', include)
-        const flags = regexFlags(pattern)
         const control = new SearchControl('grep', config.searchTimeoutMs, context.signal)
-        const worker = new RegexWorker(pattern, flags, config.grepMaxLineBytes, control)
+        const worker = new RegexWorker({ source: pattern, flags, maxUnits: config.grepMaxLineBytes, control })
         try {
           const root = await searchRoot(deps, path, context, control)
           const rootPath = root.target.displayPath
@@ -298,19 +349,19 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
           let files: WalkedFile[]
           let fencedEntries = 0
           if (root.info.type === 'directory') {
-            const walk = await walkFiles(deps.fs, root.target, control, accept, config.searchConcurrency)
+            const walk = await walkFiles({ fs: deps.fs, root: root.target, control, accept, concurrency: config.searchConcurrency })
             files = walk.files
             fencedEntries = walk.fenced
           } else if (root.info.type === 'file') {
             files = accept(lastSegment(rootPath)) ? [{ path: '', target: root.target, size: root.info.size }] : []
           } else {
-            throw new FsError('FS_NOT_REGULAR_FILE', `cannot search ${messagePath(rootPath)}: not a directory or regular file`)
+            throw new FsError('FS_NOT_REGULAR_FILE', `cannot search "${rootPath}": not a directory or regular file`, { verb: 'read', path: rootPath })
           }
           const matches: GrepMatch[] = []
           let totalMatches = 0
           let skippedFiles = 0
           let index = 0
-          for await (const outcome of scanFiles(deps, files, worker, control, () => config.grepMaxMatches - matches.length)) {
+          for await (const outcome of scanFiles({ deps, worker, control }, files, () => config.grepMaxMatches - matches.length)) {
             const file = files[index++] as WalkedFile
             if (outcome === 'binary') skippedFiles++
             if (outcome === 'fenced') fencedEntries++

@@ -328,6 +328,19 @@ export function regexPoolStats(): RegexPoolStats {
   return sharedRegexPool().stats()
 }
 
+/** What a {@link RegexWorker} runs. */
+export interface RegexWorkerOptions {
+  /** The pattern and its flags. */
+  readonly source: string
+  readonly flags: string
+  /** The longest match text a reply carries, in UTF-16 units (longer ones are cut). */
+  readonly maxUnits: number
+  /** The search's stop and budget: every reply is raced against it. */
+  readonly control: Pick<SearchControl, 'signal' | 'race'>
+  /** Default: the process-wide pool. */
+  readonly pool?: RegexPool | undefined
+}
+
 /**
  * One search's regular expression over files' text, run on the shared {@link RegexPool}, so a
  * catastrophically backtracking pattern can be stopped: every reply is raced against the search's
@@ -346,16 +359,19 @@ export class RegexWorker {
   #line = 0
   #busy = false
 
-  constructor(
-    readonly source: string,
-    readonly flags: string,
-    readonly maxUnits: number,
-    readonly control: Pick<SearchControl, 'signal' | 'race'>,
-    pool: RegexPool = sharedRegexPool(),
-  ) {
-    this.#pool = pool
-    if (control.signal.aborted) this.#abandon.abort()
-    else control.signal.addEventListener('abort', this.#onStop, { once: true })
+  readonly source: string
+  readonly flags: string
+  readonly maxUnits: number
+  readonly control: Pick<SearchControl, 'signal' | 'race'>
+
+  constructor(options: RegexWorkerOptions) {
+    this.source = options.source
+    this.flags = options.flags
+    this.maxUnits = options.maxUnits
+    this.control = options.control
+    this.#pool = options.pool ?? sharedRegexPool()
+    if (this.control.signal.aborted) this.#abandon.abort()
+    else this.control.signal.addEventListener('abort', this.#onStop, { once: true })
   }
 
   /** Matches one chunk of a file (`first` starts the file, `final` ends it); `keep` bounds how many match texts come back. */

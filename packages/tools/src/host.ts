@@ -1,5 +1,5 @@
 import { ObservationPolicy, type FsErrorCode, type PolicyOwner } from '@seamfs/core'
-import type { FileToolsOptions } from './index.js'
+import type { FileToolsOptions } from './file-tools.js'
 import type { ToolResult } from './types.js'
 
 /**
@@ -38,7 +38,7 @@ export class FileToolError extends Error {
   readonly code: FsErrorCode | undefined
   /** Whether trying the same call again may help (a network drop, a timeout): the result's `retryable`. */
   readonly retryable: boolean
-  /** A failed mutation whose outcome is not known: it may have been made (the result's `indeterminate`; issue 30). */
+  /** A failed mutation whose outcome is not known: it may have been made (the result's `indeterminate`). */
   readonly indeterminate: boolean
   /** The failed result as the tool returned it (`isError: true`). */
   readonly result: ToolResult

@@ -1,5 +1,4 @@
 import { FsError, isFsError, type FileSystem, type FsTarget } from '@seamfs/core'
-import type { ByteReader } from './byte-source.js'
 import { quotePath } from './quote.js'
 import type { ToolImage } from './types.js'
 
@@ -42,12 +41,10 @@ export function sniffImage(bytes: Uint8Array): ImageMimeType | undefined {
  */
 export class ImageReader {
   readonly #fs: FileSystem
-  readonly #reader: ByteReader
   readonly #maxBytes: number
 
-  constructor(fs: FileSystem, reader: ByteReader, maxBytes: number) {
+  constructor(fs: FileSystem, maxBytes: number) {
     this.#fs = fs
-    this.#reader = reader
     this.#maxBytes = maxBytes
   }
 
@@ -83,7 +80,7 @@ export class ImageReader {
   async #head(target: FsTarget, signal: AbortSignal | undefined): Promise<Uint8Array> {
     const head = new Uint8Array(SNIFF_BYTES)
     let filled = 0
-    for await (const chunk of await this.#reader.streamBytes(target, signal)) {
+    for await (const chunk of await this.#fs.streamBytes(target, { signal })) {
       const n = Math.min(chunk.length, SNIFF_BYTES - filled)
       head.set(chunk.subarray(0, n), filled)
       filled += n

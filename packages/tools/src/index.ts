@@ -4,142 +4,27 @@
  * `@seamfs/core` and a glob matcher: the MCP server is `@seamfs/mcp`, and the
  * framework adapters are `@seamfs/ai-sdk`, `@seamfs/langchain` and `@seamfs/deepagents`.
  */
-import { registerLoadedPackage, ObservationPolicy, SandboxedFileSystem, type FileSystem, type SandboxOptions } from '@seamfs/core'
-import { FileSystemLayer } from '@seamfs/core/backend'
-import { resolveConfig } from './config.js'
-import { withDeadline } from './deadline.js'
-import { deleteTool, type DeleteValue } from './delete-tool.js'
-import { createDirectoryTool, type CreateDirectoryValue } from './directory-tool.js'
-import { editTool, type EditValue } from './edit-tool.js'
-import { readTool, type ReadValue } from './file-tools.js'
-import { globTool, type GlobValue } from './glob-tool.js'
-import { grepTool, type GrepValue } from './grep-tool.js'
-import { listTool, type ListValue } from './list-tool.js'
-import { moveTool, type MoveValue } from './move-tool.js'
-import { writeTool, type WriteValue } from './write-tool.js'
-import type { FileTool, ToolsConfig } from './types.js'
+import { registerLoadedPackage } from '@seamfs/core'
 
+export { createFileTools, createFileToolsByName, type FileToolName, type FileToolsByName, type FileToolsOptions } from './file-tools.js'
+export { parseArgs, type ArgsCheck, type FileToolArgs, type ParseArgsOptions } from './parse-args.js'
 export { DEFAULT_CONFIG } from './config.js'
-export { MAX_ERROR_CHARS, toolFailure } from './results.js'
+export { MAX_ERROR_CHARS, toolFailure, ToolInputError } from './results.js'
 export { deadlineSignal } from './deadline.js'
 export { FileToolError, hostPolicy, isFileToolError, type HostToolsOptions } from './host.js'
 export type { ReadLine } from './read-window.js'
-export type { ReadValue, EditValue, WriteValue, DeleteValue, MoveValue, CreateDirectoryValue, ListValue, GlobValue, GrepValue }
+export type { ReadArgs, ReadValue } from './read-tool.js'
+export type { EditArgs, EditValue } from './edit-tool.js'
+export type { WriteArgs, WriteValue } from './write-tool.js'
+export type { DeleteArgs, DeleteValue } from './delete-tool.js'
+export type { MoveArgs, MoveValue } from './move-tool.js'
+export type { CreateDirectoryArgs, CreateDirectoryValue } from './directory-tool.js'
+export type { ListArgs, ListValue } from './list-tool.js'
+export type { GlobArgs, GlobValue } from './glob-tool.js'
+export type { GrepArgs, GrepMatch, GrepValue } from './grep-tool.js'
 export { sniffImage, type ImageMimeType } from './image.js'
-export type { GrepMatch } from './grep-tool.js'
 export type { FileTool, JsonSchema, StructuredOutput, ToolAnnotations, ToolContext, ToolImage, ToolResult, ToolsConfig } from './types.js'
-
-/** Options of {@link createFileTools}. */
-export interface FileToolsOptions {
-  readonly fs: FileSystem
-  /** The read-before-write policy; omit to run against the bare backend (unconditional writes and edits). */
-  readonly policy?: ObservationPolicy | undefined
-  /** Base of relative paths (a call's `context.cwd` overrides it); default the backend's own cwd. */
-  readonly cwd?: string | undefined
-  readonly config?: Partial<ToolsConfig> | undefined
-  /**
-   * The fence around `fs`. Default: unless `fs` is fenced already (a `SandboxedFileSystem`, or a
-   * layer over one), the tools run through a `SandboxedFileSystem` in `workspace-write` whose root is
-   * `cwd` (default the backend's cwd), reads confined to it, with core's protected set: what tools
-   * the user runs execute (`.git`, `node_modules`, package-manager config, git repositories by
-   * kind, the seamfs code this process runs). The model gets no `../x`, no absolute path outside,
-   * no `.git/hooks`. Options here override those defaults (`writableRoots`, `mode`,
-   * `confineReads`, `protectedNames`…). `false` hands the model `fs` as it is: an explicit widening,
-   * for a backend that is its own fence or a host that fences it itself.
-   */
-  readonly sandbox?: Partial<SandboxOptions> | false | undefined
-}
-
-/** True when `fs` is, or is a layer over, a fence. */
-function isFenced(fs: FileSystem): boolean {
-  for (let at: FileSystem = fs; at instanceof FileSystemLayer; at = at.inner) if (at instanceof SandboxedFileSystem) return true
-  return false
-}
-
-/** The filesystem the tools run on: `options.fs` behind the default fence (see {@link FileToolsOptions.sandbox}). */
-function fencedFs(options: FileToolsOptions): FileSystem {
-  const { fs, sandbox } = options
-  if (sandbox === false || (sandbox === undefined && isFenced(fs))) return fs
-  return new SandboxedFileSystem(fs, { mode: 'workspace-write', workspaceRoot: options.cwd ?? '.', confineReads: true, ...sandbox })
-}
-
-/**
- * The model-facing tools over any backend: plain objects (name, description,
- * JSON Schema, annotations, `execute`) any agent framework can host.
- * `execute(args, { session, signal, cwd })` never throws: failures are
- * `{ isError: true, text: 'Error: …', code }`.
- * A failure carries `retryable` (trying again may help) and, for a mutation whose outcome is not
- * known, `indeterminate: true` (its text says to read before retrying). Every call has a deadline
- * (`config.callTimeoutMs`, default 30 s; issue 30): a call the store has not answered by then ends
- * with a retryable `FS_IO_ERROR` ("timed out after …") instead of hanging.
- *
- * `execute` accepts exactly what the tool's `inputSchema` declares: an
- * unknown key, a missing required key, a wrong type or a value out of bounds
- * is an input error naming the key (unknown keys are listed with the allowed
- * names). Optional keys are declared `[type, 'null']`: `null` means absent,
- * as hosts in strict mode send it.
- *
- * The tools are `list`, `read`, `write`, `edit`, `glob`, `grep`, then the ones the backend's
- * capabilities allow: `create_directory` (`capabilities.createDirectory`), `move`
- * (`capabilities.rename`) and `delete` (`capabilities.remove`). A tool the backend cannot
- * serve is left out, so the model is never offered what would only answer `FS_UNSUPPORTED`.
- *
- * Each call returns a new set of tools with its own default session: a call
- * whose context names no `session` records and reads its observations there,
- * so `execute(args)` read → edit works with a policy and no session at all.
- * Two `createFileTools` calls never share it; an explicit `context.session`
- * always wins.
- */
-export function createFileTools(options: FileToolsOptions): FileTool[] {
-  return Object.values(createFileToolsByName(options)) as FileTool[]
-}
-
-/**
- * The tools keyed by name, in the order {@link createFileTools} lists them: what hosts that take a
- * record (the AI SDK's `tools`, MCP registries) want. The optional tools are present only where the
- * backend's capabilities allow them. Same rules and same fresh default session as
- * {@link createFileTools}: one call, one tool set, one session.
- */
-export function createFileToolsByName(options: FileToolsOptions): FileToolsByName {
-  const session = Object.freeze({ tools: 'default session' })
-  const fs = fencedFs(options)
-  const deps = { fs, policy: options.policy, session, cwd: options.cwd, config: resolveConfig(options.config) }
-  const { capabilities } = fs
-  const bound = <V>(tool: FileTool<V>): FileTool<V> => withDeadline(tool, deps.config.callTimeoutMs)
-  // A tool the backend cannot serve is not offered, rather than answering FS_UNSUPPORTED on every call.
-  return Object.freeze({
-    list: bound(listTool(deps)),
-    read: bound(readTool(deps)),
-    write: bound(writeTool(deps)),
-    edit: bound(editTool(deps)),
-    glob: bound(globTool(deps)),
-    grep: bound(grepTool(deps)),
-    ...(capabilities.createDirectory === undefined ? {} : { create_directory: bound(createDirectoryTool(deps)) }),
-    ...(capabilities.rename === undefined ? {} : { move: bound(moveTool(deps)) }),
-    ...(capabilities.remove === true ? { delete: bound(deleteTool(deps)) } : {}),
-  })
-}
-
-/** The tools of {@link createFileToolsByName}, each typed with its canonical value. */
-export interface FileToolsByName {
-  readonly list: FileTool<ListValue>
-  readonly read: FileTool<ReadValue>
-  readonly write: FileTool<WriteValue>
-  readonly edit: FileTool<EditValue>
-  readonly glob: FileTool<GlobValue>
-  readonly grep: FileTool<GrepValue>
-  /** Where `capabilities.createDirectory` is declared. */
-  readonly create_directory?: FileTool<CreateDirectoryValue>
-  /** Where `capabilities.rename` is declared. */
-  readonly move?: FileTool<MoveValue>
-  /** Where `capabilities.remove` is true. */
-  readonly delete?: FileTool<DeleteValue>
-}
-
-/** The name of a tool {@link createFileTools} can offer. */
-export type FileToolName = keyof FileToolsByName
-
-export { ObservationPolicy }
+export { ObservationPolicy } from '@seamfs/core'
 
 // The code of this package is read-only to the model of any fence in this process (core's loaded-code.ts).
 registerLoadedPackage(import.meta.url)

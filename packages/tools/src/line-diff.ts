@@ -81,17 +81,19 @@ class Trace {
 /** How long the search runs before it offers the caller a pause (a `yield`), in milliseconds. */
 const SEARCH_SLICE_MS = 8
 
+/** Where {@link search} found the end of the edit script: its trace, the end's entry and diagonal. */
+interface Found {
+  readonly trace: Trace
+  readonly end: number
+  readonly k: number
+}
+
 /**
  * The edit script from `a` to `b` as trace entry of its end (diagonal `k` = old − new position),
  * or `undefined` past the bounds. Diagonals that ran off either text are pruned, as jsdiff does.
  * It yields every {@link SEARCH_SLICE_MS}; `timeoutMs` counts only the time it ran, not its pauses.
  */
-function* search(
-  a: Int32Array,
-  b: Int32Array,
-  maxEditLength: number,
-  timeoutMs: number,
-): Generator<void, { trace: Trace; end: number; k: number } | undefined, void> {
+function* search(a: Int32Array, b: Int32Array, maxEditLength: number, timeoutMs: number): Generator<void, Found | undefined, void> {
   const oldLen = a.length
   const newLen = b.length
   const snake = (oldPos: number, k: number): number => {
@@ -150,8 +152,8 @@ function* search(
   return undefined
 }
 
-/** The runs of the edit script ending at `end`, read back along the trace. */
-function runsOf(a: readonly string[], b: readonly string[], trace: Trace, end: number, endK: number): Run[] {
+/** The runs of the edit script `found` ends, read back along its trace. */
+function runsOf(a: readonly string[], b: readonly string[], { trace, end, k: endK }: Found): Run[] {
   // Read backwards as ranges (in `b` for added lines, in `a` otherwise), joining neighbours of one kind.
   const ranges: { kind: Kind; from: number; to: number }[] = []
   const prepend = (kind: Kind, from: number, to: number): void => {
@@ -256,5 +258,5 @@ export function* lineHunkSteps(
   const ids = intern(before, after)
   const found = yield* search(ids.a, ids.b, options.maxEditLength, options.timeoutMs)
   if (found === undefined) return undefined
-  return hunksOf(runsOf(shown.before, shown.after, found.trace, found.end, found.k), options.context)
+  return hunksOf(runsOf(shown.before, shown.after, found), options.context)
 }

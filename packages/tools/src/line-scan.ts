@@ -1,15 +1,11 @@
-import { Buffer, isUtf8 } from 'node:buffer'
-import { FsError } from '@seamfs/core'
-import { incompleteTail } from '@seamfs/core/backend'
+import { Buffer } from 'node:buffer'
+import { incompleteTail, TextChunkValidator } from '@seamfs/core/backend'
 import { lineText, type ReadLine, type ReadWindow, type WindowLimits } from './read-window.js'
 
-/** Leading bytes searched for a NUL, as core's text rules (`BINARY_SAMPLE_BYTES`). */
-const BINARY_SAMPLE_BYTES = 8192
 const LF = 0x0a
 const CR = 0x0d
 const encoder = new TextEncoder()
 const EMPTY = Buffer.alloc(0)
-
 /**
  * A selected line as the read tool shows it, and its UTF-8 size: `line` holds its
  * first bytes (all of them when `length` ≤ `keep`, the CR included).
@@ -33,16 +29,19 @@ const asBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes 
 /**
  * {@link LineWindow} on raw bytes: the same window, line count, byte cap and
  * `FS_NOT_TEXT` failures as core's strict decoding followed by `LineWindow`,
- * but lines outside the window are only counted (`\n` found on bytes) and
- * validated (simdutf's `isUtf8`), never decoded; only the selected lines are.
- * Memory: the selected lines, at most `4 × (maxLineLength + 2)` bytes of the
- * line in progress, and 3 bytes of a character cut by a chunk boundary.
+ * but lines outside the window are only counted (`\n` found on bytes), never
+ * decoded; only the selected lines are. Which bytes are text (the NUL sample,
+ * strict UTF-8, a character cut by a chunk boundary, a leading BOM) is core's
+ * `TextChunkValidator`'s to say, the very checks `streamText` decodes after.
+ * Memory: the selected lines, and at most `4 × (maxLineLength + 2)` bytes of
+ * the line in progress.
  */
 export class ByteLineWindow {
   readonly #limits: WindowLimits
-  readonly #path: string
   readonly #lines: ReadLine[] = []
   readonly #keep: number
+  readonly #text: TextChunkValidator
+  readonly #scan = (valid: Uint8Array): void => this.#scanValid(valid)
   #number = 1
   /** Byte length of the line in progress (a trailing CR included). */
   #length = 0
@@ -51,75 +50,28 @@ export class ByteLineWindow {
   #headLength = 0
   #bytes = 0
   #truncatedByBytes = false
-  #sampled = 0
-  /** Bytes of a character the previous chunk cut. */
-  #carry: Uint8Array = new Uint8Array(0)
-  /** Bytes seen so far, up to 3, to recognise a leading BOM split across chunks. */
-  #lead: number[] | undefined = []
 
   constructor(limits: WindowLimits, path: string) {
     this.#limits = limits
-    this.#path = path
+    this.#text = new TextChunkValidator(path)
     // A UTF-16 unit takes at most 4 bytes: this many bytes hold maxLineLength + 1 units or the whole line.
     this.#keep = 4 * (limits.maxLineLength + 2)
   }
 
   /** Validates and scans the next chunk; the caller may reuse it afterwards. */
   push(chunk: Uint8Array): void {
-    this.#checkSample(chunk)
-    let body = chunk
-    if (this.#carry.length > 0) body = this.#finishCarry(chunk)
-    const tail = incompleteTail(body)
-    const complete = body.subarray(0, body.length - tail)
-    if (complete.length > 0 && !isUtf8(complete)) throw this.#invalid('invalid UTF-8 sequence')
-    if (tail > 0) this.#carry = Uint8Array.from(body.subarray(body.length - tail))
-    this.#scan(complete)
+    this.#text.push(chunk, this.#scan)
   }
 
   /** The window; a dangling partial character is `FS_NOT_TEXT`. */
   end(): ReadWindow {
-    if (this.#carry.length > 0) throw this.#invalid('truncated UTF-8 sequence')
-    if (this.#lead !== undefined && this.#lead.length > 0) this.#flushLead(false)
+    this.#text.end()
     if (this.#length > 0) this.#finishLine()
     return { lines: this.#lines, totalLines: this.#number - 1, truncatedByBytes: this.#truncatedByBytes }
   }
 
-  #checkSample(chunk: Uint8Array): void {
-    if (this.#sampled >= BINARY_SAMPLE_BYTES) return
-    const n = Math.min(chunk.length, BINARY_SAMPLE_BYTES - this.#sampled)
-    if (chunk.subarray(0, n).indexOf(0) !== -1) throw new FsError('FS_NOT_TEXT', `cannot read "${this.#path}": binary file`)
-    this.#sampled += n
-  }
-
-  /** Completes the character the previous chunk cut; returns the rest of `chunk`. */
-  #finishCarry(chunk: Uint8Array): Uint8Array {
-    const lead = this.#carry[0] as number
-    const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2
-    const take = Math.min(need - this.#carry.length, chunk.length)
-    const joined = new Uint8Array(this.#carry.length + take)
-    joined.set(this.#carry, 0)
-    joined.set(chunk.subarray(0, take), this.#carry.length)
-    if (joined.length < need) {
-      this.#carry = joined
-      return chunk.subarray(take)
-    }
-    this.#carry = new Uint8Array(0)
-    if (!isUtf8(joined)) throw this.#invalid('invalid UTF-8 sequence')
-    this.#scan(joined)
-    return chunk.subarray(take)
-  }
-
-  /** Scans validated complete characters. The first 3 bytes of the file go through the BOM check. */
-  #scan(bytes: Uint8Array): void {
-    if (bytes.length === 0) return
-    if (this.#lead !== undefined) {
-      const lead = this.#lead
-      let i = 0
-      while (lead.length < 3 && i < bytes.length) lead.push(bytes[i++] as number)
-      if (lead.length < 3) return
-      this.#flushLead(true)
-      bytes = bytes.subarray(i)
-    }
+  /** Scans complete, valid characters (a leading BOM already dropped). */
+  #scanValid(bytes: Uint8Array): void {
     const buffer = asBuffer(bytes)
     let from = 0
     while (from < buffer.length) {
@@ -135,14 +87,6 @@ export class ByteLineWindow {
       this.#finishLine(buffer.subarray(from, newline))
       from = newline + 1
     }
-  }
-
-  /** Scans the (up to 3) first bytes, without a leading BOM. */
-  #flushLead(full: boolean): void {
-    const lead = Uint8Array.from(this.#lead ?? [])
-    this.#lead = undefined
-    const bom = full && lead[0] === 0xef && lead[1] === 0xbb && lead[2] === 0xbf
-    if (!bom) this.#scan(lead)
   }
 
   /** Counts lines that are not selected, keeping nothing (as `LineWindow`'s fast path). */
@@ -204,9 +148,5 @@ export class ByteLineWindow {
     this.#head = []
     this.#headLength = 0
     this.#length = 0
-  }
-
-  #invalid(why: string): FsError {
-    return new FsError('FS_NOT_TEXT', `cannot read "${this.#path}": invalid UTF-8 text`, { cause: new TypeError(why) })
   }
 }

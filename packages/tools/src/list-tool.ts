@@ -1,10 +1,10 @@
 import { FsError, type FsDirEntry } from '@seamfs/core'
-import { argsParser, NON_BLANK } from './args.js'
-import { resolveIn, run } from './file-tools.js'
-import { messagePath, quoteName, quotePath } from './quote.js'
+import { NON_BLANK } from './args.js'
+import { quoteName, quotePath } from './quote.js'
 import { ok } from './results.js'
-import type { FileTool, ToolDeps } from './types.js'
-import { listStructured } from './structured.js'
+import { COUNT, LINE_NUMBER, object, STRING } from './structured.js'
+import { resolveIn, run, toolInput, type ToolInput } from './tool-kit.js'
+import type { FileTool, StructuredOutput, ToolDeps } from './types.js'
 
 /** Canonical value of `list`: one page, with totals of the whole directory. */
 export interface ListValue {
@@ -13,6 +13,31 @@ export interface ListValue {
   readonly entries: ReadonlyArray<{ readonly name: string; readonly type: FsDirEntry['type'] }>
   readonly totalEntries: number
   readonly counts: { readonly directories: number; readonly files: number; readonly other: number }
+}
+
+/** The checked arguments of `list`, defaults filled in. */
+export interface ListArgs {
+  /** The directory (default `.`). */
+  readonly path: string
+  /** 1-based first entry (default 1). */
+  readonly offset: number
+}
+
+export const listStructured: StructuredOutput<ListValue> = {
+  schema: object({
+    path: STRING,
+    offset: LINE_NUMBER,
+    entries: { type: 'array', items: object({ name: STRING, type: { type: 'string', enum: ['directory', 'file', 'other'] } }) },
+    totalEntries: COUNT,
+    counts: object({ directories: COUNT, files: COUNT, other: COUNT }),
+  }),
+  content: (v) => ({
+    path: v.path,
+    offset: v.offset,
+    entries: v.entries.map((e) => ({ name: e.name, type: e.type })),
+    totalEntries: v.totalEntries,
+    counts: { directories: v.counts.directories, files: v.counts.files, other: v.counts.other },
+  }),
 }
 
 const RANK: Record<FsDirEntry['type'], number> = { directory: 0, file: 1, other: 2 }
@@ -35,8 +60,7 @@ export function listFooter(value: ListValue): string {
   return `(Showing entries ${offset}-${end} of ${total}: ${composition(value.counts)}.${more})`
 }
 
-export function listTool(deps: ToolDeps): FileTool<ListValue> {
-  const max = deps.config.listMaxEntries
+export function listInput(): ToolInput<ListArgs> {
   const inputSchema = {
     type: 'object',
     properties: {
@@ -45,7 +69,12 @@ export function listTool(deps: ToolDeps): FileTool<ListValue> {
     },
     additionalProperties: false,
   }
-  const parse = argsParser(inputSchema)
+  return toolInput(inputSchema, (a): ListArgs => ({ path: a.optionalString('path') ?? '.', offset: a.integer('offset', 1) }))
+}
+
+export function listTool(deps: ToolDeps): FileTool<ListValue> {
+  const max = deps.config.listMaxEntries
+  const { inputSchema, parse } = listInput()
   return {
     name: 'list',
     description: 'List the direct children of a directory: directories first, then files, then other entries.',
@@ -56,16 +85,15 @@ export function listTool(deps: ToolDeps): FileTool<ListValue> {
       'Use the list tool — not shell ls — to see what a directory contains. It returns the direct children of one directory, files and subdirectories alike, and defaults to the session workspace, so it is the first step for orienting in an unfamiliar project. When a result is capped, continue with the offset named in its footer.',
     execute: (args, context = {}) =>
       run(async () => {
-        const a = parse(args)
-        const path = a.optionalString('path') ?? '.'
-        const offset = a.integer('offset', 1)
+        const { path, offset } = parse(args)
         const target = await resolveIn(deps, path, context)
         // listDir returns names in code-point order; the stable sort keeps that order within each kind.
         const all = (await deps.fs.listDir(target, { signal: context.signal }))
           .map((e) => ({ name: e.name, type: e.type }))
           .sort((x, y) => RANK[x.type] - RANK[y.type])
         if (offset > all.length && !(offset === 1 && all.length === 0)) {
-          throw new FsError('FS_NOT_FOUND', `offset ${offset} is out of range for ${messagePath(target.displayPath)} (${all.length} entries)`)
+          const shown = target.displayPath
+          throw new FsError('FS_NOT_FOUND', `offset ${offset} is out of range for "${shown}" (${all.length} entries)`, { verb: 'list', path: shown })
         }
         const counts = {
           directories: all.filter((e) => e.type === 'directory').length,

@@ -1,10 +1,10 @@
 import { FsError, isFsError, type FsTarget, type PolicyOwner, type RenameOptions } from '@seamfs/core'
-import { argsParser, NON_BLANK } from './args.js'
-import { mutating, remedied, resolveIn, run, sessionOf } from './file-tools.js'
+import { NON_BLANK } from './args.js'
 import { messagePath } from './quote.js'
 import { ok, withMoveRemedy, withRemedy } from './results.js'
-import type { FileTool, ToolDeps } from './types.js'
-import { moveStructured } from './structured.js'
+import { BOOLEAN, FILE_OR_DIRECTORY, object, STRING } from './structured.js'
+import { mutating, remedied, resolveIn, run, sessionOf, toolInput, type ToolInput } from './tool-kit.js'
+import type { FileTool, StructuredOutput, ToolDeps } from './types.js'
 
 /** Canonical value of `move`. */
 export interface MoveValue {
@@ -16,6 +16,24 @@ export interface MoveValue {
   readonly replaced: boolean
 }
 
+/** The checked arguments of `move`. */
+export interface MoveArgs {
+  readonly sourcePath: string
+  readonly destinationPath: string
+}
+
+export const moveStructured: StructuredOutput<MoveValue> = {
+  schema: object({ from: STRING, to: STRING, type: FILE_OR_DIRECTORY, replaced: BOOLEAN }),
+  content: (v) => ({ from: v.from, to: v.to, type: v.type, replaced: v.replaced }),
+}
+
+/** A move's two ends, resolved, and the call's signal. */
+interface Move {
+  readonly from: FsTarget
+  readonly to: FsTarget
+  readonly signal: AbortSignal | undefined
+}
+
 /** The guards of a move of a file: the policy's, else none (a host without a policy moves unconditionally, as it writes). */
 function fileGuards(deps: ToolDeps, session: PolicyOwner, from: FsTarget, to: FsTarget): RenameOptions {
   if (deps.policy === undefined) return { overwrite: true }
@@ -23,7 +41,7 @@ function fileGuards(deps: ToolDeps, session: PolicyOwner, from: FsTarget, to: Fs
 }
 
 /** For a move refused because a directory is at the destination: the path inside it the model may have meant. */
-async function intoPath(deps: ToolDeps, from: FsTarget, to: FsTarget, err: unknown, signal: AbortSignal | undefined): Promise<string | undefined> {
+async function intoPath(deps: ToolDeps, { from, to, signal }: Move, err: unknown): Promise<string | undefined> {
   if (!isFsError(err, 'FS_NOT_OBSERVED') && !isFsError(err, 'FS_NOT_REGULAR_FILE')) return undefined
   const info = await deps.fs.stat(to, { signal }).catch(() => undefined)
   if (info?.type !== 'directory') return undefined
@@ -49,8 +67,8 @@ function successText(from: FsTarget, to: FsTarget, type: MoveValue['type'], repl
  * records the source absent and the destination present. Without a policy a file move replaces an
  * existing destination file, as `write` does.
  */
-export function moveTool(deps: ToolDeps): FileTool<MoveValue> {
-  const directories = deps.fs.capabilities.renameDirectories === true
+/** The input of `move`; `directories` (the backend moves directories too) words the schema, never the check. */
+export function moveInput(directories: boolean): ToolInput<MoveArgs> {
   const inputSchema = {
     type: 'object',
     properties: {
@@ -64,7 +82,12 @@ export function moveTool(deps: ToolDeps): FileTool<MoveValue> {
     required: ['source_path', 'destination_path'],
     additionalProperties: false,
   }
-  const parse = argsParser(inputSchema)
+  return toolInput(inputSchema, (a): MoveArgs => ({ sourcePath: a.string('source_path'), destinationPath: a.string('destination_path') }))
+}
+
+export function moveTool(deps: ToolDeps): FileTool<MoveValue> {
+  const directories = deps.fs.capabilities.renameDirectories === true
+  const { inputSchema, parse } = moveInput(directories)
   const what = directories ? 'a file or a directory' : 'a file'
   return {
     name: 'move',
@@ -75,9 +98,9 @@ export function moveTool(deps: ToolDeps): FileTool<MoveValue> {
     prompt: `Use the move tool — not shell mv, and not read + write + delete — to move or rename ${what}. Read a file before moving it (the default read-before-write policy requires it). An existing file at destination_path is replaced only if you read it first${directories ? '; a directory never replaces anything' : ''}.`,
     execute: (args, context = {}) =>
       run(async () => {
-        const a = parse(args)
-        const from = await resolveIn(deps, a.string('source_path'), context)
-        const to = await resolveIn(deps, a.string('destination_path'), context)
+        const { sourcePath, destinationPath } = parse(args)
+        const from = await resolveIn(deps, sourcePath, context)
+        const to = await resolveIn(deps, destinationPath, context)
         const session = sessionOf(deps, context)
         const signal = context.signal
         const info = await deps.fs.stat(from, { signal })
@@ -90,7 +113,7 @@ export function moveTool(deps: ToolDeps): FileTool<MoveValue> {
             ? await remedied(async () => fileGuards(deps, session, from, to), withRemedy)
             : { expected: { version: info.version }, overwrite: false }
         const outcome = await deps.fs.rename(from, to, { ...guards, signal }).catch(async (err: unknown) => {
-          throw withMoveRemedy(err, to.displayPath, await intoPath(deps, from, to, err, signal))
+          throw withMoveRemedy(err, to.displayPath, await intoPath(deps, { from, to, signal }, err))
         })
         // A directory's version guards nothing: only the source's absence is worth recording.
         if (outcome.type === 'file') deps.policy?.recordRenamed(session, from, to, outcome.version)

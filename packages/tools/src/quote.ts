@@ -50,33 +50,25 @@ export function escapeUnsafe(text: string): string {
   return text.replace(UNSAFE_ALL, (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
-/**
- * The messages core, the policy and the backends build around a path, as `head` + `"<path>"`
- * + the text that closes the path: `cannot <verb> "<path>": …`, `cannot overwrite existing
- * "<path>" without reading it first`, `edit requires reading "<path>" first` (and `remove`, `move`). The path is put
- * in raw; the first closing text after the head ends it.
- */
-const PATH_MESSAGES: readonly (readonly [head: RegExp, end: RegExp])[] = [
-  [/^cannot (?:resolve|stat|lstat|read|list|write|edit|remove|rename|create directory|move) "/, /": /],
-  [/^cannot overwrite existing "/, /" without reading it first/],
-  [/^cannot (?:rename|move) onto existing "/, /" without overwrite/],
-  [/^(?:edit|remove|move) requires reading "/, /" first/],
-]
+/** The facts of an error that {@link errorText} shows: its message and the path it is about. */
+export interface PathMessage {
+  readonly message: string
+  /** The raw display path the failure is about (an `FsError`'s `path`), if any. */
+  readonly path?: string | undefined
+}
 
 /**
- * An error message as the model may read it: the path of a core-shaped message (see
- * `PATH_MESSAGES`) quoted as a listing quotes it ({@link messagePath}), and every unsafe
- * character elsewhere (a name inside a store's own message) escaped in place.
+ * An error's message as the model may read it. Core, the policy, the backends and the tools put
+ * the raw path an error is about (its `path` field) in double quotes in its message
+ * (`cannot <verb> "<path>": …`): the first `"<path>"` is shown as a listing shows names
+ * ({@link messagePath}), and every unsafe character elsewhere (a name inside a store's own
+ * message) is escaped in place ({@link escapeUnsafe}). An error without a `path`, or whose message
+ * does not quote it, is escaped whole.
  */
-export function messageText(message: string): string {
-  for (const [head, end] of PATH_MESSAGES) {
-    const opened = head.exec(message)
-    if (opened === null) continue
-    const start = opened[0].length
-    const close = message.slice(start).search(end)
-    if (close < 0) break
-    const path = message.slice(start, start + close)
-    return `${opened[0].slice(0, -1)}${messagePath(path)}${escapeUnsafe(message.slice(start + close + 1))}`
-  }
-  return escapeUnsafe(message)
+export function errorText(err: PathMessage): string {
+  const { message, path } = err
+  const at = path === undefined ? -1 : message.indexOf(`"${path}"`)
+  if (path === undefined || at < 0) return escapeUnsafe(message)
+  const end = at + path.length + 2
+  return `${escapeUnsafe(message.slice(0, at))}${messagePath(path)}${escapeUnsafe(message.slice(end))}`
 }

@@ -1,6 +1,6 @@
 import { FsError, isFsError } from '@seamfs/core'
 import { isAbortError, MAX_EDIT_SCAN_BYTES } from '@seamfs/core/backend'
-import { escapeUnsafe, messagePath, messageText } from './quote.js'
+import { errorText, escapeUnsafe, messagePath } from './quote.js'
 import type { ToolResult } from './types.js'
 
 /** A bad argument: reported as `Error: <message>`, without a filesystem code. */
@@ -15,13 +15,14 @@ export function ok<V>(text: string, value: V): ToolResult<V> {
 /**
  * Any failure as the model sees it: `Error: <message>`, with the code when there is one. Never
  * throws. A filesystem message names its path raw (core builds `cannot <verb> "<path>": …`):
- * it is quoted here as a listing quotes names, and nothing from the store is echoed raw.
+ * the error's `path` is quoted here as a listing quotes names ({@link errorText}), and nothing
+ * from the store is echoed raw.
  */
 export function failure(err: unknown): ToolResult<never> {
   // The tools' own deadline ended the call (through the store's abort): the store was slow, not the caller.
   if (isFsError(err, 'FS_ABORTED') && isToolDeadline(err.cause)) return timedOut(err.cause.ms, err.indeterminate)
   if (isFsError(err)) {
-    const text = `Error: ${bounded(messageText(err.message))}`
+    const text = `Error: ${bounded(errorText(err))}`
     const base = { isError: true, code: err.code, ...(err.retryable ? { retryable: true } : {}) }
     // A failed mutation whose answer was lost may have landed: the model must look before it repeats it.
     if (err.indeterminate) return { ...base, text: `${text}${INDETERMINATE_REMEDY}`, indeterminate: true }
@@ -89,10 +90,13 @@ function detailOf(err: unknown): string {
   }
 }
 
-/** `err` with a model-facing message; code, retryability, outcome, details and cause are kept. */
-function restated(err: FsError, message: string): FsError {
-  const { retryable, indeterminate, details } = err
-  return new FsError(err.code, message, details === undefined ? { cause: err, retryable, indeterminate } : { cause: err, retryable, indeterminate, details })
+/**
+ * `err` with a model-facing message; code, retryability, outcome, details, verb and cause are kept.
+ * `path` is the path the new message quotes raw (`"<path>"`), as core's messages do: `err`'s own by default.
+ */
+function restated(err: FsError, message: string, path: string | undefined = err.path): FsError {
+  const { retryable, indeterminate, details, verb } = err
+  return new FsError(err.code, message, { cause: err, retryable, indeterminate, ...(details && { details }), verb, path })
 }
 
 /**
@@ -119,15 +123,15 @@ export function withEditWording(err: unknown, path: string, count?: number): unk
   const index = isFsError(err) ? err.details?.edit : undefined
   const at = count !== undefined && index !== undefined ? `edits[${index}].` : ''
   const which = at === '' ? '' : ` (edit ${(index ?? 0) + 1} of ${count}; no edit was applied)`
-  if (isFsError(err, 'FS_EDIT_NOT_FOUND')) return restated(err, `${at}old_string was not found in ${messagePath(path)}${which}`)
+  if (isFsError(err, 'FS_EDIT_NOT_FOUND')) return restated(err, `${at}old_string was not found in "${path}"${which}`, path)
   if (isFsError(err, 'FS_AMBIGUOUS_EDIT')) {
     const matches = err.details?.matches
     const times = matches === undefined ? 'more than once' : `${matches} times`
     const fix = `provide a more specific ${at}old_string or set ${at}replace_all to true`
-    return restated(err, `${at}old_string matched ${times} in ${messagePath(path)}${which}; ${fix}`)
+    return restated(err, `${at}old_string matched ${times} in "${path}"${which}; ${fix}`, path)
   }
-  const bound = isFsError(err, 'FS_TOO_LARGE') ? editBound(err, at, messagePath(path)) : undefined
-  if (bound !== undefined) return restated(err as FsError, `${bound}${which}`)
+  const bound = isFsError(err, 'FS_TOO_LARGE') ? editBound(err, at, path) : undefined
+  if (bound !== undefined) return restated(err as FsError, `${bound}${which}`, path)
   return withRemedy(err)
 }
 
@@ -135,9 +139,10 @@ export function withEditWording(err: unknown, path: string, count?: number): unk
  * An edit refused by one of the work bounds of an edit call, in the tool's words, told apart by
  * its details: the matches of one call (`limit` without `size`), or the text one call searches
  * (`limit` of `MAX_EDIT_SCAN_BYTES`, far above any `maxTextBytes`). `undefined` for a file, or a
- * result, above `maxTextBytes`: the filesystem's message says it.
+ * result, above `maxTextBytes`: the filesystem's message says it. `path` goes in raw, in quotes.
  */
-function editBound(err: FsError, at: string, shown: string): string | undefined {
+function editBound(err: FsError, at: string, path: string): string | undefined {
+  const shown = `"${path}"`
   const { size, limit } = err.details ?? {}
   if (limit === undefined) return undefined
   if (size === undefined) {
@@ -166,10 +171,11 @@ export function withDeleteRemedy(err: unknown): unknown {
  * {@link withRemedy}.
  */
 export function withMoveRemedy(err: unknown, to: string, into: string | undefined): unknown {
-  const exists = `cannot move onto existing ${messagePath(to)}`
+  const exists = `cannot move onto existing "${to}"`
+  // `to` goes in raw, as the error's path; `into`, a second path, is quoted here.
   if (into !== undefined && isFsError(err))
-    return restated(err, `${exists}: it is a directory — to move into it, give the full new path (${messagePath(into)})`)
-  if (isFsError(err, 'FS_NOT_OBSERVED')) return restated(err, `${exists} — read it first to replace it, or choose another destination_path`)
+    return restated(err, `${exists}: it is a directory — to move into it, give the full new path (${messagePath(into)})`, to)
+  if (isFsError(err, 'FS_NOT_OBSERVED')) return restated(err, `${exists} — read it first to replace it, or choose another destination_path`, to)
   return withRemedy(err)
 }
 

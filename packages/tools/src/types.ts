@@ -102,7 +102,7 @@ export interface ToolsConfig {
   /** Listings, link checks and file reads one glob or grep keeps in flight (1: one at a time; at most 64). */
   readonly searchConcurrency: number
   /**
-   * The deadline of every tool call, in ms (default 30 000; issue 30): a call the store has not
+   * The deadline of every tool call, in ms (default 30 000): a call the store has not
    * answered by then ends with a retryable `FS_IO_ERROR` ("timed out after …", flagged
    * `indeterminate` for a mutation that may still land) instead of hanging on a frozen store.
    */

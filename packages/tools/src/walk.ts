@@ -5,9 +5,8 @@ import { compareNames } from '@seamfs/core/backend'
 import { Minimatch } from 'minimatch'
 import { inOrder, mapInOrder } from './bounded.js'
 import { MAX_SEARCH_CONCURRENCY } from './config.js'
-import { resolveIn } from './file-tools.js'
-import { messagePath } from './quote.js'
 import { isToolDeadline, ToolInputError } from './results.js'
+import { resolveIn } from './tool-kit.js'
 import type { ToolContext, ToolDeps, ToolResult } from './types.js'
 
 /** Version-control metadata directories the walk never enters. */
@@ -51,7 +50,7 @@ export type SearchWait = 'store' | 'regex'
  * until it yields.
  *
  * When time runs out (its own budget or the call's deadline), the search blames what it was
- * waiting for (issue 30): a store request left unanswered for a while is a retryable
+ * waiting for: a store request left unanswered for a while is a retryable
  * `FS_IO_ERROR` ("the store did not answer"), never the model's pattern; a pattern still running
  * on a thread, or a tree too large to finish, is a {@link SearchTimeout}.
  */
@@ -244,6 +243,18 @@ interface Dir {
   readonly path: string
 }
 
+/** What {@link walkFiles} walks, and how. */
+export interface WalkOptions {
+  readonly fs: FileSystem
+  readonly root: FsTarget
+  /** The search's budget and stop. */
+  readonly control: SearchControl
+  /** Which files (by path relative to the root) are kept. */
+  readonly accept: PathMatcher
+  /** Listings and link checks in flight at a time (default 1). */
+  readonly concurrency?: number | undefined
+}
+
 /**
  * Every file under `root` whose relative path `accept`s, sorted by path in code-point order.
  * Breadth-first through `listDir`; VCS directories are skipped; each directory
@@ -257,7 +268,8 @@ interface Dir {
  * store pays about one round trip per `concurrency` directories); the result is the same as
  * one at a time.
  */
-export async function walkFiles(fs: FileSystem, root: FsTarget, control: SearchControl, accept: PathMatcher, concurrency = 1): Promise<Walk> {
+export async function walkFiles(options: WalkOptions): Promise<Walk> {
+  const { fs, root, control, accept, concurrency = 1 } = options
   const found: WalkedFile[] = []
   let fenced = 0
   const seen = new Set<FsTargetKey>([root.targetKey])
@@ -331,6 +343,7 @@ export function fencedFooter(count: number, one: string, many: string): string |
 export async function searchRoot(deps: ToolDeps, path: string, context: ToolContext, control: SearchControl): Promise<{ target: FsTarget; info: FsInfo }> {
   const target = await control.race(resolveIn(deps, path, { ...context, signal: control.signal }))
   const info = await control.race(deps.fs.stat(target, { signal: control.signal }))
-  if (info === undefined) throw new FsError('FS_NOT_FOUND', `cannot search ${messagePath(target.displayPath)}: not found`)
+  const shown = target.displayPath
+  if (info === undefined) throw new FsError('FS_NOT_FOUND', `cannot search "${shown}": not found`, { verb: 'stat', path: shown })
   return { target, info }
 }

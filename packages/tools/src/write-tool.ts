@@ -1,11 +1,11 @@
-import { argsParser, NON_BLANK } from './args.js'
+import { NON_BLANK } from './args.js'
 import { changeDiffAsync } from './diff.js'
 import { previewWrite } from './dry-run.js'
-import { mutating, remedied, resolveIn, run, sessionOf } from './file-tools.js'
 import { quotePath } from './quote.js'
 import { ok } from './results.js'
-import type { FileTool, ToolDeps } from './types.js'
-import { writeStructured } from './structured.js'
+import { BOOLEAN, NULLABLE_STRING, object, STRING } from './structured.js'
+import { mutating, remedied, resolveIn, run, sessionOf, toolInput, type ToolInput } from './tool-kit.js'
+import type { FileTool, StructuredOutput, ToolDeps } from './types.js'
 
 /** Canonical value of `write`. */
 export interface WriteValue {
@@ -23,6 +23,19 @@ export interface WriteValue {
   readonly dryRun: boolean
 }
 
+/** The checked arguments of `write`, defaults filled in. */
+export interface WriteArgs {
+  readonly filePath: string
+  readonly content: string
+  /** Default false. */
+  readonly dryRun: boolean
+}
+
+export const writeStructured: StructuredOutput<WriteValue> = {
+  schema: object({ path: STRING, operation: { type: 'string', enum: ['create', 'update'] }, diff: NULLABLE_STRING, dryRun: BOOLEAN }),
+  content: (v) => ({ path: v.path, operation: v.operation, diff: v.diff, dryRun: v.dryRun }),
+}
+
 const lineCount = (text: string): number => (text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0))
 
 /** The envelope's content: the verb, then the diff (or, where there is none, why). */
@@ -32,7 +45,7 @@ function contentOf(verb: string, value: WriteValue): string {
   return value.dryRun ? `${verb} (${lineCount(value.after)} lines)` : verb
 }
 
-export function writeTool(deps: ToolDeps): FileTool<WriteValue> {
+export function writeInput(): ToolInput<WriteArgs> {
   const inputSchema = {
     type: 'object',
     properties: {
@@ -46,7 +59,11 @@ export function writeTool(deps: ToolDeps): FileTool<WriteValue> {
     required: ['file_path', 'content'],
     additionalProperties: false,
   }
-  const parse = argsParser(inputSchema)
+  return toolInput(inputSchema, (a): WriteArgs => ({ filePath: a.string('file_path'), content: a.string('content'), dryRun: a.boolean('dryRun', false) }))
+}
+
+export function writeTool(deps: ToolDeps): FileTool<WriteValue> {
+  const { inputSchema, parse } = writeInput()
   return {
     name: 'write',
     description: 'Create or fully replace a UTF-8 text file; replacing returns a diff of the change.',
@@ -57,10 +74,7 @@ export function writeTool(deps: ToolDeps): FileTool<WriteValue> {
       'Use the write tool to create files or completely replace file contents. Existing files are overwritten, so read an existing file first (the default read-before-write policy requires it) and prefer edit for targeted changes. Replacing a file returns a diff of the change; dryRun: true shows it without writing.',
     execute: (args, context = {}) =>
       run(async () => {
-        const a = parse(args)
-        const filePath = a.string('file_path')
-        const content = a.string('content')
-        const dryRun = a.boolean('dryRun', false)
+        const { filePath, content, dryRun } = parse(args)
         const target = await resolveIn(deps, filePath, context)
         const shown = quotePath(target.displayPath)
         const diffOf = async (operation: 'create' | 'update', before: string | null, after: string): Promise<string | null> =>

@@ -1,5 +1,5 @@
 /**
- * Every tool call has a deadline (issue 30): on a store that stops answering, a call with no
+ * Every tool call has a deadline: on a store that stops answering, a call with no
  * signal of its own ends at `callTimeoutMs` with a retryable `FS_IO_ERROR` that blames the store;
  * a mutation is flagged `indeterminate` (it may still land) and told to read before retrying; a
  * search blames the store, not the pattern; the caller's own abort stays `FS_ABORTED`; and once

@@ -1,5 +1,5 @@
 /**
- * The diff shown after an edit or write, and the dry run, bounded (hardening round 3): the diff
+ * The diff shown after an edit or write, and the dry run, bounded: the diff
  * looks at the changed region only (never the whole file split into lines), caps the lines it
  * diffs and says when it cut, and gives the event loop turns; a dry run is core's bounded edit.
  */

@@ -1,6 +1,5 @@
 /**
- * Nothing the agent plants gets executed, and the library is fenced by default (hardening round
- * 3): what tools the user runs execute from the workspace is read-only to the model — by name
+ * Nothing the agent plants gets executed, and the library is fenced by default: what tools the user runs execute from the workspace is read-only to the model — by name
  * (`.git`, `node_modules`, package-manager config), by kind (a git repository under any name) and
  * by identity (the seamfs code this process runs) — and `createFileTools` without a fence of the
  * caller's own confines to its root. Through the real tools, over the real disk; git itself shows

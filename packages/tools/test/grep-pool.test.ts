@@ -1,5 +1,5 @@
 /**
- * One process-wide pool of regex threads (issue 30, item 4): concurrent greps share at most
+ * One process-wide pool of regex threads: concurrent greps share at most
  * `max(2, cores)` threads and get the one-at-a-time answers; a catastrophic pattern is stopped
  * (its thread terminated, replaced when needed) without losing other searches' chunks; idle
  * threads end and never keep the process alive. No speed assertions: counts and answers only.
@@ -181,12 +181,12 @@ describe('RegexWorker on a pool', () => {
     const c = control()
     try {
       const text = Array.from({ length: 300 }, (_, i) => `${i % 7 === 0 ? 'needle' : 'hay'} ${i}${i % 5 === 0 ? '\r' : ''}`).join('\n')
-      const a = new RegexWorker('needle \\d+$', 'u', 100, c, pool)
-      const b = new RegexWorker('^hay 1', 'u', 100, c, pool)
+      const a = new RegexWorker({ source: 'needle \\d+$', flags: 'u', maxUnits: 100, control: c, pool })
+      const b = new RegexWorker({ source: '^hay 1', flags: 'u', maxUnits: 100, control: c, pool })
       const [ra, rb, rc] = await Promise.all([
         streamed(a, text, 37),
         streamed(b, `${text}\n`, 101),
-        streamed(new RegexWorker('^$', '', 100, c, pool), '\n\n\nx', 2),
+        streamed(new RegexWorker({ source: '^$', flags: '', maxUnits: 100, control: c, pool }), '\n\n\nx', 2),
       ])
       expect(ra).toEqual(reference(text, /needle \d+$/u))
       expect(rb).toEqual(reference(`${text}\n`, /^hay 1/u))
@@ -202,8 +202,8 @@ describe('RegexWorker on a pool', () => {
     const pool = new RegexPool({ maxThreads: 1 })
     const c = control()
     try {
-      const evil = new RegexWorker(CATASTROPHIC, 'u', 100, c, pool)
-      const good = new RegexWorker('b$', 'u', 100, c, pool)
+      const evil = new RegexWorker({ source: CATASTROPHIC, flags: 'u', maxUnits: 100, control: c, pool })
+      const good = new RegexWorker({ source: 'b$', flags: 'u', maxUnits: 100, control: c, pool })
       const stuck = evil.match(`${EVIL}\n`, true, true, 10)
       const queued = good.match('ab\nc\nb\n', true, true, 10)
       await eventually(() => pool.stats().busy === 1 && pool.stats().queued === 1)
@@ -231,7 +231,7 @@ describe('RegexWorker on a pool', () => {
     const pool = new RegexPool({ maxThreads: 2 })
     const c = control(200)
     try {
-      const evil = new RegexWorker(CATASTROPHIC, '', 100, c, pool)
+      const evil = new RegexWorker({ source: CATASTROPHIC, flags: '', maxUnits: 100, control: c, pool })
       await expect(evil.match(EVIL, true, true, 1)).rejects.toThrow('grep stopped after 200 ms')
       await eventually(() => pool.stats().threads === 0)
       expect(pool.stats().killed).toBe(1)
@@ -245,7 +245,7 @@ describe('RegexWorker on a pool', () => {
     const pool = new RegexPool({ maxThreads: 1 })
     const c = control()
     try {
-      const w = new RegexWorker('x', 'u', 100, c, pool)
+      const w = new RegexWorker({ source: 'x', flags: 'u', maxUnits: 100, control: c, pool })
       const first = w.match('x\n', true, true, 1)
       await expect(w.match('x\n', true, true, 1)).rejects.toThrow('one chunk at a time')
       expect((await first).count).toBe(1)
@@ -260,7 +260,7 @@ describe('RegexWorker on a pool', () => {
     const pool = new RegexPool({ maxThreads: 4, idleMs: 50 })
     const c = control()
     try {
-      const workers = Array.from({ length: 4 }, () => new RegexWorker('a', 'u', 100, c, pool))
+      const workers = Array.from({ length: 4 }, () => new RegexWorker({ source: 'a', flags: 'u', maxUnits: 100, control: c, pool }))
       await Promise.all(workers.map((w) => w.match('a\n'.repeat(10_000), true, true, 1)))
       expect(pool.stats().started).toBeGreaterThanOrEqual(1)
       await eventually(() => pool.stats().threads === 0)

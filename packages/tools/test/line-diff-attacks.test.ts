@@ -1,5 +1,5 @@
 /**
- * Adversarial review of the bounded line diff: random texts beyond line-diff.test.ts (larger
+ * Attacks on the bounded line diff: random texts beyond line-diff.test.ts (larger
  * alphabets, `\r` variants, long texts, wide contexts, random edit bounds) against jsdiff, and
  * inputs shaped to maximise time and memory under the tools' bounds (1000 changed lines, 250 ms).
  */

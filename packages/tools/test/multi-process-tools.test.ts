@@ -1,5 +1,5 @@
 /**
- * Several processes on one workspace, driven as the model drives it (issues 29 and 39): 3
+ * Several processes on one workspace, driven as the model drives it: 3
  * processes, each with its own tools (createFileTools over a local backend, read-before-write on),
  * 3 sessions each, loop read → edit on 3 shared files for 2 s. Every edit a tool reported
  * successful must be in the file exactly once; the losers are told FS_STALE_VERSION (re-read),

@@ -1,5 +1,5 @@
 /**
- * Adversarial review of issue 19's tools: `delete` and `move` under the read-before-write policy
+ * Attacks on the mutating tools: `delete` and `move` under the read-before-write policy
  * while something else changes the tree between the tool's look and its mutation, the sandbox
  * fence through the tools, and `read` of huge or sparse files that claim to be images.
  */

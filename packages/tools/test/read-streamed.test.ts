@@ -11,7 +11,6 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { isFsError, SandboxedFileSystem } from '@seamfs/core'
 import { LocalFileSystem } from '@seamfs/backend-local'
 import { createFileTools, type FileTool, type ToolsConfig } from '@seamfs/tools'
-import { ByteReader } from '../src/byte-source.js'
 import { BACKENDS, makeHarness, type Harness } from './tool-harness.js'
 
 const enc = (s: string): Buffer => Buffer.from(s, 'utf8')
@@ -80,7 +79,7 @@ describe.each(BACKENDS)('streamed read on %s', (kind) => {
   })
 })
 
-describe('ByteReader', () => {
+describe('the byte stream the streamed read takes (core streamBytes)', () => {
   it('keeps a sandbox fence: its openBytes hook runs, so a target outside the roots is FS_SANDBOX_DENIED', async () => {
     const inside = realpathSync(mkdtempSync(join(tmpdir(), 'seamfs-in-')))
     const outside = realpathSync(mkdtempSync(join(tmpdir(), 'seamfs-out-')))
@@ -88,13 +87,13 @@ describe('ByteReader', () => {
     writeFileSync(join(outside, 'secret.txt'), 'secret\n')
     writeFileSync(join(inside, 'ok.txt'), 'fine\n')
     const local = new LocalFileSystem({ cwd: inside })
-    const reader = new ByteReader(new SandboxedFileSystem(local, { mode: 'read-only', workspaceRoot: inside }))
+    const fenced = new SandboxedFileSystem(local, { mode: 'read-only', workspaceRoot: inside })
     // A target taken from the unfenced filesystem: only the sandbox's hook stands between it and the bytes.
     const secret = await local.resolve(join(outside, 'secret.txt'))
-    const error = await reader.streamBytes(secret).catch((err: unknown) => err)
+    const error = await fenced.streamBytes(secret).catch((err: unknown) => err)
     expect(isFsError(error, 'FS_SANDBOX_DENIED')).toBe(true)
     const chunks: Uint8Array[] = []
-    for await (const chunk of await reader.streamBytes(await local.resolve('ok.txt'))) chunks.push(Uint8Array.from(chunk))
+    for await (const chunk of await fenced.streamBytes(await local.resolve('ok.txt'))) chunks.push(Uint8Array.from(chunk))
     expect(Buffer.concat(chunks).toString('utf8')).toBe('fine\n')
   })
 
@@ -102,7 +101,7 @@ describe('ByteReader', () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'seamfs-gone-')))
     dirs.push(dir)
     const local = new LocalFileSystem({ cwd: dir })
-    const error = await new ByteReader(local).streamBytes(await local.resolve('missing.txt')).catch((err: unknown) => err)
+    const error = await local.streamBytes(await local.resolve('missing.txt')).catch((err: unknown) => err)
     expect(isFsError(error, 'FS_NOT_FOUND')).toBe(true)
   })
 })

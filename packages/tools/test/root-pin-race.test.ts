@@ -1,5 +1,5 @@
 /**
- * The sandbox's root pins under adversity (issue 18's review): a first use shared by callers that
+ * The sandbox's root pins under adversity: a first use shared by callers that
  * abort one after another, and a relative writable root that first resolves after the workspace
  * root was swapped for a link to elsewhere.
  */

@@ -1,6 +1,6 @@
 /**
- * The sandbox's cost per path does not grow with depth (issue 37 item 7: glob and grep over 800
- * nested folders took 23–26 s sandboxed against 141 ms bare). Counted, not timed: every call the
+ * The sandbox's cost per path does not grow with depth (glob and grep over 800 nested folders
+ * once took 23–26 s sandboxed against 141 ms bare). Counted, not timed: every call the
  * sandbox makes into the backend, on chains of nested directories of three depths, on the real
  * disk. Each entry walked must cost the same bounded number of backend calls at every depth (no
  * re-resolving of ancestors per entry); what each call costs at depth is the backend's (see

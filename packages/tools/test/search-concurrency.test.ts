@@ -1,5 +1,5 @@
 /**
- * glob and grep fan out (issue 18): listings, link checks and reads keep up to
+ * glob and grep fan out: listings, link checks and reads keep up to
  * `searchConcurrency` calls in flight, and the answer is exactly the one-at-a-time answer.
  */
 import fc from 'fast-check'

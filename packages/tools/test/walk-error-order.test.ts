@@ -1,6 +1,6 @@
 /**
- * A walk that meets two failures ends with the one a one-at-a-time walk meets first (issue 18's
- * review): a directory's link checks come before the next directory's listing.
+ * A walk that meets two failures ends with the one a one-at-a-time walk meets first: a
+ * directory's link checks come before the next directory's listing.
  */
 import { describe, expect, it } from 'vitest'
 import { FsError, type FsDirEntry, type FsPathInfo, type FsTarget, type ResolveOptions, type SignalOptions } from '@seamfs/core'

@@ -1,6 +1,6 @@
 /**
- * Review of a333ea6 (issue 21): memory's `replaceContent` now ADOPTS the bytes it is given as the
- * node's buffer. Before, it copied them, so nothing outside the node ever shared its buffer.
+ * Memory's `replaceContent` ADOPTS the bytes it is given as the node's buffer instead of copying
+ * them, so something outside the node may share its buffer.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryFileSystem } from '@seamfs/backend-memory'

@@ -1,5 +1,5 @@
 /**
- * Adversarial review of the pipelined SFTP requests (issue 18): handles closed on every failure
+ * Attacks on the pipelined SFTP requests: handles closed on every failure
  * and abort, nothing made outside the root when the target's directory was swapped for an outward
  * link after `resolve`.
  */
@@ -58,7 +58,7 @@ async function settledHandles(fs: SftpFileSystem, hc: HandleClient): Promise<num
   return hc.open()
 }
 
-describe.skipIf(server === null)(titled('SftpFileSystem: review of the pipelined requests', server, inject('sftpWhy')), () => {
+describe.skipIf(server === null)(titled('SftpFileSystem: attacks on the pipelined requests', server, inject('sftpWhy')), () => {
   let raw: RawSftp
   let base: string
   let root: string
@@ -131,7 +131,7 @@ describe.skipIf(server === null)(titled('SftpFileSystem: review of the pipelined
           const code = failure === undefined ? 'ok' : isFsError(failure) ? failure.code : (failure as Error).message
           hc.onSend = undefined
           expect(['ok', 'FS_ABORTED'], `${name}, abort at request ${n}`).toContain(code)
-          // An aborted call answers at once (issue 30); its operation cleans up behind it, moments later.
+          // An aborted call answers at once; its operation cleans up behind it, moments later.
           const clean = async (): Promise<boolean> => JSON.stringify(await raw.names(root)) === JSON.stringify([...names].sort())
           for (let waited = 0; waited < 2000 && !(await clean()); waited += 20) await new Promise((r) => setTimeout(r, 20))
           expect(await raw.names(root), `${name}, abort at request ${n}`).toEqual([...names].sort())

@@ -1,5 +1,5 @@
 /**
- * Review: staleReason takes over any entry whose time lies more than a lease in the future —
+ * staleReason takes over any entry whose time lies more than a lease in the future —
  * even one whose holder is a live process on this very host. A wall clock stepped back (NTP step,
  * VM restore, an admin's `date -s`) by more than the lease makes every live entry look like that
  * until its holder's next renewal (up to a third of the lease later): waiters then break live
@@ -28,7 +28,7 @@ const fs = new LocalFileSystem({ cwd: process.argv[1], hooks: { beforeCommit: ()
 await fs.editText(await fs.resolve('f.txt'), { oldString: 'END', newString: 'HOLDER\\nEND', replaceAll: false })
 `
 
-describe('review: a live holder on this host, its entry dated in the future (the clock stepped back)', () => {
+describe('a live holder on this host, its entry dated in the future (the clock stepped back)', () => {
   it('is not taken over while its process lives: the waiter waits (busy after lockWaitMs)', { timeout: 15_000 }, async () => {
     const root = scratchDir('review-clock')
     writeFileSync(join(root, 'f.txt'), 'base\nEND\n')

@@ -1,5 +1,5 @@
 /**
- * Review: breaking a stale lock entry is "inspect, compare token, unlink" by path, not atomic.
+ * Breaking a stale lock entry is "inspect, compare token, unlink" by path, not atomic.
  * Two waiters that both found one stale entry (its holder died): the first breaks it and takes the
  * lock (a new entry); the second, which had already inspected and matched the stale entry, then
  * unlinks whatever is at the name — the first one's live entry — and takes the lock too. Two
@@ -62,7 +62,7 @@ async function until(what: string, ok: () => boolean, ms: number): Promise<boole
   return false
 }
 
-describe.skipIf(!STRACE)(`review: two waiters break one stale lock entry${STRACE ? '' : ' — SKIPPED: needs strace'}`, () => {
+describe.skipIf(!STRACE)(`two waiters break one stale lock entry${STRACE ? '' : ' — SKIPPED: needs strace'}`, () => {
   it("only one of them holds the lock: the breaker that lost the race does not unlink the winner's entry", { timeout: 20_000 }, async () => {
     const base = scratchDir('review-breakers')
     const root = join(base, 'ws')

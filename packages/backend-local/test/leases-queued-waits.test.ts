@@ -1,5 +1,5 @@
 /**
- * Review: the in-process FIFO mutex sits in front of the lease wait and ignores the caller's abort
+ * The in-process FIFO mutex sits in front of the lease wait and ignores the caller's abort
  * signal and wait bound. While one caller of a key polls a lock entry another process holds, every
  * later caller of that key in this process waits behind it: an abort is not seen until the callers
  * ahead have given up, and the N-th caller fails after N × lockWaitMs, not lockWaitMs.
@@ -31,7 +31,7 @@ async function outcome(work: Promise<unknown>): Promise<{ code: string; ms: numb
   }
 }
 
-describe('review: waits queued behind another caller of the same key in this process', () => {
+describe('waits queued behind another caller of the same key in this process', () => {
   it('an abort ends a queued wait promptly (FS_ABORTED within ~the abort time, not after the caller ahead gives up)', async () => {
     const root = heldElsewhere()
     const first = new LocalFileSystem({ cwd: root, lockWaitMs: 1500 })

@@ -1,5 +1,5 @@
 /**
- * Review: a holder frozen past its lease (SIGSTOP here; a VM pause, a long GC, a laptop lid alike)
+ * A holder frozen past its lease (SIGSTOP here; a VM pause, a long GC, a laptop lid alike)
  * must not commit over the writer who took its lock meanwhile — lease-lock.ts promises that
  * `assertHeld` catches it. But `renew` of an entry that is no longer the holder's returns quietly
  * (localLeaseStore.renew: token mismatch → nothing), and LeaseLocks#renew then stamps
@@ -94,7 +94,7 @@ function start(script: string, args: string[]): Child {
   }
 }
 
-describe('review: a holder frozen past its lease, its lock taken over meanwhile', () => {
+describe('a holder frozen past its lease, its lock taken over meanwhile', () => {
   it('does not commit after it resumes: an edit reported successful is never then removed by the taker', { timeout: 15_000 }, async () => {
     const base = scratchDir('review-frozen')
     const root = join(base, 'ws')

@@ -1,8 +1,8 @@
 /**
- * Review of a333ea6 (issue 21): edit outcomes are plain data up to 16 KiB and lazy enumerable
+ * Edit outcomes are plain data up to 16 KiB and lazy enumerable
  * accessors above. Both sides of the threshold, with and without BOM, LF/CRLF/mixed line endings,
  * must report `before` (the file as read) and `after` (what a read returns next), LF-normalized and
- * without BOM, to every reader (property access, spread, JSON, keys). This held; kept as a guard.
+ * without BOM, to every reader (property access, spread, JSON, keys).
  */
 import { afterEach, expect, it } from 'vitest'
 import { MemoryFileSystem } from '@seamfs/backend-memory'

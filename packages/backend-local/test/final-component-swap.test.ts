@@ -1,5 +1,5 @@
 /**
- * Review (regression guard, passes): openVerified now retries when the descriptor's path is not the
+ * A regression guard: openVerified retries when the descriptor's path is not the
  * key but every directory on the way is still real — exactly the case of a racing process that
  * swaps the FILE itself (the last component) for a symlink to a file outside the root. The retry
  * must never return a descriptor it did not verify: reads and edits through the sandbox
@@ -32,7 +32,7 @@ process.stdout.write(String(swaps))
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'seamfs-review-final-swap-')))
 afterAll(() => rmSync(base, { recursive: true, force: true }))
 
-describe.skipIf(!DESCRIPTOR_PATHS)('review: the file itself swapped for a link to outside, many times a millisecond', () => {
+describe.skipIf(!DESCRIPTOR_PATHS)('the file itself swapped for a link to outside, many times a millisecond', () => {
   it('reads and edits never return or change an outside byte', { timeout: 20_000 }, async () => {
     const ws = join(base, 'ws')
     const outside = join(base, 'outside')

@@ -1,5 +1,5 @@
 /**
- * Review: a lock entry is renewed and released by PATH (`dirname(key)` opened afresh each time).
+ * A lock entry is renewed and released by PATH (`dirname(key)` opened afresh each time).
  * A rename of the directory while a write inside it holds its lock moves the entry with the
  * directory: the holder's renewals and its release then look in the old (missing) directory and
  * silently do nothing. The entry is left behind at the new place, under this live pid: every
@@ -22,7 +22,7 @@ async function outcome(work: Promise<unknown>): Promise<string> {
   }
 }
 
-describe('review: a directory renamed while a write inside it holds its lock entry', () => {
+describe('a directory renamed while a write inside it holds its lock entry', () => {
   it('leaves no lock entry behind: the file can be written at its new path at once, the directory removed', async () => {
     const root = scratchDir('review-dirmv')
     mkdirSync(join(root, 'd'))

@@ -1,10 +1,11 @@
 /**
- * Review of 9b6b094 (issue 21): `LinkLookup` forgets remembered walks when memfs announces a
+ * `LinkLookup` forgets remembered walks when memfs announces a
  * DELETE, but memfs announces a removal BEFORE it makes it (`_emitDeleteRecursive`, then
  * `deleteLink`). Anything that listens to the volume's change bus — `volume.watch` (whose
  * `change` events are delivered synchronously), a `CoreWatcher`, `_core.changes.listen` — and
- * calls the filesystem from its listener re-remembers the link that is about to be detached. From
- * then on reads return the removed file, edits and writes land in the detached node and are lost.
+ * calls the filesystem from its listener re-remembers the link that is about to be detached; if that
+ * walk were kept, reads would return the removed file, and edits and writes would land in the
+ * detached node and be lost.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryFileSystem } from '@seamfs/backend-memory'

@@ -1,5 +1,5 @@
 /**
- * Issue 18 review, on radosgw: the one-PUT replace (`replaceIfVersion` with `before: false`)
+ * On radosgw: the one-PUT replace (`replaceIfVersion` with `before: false`)
  * against a server that lets `If-Match` through on a missing key (MinIO before minio/minio#21526,
  * versitygw before versity/versitygw#1709: the PUT creates the object), and the clock that
  * `resolve`'s memory trusts.
@@ -35,7 +35,7 @@ function ignoreIfMatchOnMissingKeys(client: S3Client, peek: S3Client): void {
   )
 }
 
-describe.skipIf(server === null)(`S3FileSystem, issue 18 review${server === null ? ` (skipped: ${serverWhy})` : ''}`, () => {
+describe.skipIf(server === null)(`S3FileSystem, a replace guarded by If-Match${server === null ? ` (skipped: ${serverWhy})` : ''}`, () => {
   let client: S3Client
   let lax: S3Client
   const prefixes: string[] = []

@@ -1,9 +1,9 @@
 /**
- * Review of 9b6b094 (issue 21): remembered walks are forgotten only on what memfs ANNOUNCES.
+ * Remembered walks are forgotten only on what memfs ANNOUNCES.
  * A few of the `Superblock`'s public helpers change the tree without a word: `deleteLink` (the
  * detach `unlink`/`rmdir`/`rm` use, after their event) and `createLink` (memfs's `createChild`,
- * which replaces an existing name). Before the commit each call walked the live tree and saw
- * them; now a remembered walk outlives them: reads return a detached file, writes are lost.
+ * which replaces an existing name). A call that walks the live tree sees them; a remembered walk
+ * that outlived them would read a detached file and lose writes.
  */
 import { describe, expect, it } from 'vitest'
 import { closeAfterEach, memory, readAt } from './support.js'

@@ -1,5 +1,5 @@
 /**
- * Review: openVerified retries a descriptor whose path is not the key only while every directory
+ * openVerified retries a descriptor whose path is not the key only while every directory
  * on the way is still real. A directory renamed away by another (ordinary) process between the
  * open and the check makes realpath fail (ENOENT), which is taken for "a directory was swapped for
  * a link": the caller gets the security-flavoured retryable FS_IO_ERROR ("replaced … by a link?")
@@ -27,7 +27,7 @@ process.stdout.write(String(n))
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'seamfs-review-dirmoved-')))
 afterAll(() => rmSync(base, { recursive: true, force: true }))
 
-describe.skipIf(!DESCRIPTOR_PATHS)('review: reads while another process renames their directory back and forth (no link anywhere)', () => {
+describe.skipIf(!DESCRIPTOR_PATHS)('reads while another process renames their directory back and forth (no link anywhere)', () => {
   it('never report a swapped link', { timeout: 20_000 }, async () => {
     const ws = join(base, 'ws')
     mkdirSync(join(ws, 'd'), { recursive: true })

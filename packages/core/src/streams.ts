@@ -1,0 +1,50 @@
+import { abortableChunks, releaseChunks, untilAborted } from './abort-wait.js'
+import { FsError, throwIfAborted } from './errors.js'
+import type { Awaitable, ByteChunks } from './hooks.js'
+import { decodeTextStream } from './text.js'
+
+/** Turns anything a stream's hook throws into the `FsError` of the call. */
+type Translate = (err: unknown) => FsError
+
+/**
+ * `openBytes` with the abort checks of a stream (`streamText`, `streamBytes`): the open ends at the
+ * abort, and what the backend opened is released when the caller aborted meanwhile (also when it
+ * answers late).
+ */
+export async function openStream(open: () => Awaitable<ByteChunks>, path: string, signal: AbortSignal | undefined, translate: Translate): Promise<ByteChunks> {
+  throwIfAborted(signal, 'read', path)
+  let source: ByteChunks
+  try {
+    source = await untilAborted(open(), signal, 'read', (late) => void releaseChunks(late))
+  } catch (err) {
+    throw translate(err)
+  }
+  if (signal?.aborted === true) {
+    // Aborted while opening: release what the backend opened before reporting it.
+    await releaseChunks(source)
+    throw FsError.aborted('read', signal.reason, { path })
+  }
+  return source
+}
+
+/** `streamBytes`' chunks: each waited for no longer than the signal allows, the signal checked before each. */
+export async function* byteStream(source: ByteChunks, path: string, signal: AbortSignal | undefined, translate: Translate): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const chunk of abortableChunks(source, signal, 'read')) {
+      // Checked before each chunk too: a source at hand (a plain iterable) has no wait to race.
+      throwIfAborted(signal, 'read', path)
+      yield chunk
+    }
+  } catch (err) {
+    throw translate(err)
+  }
+}
+
+/** `streamText`'s chunks: the bytes decoded under `readText`'s rules, a character never split. */
+export async function* textStream(source: ByteChunks, path: string, signal: AbortSignal | undefined, translate: Translate): AsyncGenerator<string> {
+  try {
+    yield* decodeTextStream(abortableChunks(source, signal, 'read'), path, signal)
+  } catch (err) {
+    throw translate(err)
+  }
+}

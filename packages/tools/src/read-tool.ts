@@ -1,0 +1,155 @@
+import { FsError, isFsError, type FsInfo, type FsTarget, type PolicyOwner } from '@seamfs/core'
+import { NON_BLANK } from './args.js'
+import { ImageReader, imageText, toolImage } from './image.js'
+import { ByteLineWindow } from './line-scan.js'
+import { quotePath } from './quote.js'
+import { LineWindow, readFooter, type ReadLine, type ReadWindow, type WindowLimits } from './read-window.js'
+import { ok } from './results.js'
+import { COUNT, LINE_NUMBER, object, STRING } from './structured.js'
+import { resolveIn, run, sessionOf, toolInput, type ToolInput } from './tool-kit.js'
+import type { FileTool, StructuredOutput, ToolDeps, ToolImage, ToolResult, ToolsConfig } from './types.js'
+
+/** Canonical value of `read`. */
+export interface ReadValue {
+  readonly path: string
+  readonly offset: number
+  /** The lines read; none for an image. */
+  readonly lines: ReadLine[]
+  readonly totalLines: number
+  /** Set when the file is an image, returned as the result's `image` (then `lines` is empty, `totalLines` 0). */
+  readonly image?: { readonly mimeType: ToolImage['mimeType']; readonly size: number } | undefined
+}
+
+/** The checked arguments of `read`, defaults filled in. */
+export interface ReadArgs {
+  readonly filePath: string
+  /** 1-based first line (default 1). */
+  readonly offset: number
+  /** Lines to return (default and maximum `readLimit`). */
+  readonly limit: number
+}
+
+export const readStructured: StructuredOutput<ReadValue> = {
+  schema: object(
+    {
+      path: STRING,
+      offset: LINE_NUMBER,
+      lines: { type: 'array', items: object({ number: LINE_NUMBER, text: STRING }) },
+      totalLines: COUNT,
+      image: object({ mimeType: { type: 'string', enum: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] }, size: COUNT }),
+    },
+    ['image'],
+  ),
+  // The lines are the window the text shows (capped by readLimit and readMaxBytes), not the file.
+  content: (v) => ({
+    path: v.path,
+    offset: v.offset,
+    lines: v.lines.map((l) => ({ number: l.number, text: l.text })),
+    totalLines: v.totalLines,
+    ...(v.image === undefined ? {} : { image: { mimeType: v.image.mimeType, size: v.image.size } }),
+  }),
+}
+
+export function readInput(config: ToolsConfig): ToolInput<ReadArgs> {
+  const inputSchema = {
+    type: 'object',
+    properties: {
+      file_path: { type: 'string', pattern: NON_BLANK, description: 'Path to read, resolved by the filesystem backend.' },
+      offset: { type: ['integer', 'null'], minimum: 1, description: '1-based first line to return. Defaults to 1.' },
+      limit: {
+        type: ['integer', 'null'],
+        minimum: 1,
+        maximum: config.readLimit,
+        description: `Maximum number of lines to return. Defaults to ${config.readLimit}.`,
+      },
+    },
+    required: ['file_path'],
+    additionalProperties: false,
+  }
+  return toolInput(inputSchema, (a): ReadArgs => ({
+    filePath: a.string('file_path'),
+    offset: a.integer('offset', 1),
+    limit: a.integer('limit', config.readLimit),
+  }))
+}
+
+/** A read of a regular file the call has stat'ed: what its image and text paths share. */
+interface FileRead {
+  readonly target: FsTarget
+  readonly info: FsInfo
+  readonly session: PolicyOwner
+  readonly signal: AbortSignal | undefined
+}
+
+export function readTool(deps: ToolDeps): FileTool<ReadValue> {
+  const { config } = deps
+  const { inputSchema, parse } = readInput(config)
+  const images = new ImageReader(deps.fs, config.readImageMaxBytes)
+  /** The file as an image result when its bytes are an image (else undefined); recorded like a text read. */
+  const imageRead = async ({ target, info, session, signal }: FileRead): Promise<ToolResult<ReadValue> | undefined> => {
+    const image = await images.read(target, info.size, signal)
+    if (image === undefined) return undefined
+    deps.policy?.recordPresent(session, target, info.version)
+    const value: ReadValue = { path: target.displayPath, offset: 1, lines: [], totalLines: 0, image: { mimeType: image.mimeType, size: image.bytes.length } }
+    return { ...ok(imageText(target.displayPath, image), value), image: toolImage(image) }
+  }
+  /** Large files: lines counted on bytes, only the window decoded. */
+  const scanBytes = async ({ target, signal }: FileRead, limits: WindowLimits): Promise<ReadWindow> => {
+    const window = new ByteLineWindow(limits, target.displayPath)
+    for await (const chunk of await deps.fs.streamBytes(target, { signal })) window.push(chunk)
+    return window.end()
+  }
+  const scanText = async ({ target, signal }: FileRead, limits: WindowLimits): Promise<ReadWindow> => {
+    const window = new LineWindow(limits)
+    window.push(await deps.fs.readText(target, { signal }))
+    return window.end()
+  }
+  return {
+    name: 'read',
+    description: 'Read a UTF-8 text file and return line-numbered content; a PNG, JPEG, GIF or WebP image is returned as an image.',
+    inputSchema,
+    structured: readStructured,
+    annotations: { title: 'Read file', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    prompt:
+      'Use the read tool — not shell commands like cat — to inspect text files. Results include line numbers. Use offset and limit to continue reading large files. Images (PNG, JPEG, GIF, WebP) come back as images; offset and limit do not apply to them.',
+    execute: (args, context = {}) =>
+      run(async () => {
+        const { filePath, offset, limit } = parse(args)
+        const target = await resolveIn(deps, filePath, context)
+        const shown = quotePath(target.displayPath)
+        const session = sessionOf(deps, context)
+        const info = await deps.fs.stat(target, { signal: context.signal })
+        if (info === undefined) {
+          deps.policy?.recordAbsent(session, target)
+          // Core's shape, path raw: `failure` quotes it, as every filesystem message.
+          throw FsError.notFound('read', target.displayPath)
+        }
+        if (info.type !== 'file') throw FsError.notRegularFile('read', target.displayPath)
+        const read: FileRead = { target, info, session, signal: context.signal }
+        const named = images.named(target)
+        const first = named ? await imageRead(read) : undefined
+        if (first !== undefined) return first
+        const limits = { offset, limit, maxLineLength: config.readMaxLineLength, maxBytes: config.readMaxBytes }
+        let result: ReadWindow
+        try {
+          result = info.size === undefined || info.size >= config.readStreamMinSize ? await scanBytes(read, limits) : await scanText(read, limits)
+        } catch (err) {
+          // Not text: an image under any name (a name that suggested one was tried above).
+          const image = !named && isFsError(err, 'FS_NOT_TEXT') ? await imageRead(read) : undefined
+          if (image === undefined) throw err
+          return image
+        }
+        const emptyFileStart = offset === 1 && result.totalLines === 0
+        if (offset > result.totalLines && !emptyFileStart && !result.truncatedByBytes) {
+          const shown = target.displayPath
+          throw new FsError('FS_NOT_FOUND', `offset ${offset} is out of range for "${shown}" (${result.totalLines} lines)`, { verb: 'read', path: shown })
+        }
+        deps.policy?.recordPresent(session, target, info.version)
+        const body = result.lines.map((line) => `${line.number}: ${line.text}`)
+        const footer = readFooter(offset, result)
+        const content = body.length === 0 ? footer : `${body.join('\n')}\n\n${footer}`
+        const text = `<path>${shown}</path>\n<type>file</type>\n<content>\n${content}\n</content>`
+        return ok(text, { path: target.displayPath, offset, lines: result.lines, totalLines: result.totalLines })
+      }),
+  }
+}
