@@ -45,6 +45,8 @@ async function editLoop(fs, session, out) {
       out.ok.push([file, line])
     } catch (err) {
       out.failed[codeOf(err)] = (out.failed[codeOf(err)] ?? 0) + 1
+      // Its answer was lost (a deadline, a dead connection): it may have landed.
+      if (err?.indeterminate === true) out.maybe.push([file, line])
       if (codeOf(err) === 'FS_SANDBOX_DENIED' || codeOf(err) === 'FS_IO_ERROR') out.messages.push(String(err?.message ?? err))
     }
   }
@@ -102,7 +104,7 @@ async function shuffleLoop(fs, session, out) {
 }
 
 async function main() {
-  const out = { pid: process.pid, ok: [], failed: {}, messages: [], moves: 0, recreated: 0, lost: [] }
+  const out = { pid: process.pid, ok: [], maybe: [], failed: {}, messages: [], moves: 0, recreated: 0, lost: [] }
   if (mode === 'write-big' || mode === 'edit-loop') {
     const fs = open()
     const target = await fs.resolve(job.file)

@@ -28,10 +28,15 @@ function checkEdits(files: Record<string, string>, results: readonly WorkerResul
   const reported = results.flatMap((r) => r.ok)
   const lost = reported.filter(([file, line]) => !(present.get(file) ?? []).includes(line))
   expect(lost, 'edits reported successful but missing from their file').toEqual([])
-  // And nothing but those edits: no line twice, none that was not reported.
+  // And nothing but those edits: no line twice, none that was not reported (but an edit that failed
+  // indeterminate, whose answer was lost on a loaded machine, may have landed).
   const lines = [...present.values()].flat()
   expect(new Set(lines).size, 'no line twice').toBe(lines.length)
-  expect(lines.length, 'no line but the reported ones').toBe(reported.length)
+  const known = new Set([...reported, ...results.flatMap((r) => r.maybe)].map(([, line]) => line))
+  expect(
+    lines.filter((line) => !known.has(line)),
+    'lines of edits reported failed (not indeterminate)',
+  ).toEqual([])
 }
 
 describe.skipIf(server === null)(titled('several seamfs processes on one SFTP store', server, inject('sftpWhy')), () => {

@@ -13,6 +13,8 @@ export interface WorkerResult {
   readonly pid: number
   /** [file, line] of every edit that succeeded. */
   readonly ok: [string, string][]
+  /** [file, line] of every edit that failed flagged indeterminate: it may have landed. */
+  readonly maybe: [string, string][]
   readonly failed: Record<string, number>
   readonly messages: string[]
   readonly moves: number
