@@ -7,6 +7,9 @@
  *
  * Paths are the view's own: `/` is the directory given. Symbolic links are not followed (the view
  * declares `symlinks: false`): a link inside shows as `other`, and a path through one is not found.
+ * It is an example, not a fence: a process that swaps a directory for a link between `resolve` and a
+ * read could lead the read outside (a final link is never followed); for an untrusted tree, use
+ * `LocalFileSystem` under a `SandboxedFileSystem`.
  */
 import { constants, createReadStream, realpathSync, type BigIntStats } from 'node:fs'
 import { lstat, open, readdir } from 'node:fs/promises'

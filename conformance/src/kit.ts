@@ -71,7 +71,7 @@ export class Env {
     await this.writeBytes(path, content)
     const version = (await this.fs.stat(target))?.version
     if (version === undefined) throw new Error(`external.writeBytes("${path}") left nothing the subject can stat`)
-    const after = (content.charCodeAt(0) === 0xfeff ? content.slice(1) : content).replace(/\r\n?/g, '\n')
+    const after = (content.charCodeAt(0) === 0xfeff ? content.slice(1) : content).replaceAll('\r\n', '\n')
     return { operation: existed ? 'update' : 'create', version, before: null, after }
   }
 
