@@ -11,6 +11,11 @@
  *   list    one 10,000-entry directory, names + types, sorted (time per listing)
  *   memory  10,000 × 200 B files written, read and edited (limit: raw memfs `Volume`)
  *   read    1,000 reads of one 200 B file
+ *   window  lines 500,001–502,000 of a 1,000,000-line file (60 B a line)
+ *   calls   per tool call, where the time goes: the contract call, the diff, the rest (read,
+ *           write and edit; one-line changes of 1 MiB and 64 MiB files): ./peers/calls.ts
+ * Every job but memory has a "seamfs tools" column next to the contract's: the same job through
+ * `createFileToolsByName` (default fence, read-before-write policy, the model's text built).
  * The disk columns are in ./peers/disk.ts, the memory ones in ./peers/memory.ts;
  * each file says what every peer call does and how it was made comparable.
  * A peer marked "(not durable)" does not fsync (checked in its code).
@@ -23,7 +28,7 @@
  * be loaded or throws shows as "n/a (reason)". Data lives under
  * <repo>/.bench-tmp and is removed at the end.
  *
- * Usage: node bench/dist/peers.js [--quick] [--only write,edit,list,memory,read] [--json FILE]
+ * Usage: node bench/dist/peers.js [--quick] [--only write,edit,list,memory,read,window,calls] [--json FILE]
  */
 import { spawn } from 'node:child_process'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -31,17 +36,23 @@ import { availableParallelism, cpus, loadavg, platform, release } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { breakdownTable, callsJob } from './peers/calls.js'
 import { editJob, listJob, readJob, writeJob } from './peers/disk.js'
-import { FULL, QUICK, type JobResult, type Sizes } from './peers/harness.js'
+import { FULL, QUICK, type CallBreakdown, type JobResult, type Sizes } from './peers/harness.js'
 import { memoryJob } from './peers/memory.js'
 import { table } from './peers/table.js'
+import { windowJob } from './peers/window.js'
 
-const JOBS: Record<string, (dataDir: string, size: Sizes) => Promise<JobResult>> = {
+type Result = JobResult & { readonly breakdown?: CallBreakdown[] }
+
+const JOBS: Record<string, (dataDir: string, size: Sizes) => Promise<Result>> = {
   write: writeJob,
   edit: editJob,
   list: listJob,
   memory: (_dataDir, size) => memoryJob(size),
   read: readJob,
+  window: windowJob,
+  calls: callsJob,
 }
 const RESULT_PREFIX = 'PEERS-RESULT '
 
@@ -73,7 +84,7 @@ async function worker(name: string): Promise<void> {
 }
 
 /** Runs one job in a fresh process; a crash becomes a result whose columns say why. */
-function spawnJob(name: string): Promise<JobResult | { job: string; error: string }> {
+function spawnJob(name: string): Promise<Result | { job: string; error: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [script, '--job', name, '--worker', ...(args.quick ? ['--quick'] : [])], { stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
@@ -82,7 +93,7 @@ function spawnJob(name: string): Promise<JobResult | { job: string; error: strin
     child.stderr.on('data', (data: Buffer) => (stderr += data.toString()))
     child.on('close', (code) => {
       const line = stdout.split('\n').find((l) => l.startsWith(RESULT_PREFIX))
-      if (code === 0 && line !== undefined) resolve(JSON.parse(line.slice(RESULT_PREFIX.length)) as JobResult)
+      if (code === 0 && line !== undefined) resolve(JSON.parse(line.slice(RESULT_PREFIX.length)) as Result)
       else resolve({ job: name, error: `worker exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' ').slice(0, 200)}` })
     })
   })
@@ -108,7 +119,7 @@ async function driver(): Promise<void> {
   console.log(`node ${environment.node} · ${environment.platform} · ${environment.cpus} cores (${environment.cpuModel})`)
   console.log(`load average at start: ${load()}${args.quick ? ' · --quick (smaller sizes)' : ''}`)
   console.log(`each job in a fresh process: 1 warm-up + ${size.rounds} measured rounds, columns interleaved per round\n`)
-  const results: Array<JobResult | { job: string; error: string }> = []
+  const results: Array<Result | { job: string; error: string }> = []
   for (const name of chosen) {
     process.stdout.write(`${name} ... `)
     const started = Date.now()
@@ -116,8 +127,12 @@ async function driver(): Promise<void> {
     results.push(result)
     console.log('error' in result ? `failed (${result.error})` : `${((Date.now() - started) / 1000).toFixed(1)} s`)
   }
-  console.log(`\n${table(results)}\n`)
+  const breakdown = results.flatMap((r) => ('breakdown' in r && r.breakdown !== undefined ? r.breakdown : []))
+  console.log(`\n${table(results.filter((r) => !('breakdown' in r)))}\n`)
   console.log('cell: median / limit median, (range of round / limit median); limit: median ms (min–max)')
+  if (breakdown.length > 0) {
+    console.log(`\nper tool call (medians; rest = tool − contract − diff: fence, checks, policy, result):\n\n${breakdownTable(breakdown)}`)
+  }
   console.log(`load average at end: ${load()}`)
   if (args.json !== undefined) {
     await writeFile(args.json, `${JSON.stringify({ environment, loadAtEnd: loadavg(), results }, null, 2)}\n`)

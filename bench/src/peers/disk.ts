@@ -1,14 +1,18 @@
 /**
  * The disk jobs of the peer table: durable writes, edits of 1 MiB files, a
- * 10,000-entry listing and many small reads, each as the limit (raw
- * `node:fs/promises`), seamfs (`LocalFileSystem`: resolve + the contract call),
- * deepagents (`FilesystemBackend`, virtualMode), the MCP filesystem server's
- * lib.js helpers (validatePath + the helper its tool calls) and flystorage
- * (`FileStorage` over `LocalStorageAdapter`).
+ * 10,000-entry listing, many small reads and a 2,000-line window of a large file, each as the
+ * limit (raw `node:fs/promises`), the seamfs contract (`LocalFileSystem`: resolve + the contract
+ * call), the seamfs tools (`createFileToolsByName` over the same `LocalFileSystem`, as a harness
+ * runs them: the default fence, a read-before-write `ObservationPolicy`, the model's text and the
+ * value built), deepagents (`FilesystemBackend`, virtualMode), the MCP filesystem server's lib.js
+ * helpers (validatePath + the helper its tool calls) and flystorage (`FileStorage` over
+ * `LocalStorageAdapter`).
  */
 import { mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { LocalFileSystem } from '@seamfs/backend-local'
+import { ObservationPolicy } from '@seamfs/core'
+import { createFileToolsByName, type FileToolsByName, type ListValue, type ReadValue, type ToolResult } from '@seamfs/tools'
 import {
   checked,
   fileNames,
@@ -30,6 +34,8 @@ import { deepagents, flyLocal, mcpLib, type DeepAgentsBackend, type FlyStorage, 
 interface Contenders {
   readonly root: string
   readonly seamfs: LocalFileSystem
+  /** The tools over `seamfs`, with the default fence and a read-before-write policy. */
+  readonly tools: FileToolsByName
   readonly deep: () => Promise<DeepAgentsBackend>
   readonly mcp: () => Promise<McpLib>
   readonly fly: () => Promise<FlyStorage>
@@ -37,9 +43,11 @@ interface Contenders {
 
 async function contenders(dataDir: string): Promise<Contenders> {
   const root = await realpath(dataDir)
+  const seamfs = new LocalFileSystem({ cwd: root })
   return {
     root,
-    seamfs: new LocalFileSystem({ cwd: root }),
+    seamfs,
+    tools: createFileToolsByName({ fs: seamfs, cwd: root, policy: new ObservationPolicy() }),
     deep: async () => new (await deepagents()).FilesystemBackend({ rootDir: root, virtualMode: true }),
     mcp: async () => {
       const lib = await mcpLib()
@@ -48,6 +56,12 @@ async function contenders(dataDir: string): Promise<Contenders> {
     },
     fly: () => flyLocal(root),
   }
+}
+
+/** The result of a tool call, or the call's error text thrown. */
+function succeeded<V>(result: ToolResult<V>): ToolResult<V> {
+  if (result.isError) throw new Error(result.text)
+  return result
 }
 
 /** The path each peer takes: deepagents a virtual absolute path, flystorage a root-relative one, the rest absolute. */
@@ -63,6 +77,7 @@ async function perSlot(
   ops: {
     limit: (abs: string) => Promise<void>
     seamfs: (abs: string) => Promise<void>
+    tools: (abs: string) => Promise<void>
     deepagents: (deep: DeepAgentsBackend, abs: string) => Promise<void>
     mcp: (lib: McpLib, abs: string) => Promise<void>
     flystorage: (fly: FlyStorage, abs: string) => Promise<void>
@@ -73,6 +88,7 @@ async function perSlot(
   return [
     column('limit', ops.limit, false),
     column('seamfs', ops.seamfs, false),
+    column('tools', ops.tools, false),
     await tryColumn('deepagents', undefined, async () => {
       const deep = await c.deep()
       return column('deepagents', (abs) => ops.deepagents(deep, abs), durableJob)
@@ -108,6 +124,7 @@ export async function writeJob(dataDir: string, size: Sizes): Promise<JobResult>
   const ops = {
     limit: (abs: string) => rawDurableWrite(abs, content),
     seamfs: async (abs: string) => void (await c.seamfs.writeText(await c.seamfs.resolve(abs), content)),
+    tools: async (abs: string) => void succeeded(await c.tools.write.execute({ file_path: abs, content })),
     deepagents: async (deep: DeepAgentsBackend, abs: string) => void checked(await deep.write(virtual(c, abs), content)),
     mcp: async (lib: McpLib, abs: string) => lib.writeFileContent(await lib.validatePath(abs), content),
     flystorage: (fly: FlyStorage, abs: string) => fly.write(rel(c, abs), content),
@@ -155,6 +172,7 @@ export async function editJob(dataDir: string, size: Sizes): Promise<JobResult> 
       await rawDurableWrite(abs, spliceOnce(await readFile(abs, 'utf8'), oldString, newString))
     },
     seamfs: async (abs: string) => void (await c.seamfs.editText(await c.seamfs.resolve(abs), { oldString, newString, replaceAll: false })),
+    tools: async (abs: string) => void succeeded(await c.tools.edit.execute({ file_path: abs, old_string: oldString, new_string: newString })),
     deepagents: async (deep: DeepAgentsBackend, abs: string) => void checked(await deep.edit(virtual(c, abs), oldString, newString, false)),
     // edit_file's helper: first match replaced, no exactly-once check, a unified diff built for the answer.
     mcp: async (lib: McpLib, abs: string) => void (await lib.applyFileEdits(await lib.validatePath(abs), [{ oldText: oldString, newText: newString }], false)),
@@ -174,6 +192,8 @@ export async function editJob(dataDir: string, size: Sizes): Promise<JobResult> 
         for (const [f, path] of paths.entries()) {
           const parts = Array.from({ length: editsPerFile }, (_, k) => filler(`file ${f} ${marker(k, 0)}`, chunk))
           await writeFile(path, parts.join(''), { mode: 0o600 })
+          // The read-before-write policy lets the tools edit what they have read: read once, untimed.
+          if (slot === 'tools') succeeded(await c.tools.read.execute({ file_path: path, limit: 1 }))
         }
         generation = 0
       },
@@ -217,6 +237,11 @@ export async function listJob(dataDir: string, size: Sizes): Promise<JobResult> 
       const entries = await c.seamfs.listDir(await c.seamfs.resolve(abs))
       expect(entries.length, entries[0]?.name)
     },
+    // The list tool shows a page of the listing (sorted, counted whole): the count and the first name are checked.
+    async tools(abs: string) {
+      const value = succeeded(await c.tools.list.execute({ path: abs })).value as ListValue
+      expect(value.totalEntries, value.entries[0]?.name)
+    },
     async deepagents(deep: DeepAgentsBackend, abs: string) {
       const files = checked(await deep.ls(virtual(c, abs))).files ?? []
       expect(files.length, files[0]?.path)
@@ -257,6 +282,8 @@ export async function readJob(dataDir: string, size: Sizes): Promise<JobResult> 
   const ops = {
     limit: async (abs: string) => expect(await readFile(abs, 'utf8')),
     seamfs: async (abs: string) => expect(await c.seamfs.readText(await c.seamfs.resolve(abs))),
+    // The model's text (line-numbered) and the value are built; the lines must be the file's.
+    tools: async (abs: string) => expect((succeeded(await c.tools.read.execute({ file_path: abs })).value as ReadValue).lines.map((l) => l.text).join('\n')),
     // read_file's backend call (offset 0, limit 500 lines: the whole file); the tool adds line numbers later.
     deepagents: async (deep: DeepAgentsBackend, abs: string) => expect(checked(await deep.read(virtual(c, abs))).content),
     mcp: async (lib: McpLib, abs: string) => expect(await lib.readFileContent(await lib.validatePath(abs))),

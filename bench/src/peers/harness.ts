@@ -7,7 +7,7 @@ import { basename, dirname, join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 
 /** Where a column goes in the table. */
-export type Slot = 'limit' | 'seamfs' | 'deepagents' | 'mcp' | 'flystorage' | 'other'
+export type Slot = 'limit' | 'seamfs' | 'tools' | 'deepagents' | 'mcp' | 'flystorage' | 'other'
 
 /** One contender for a job: the raw limit, seamfs, or a peer library. */
 export interface Column {
@@ -44,6 +44,17 @@ export interface JobResult {
   readonly columns: ColumnResult[]
 }
 
+/** One row of the per-call breakdown: where a tool call's time goes, in microseconds (medians). */
+export interface CallBreakdown {
+  readonly call: string
+  /** The whole tool call (`execute`). */
+  readonly toolUs: number
+  /** The contract call the tool makes (resolve included), alone. */
+  readonly contractUs: number
+  /** The diff the tool builds from the contract's outcome, alone (0 where the tool shows none). */
+  readonly diffUs: number
+}
+
 /** Sizes of one run; `--quick` shrinks them. */
 export interface Sizes {
   readonly files: number
@@ -52,11 +63,22 @@ export interface Sizes {
   readonly listEntries: number
   readonly memoryFiles: number
   readonly reads: number
+  /** Lines of the file the window job reads 2,000 lines of (60 B a line). */
+  readonly windowLines: number
   readonly rounds: number
 }
 
-export const FULL: Sizes = { files: 1_000, editFiles: 20, editsPerFile: 10, listEntries: 10_000, memoryFiles: 10_000, reads: 1_000, rounds: 5 }
-export const QUICK: Sizes = { files: 100, editFiles: 4, editsPerFile: 5, listEntries: 1_000, memoryFiles: 1_000, reads: 200, rounds: 5 }
+export const FULL: Sizes = {
+  files: 1_000,
+  editFiles: 20,
+  editsPerFile: 10,
+  listEntries: 10_000,
+  memoryFiles: 10_000,
+  reads: 1_000,
+  windowLines: 1_000_000,
+  rounds: 5,
+}
+export const QUICK: Sizes = { files: 100, editFiles: 4, editsPerFile: 5, listEntries: 1_000, memoryFiles: 1_000, reads: 200, windowLines: 100_000, rounds: 5 }
 
 /** Builds a column, turning any failure into an `Unavailable` with the reason. */
 export async function tryColumn(slot: Slot, label: string | undefined, build: () => Promise<Column>): Promise<Column | Unavailable> {

@@ -4,7 +4,8 @@ import { median, type ColumnResult, type JobResult, type Slot } from './harness.
 const HEADERS: ReadonlyArray<[Slot | 'job', string]> = [
   ['job', 'job'],
   ['limit', 'limit'],
-  ['seamfs', 'seamfs'],
+  ['seamfs', 'seamfs contract'],
+  ['tools', 'seamfs tools'],
   ['deepagents', 'deepagents'],
   ['mcp', 'MCP fs server (lib)'],
   ['flystorage', 'flystorage'],

@@ -18,10 +18,29 @@ const MATCH_WORK = 64
 /** The largest run copied by a loop rather than by a native call (whose fixed cost is ~50 ns). */
 const SMALL_COPY = 24
 
-/** The work budgets of one `editText` call, spent edit by edit. */
+/** The work budgets of one `editText` call, spent edit by edit, and where its edits changed the bytes. */
 export interface Budget {
   matches: number
   scan: number
+  /**
+   * Bytes each edit left as they were at the start and at the end of its input (before its first
+   * match, after its last), the least over the edits so far: the whole call's output shares at least
+   * these with its input. `lf` stays true while every edit's input had no CRLF (matched on its bytes).
+   */
+  readonly kept: KeptBytes
+}
+
+/** See {@link Budget.kept}. */
+export interface KeptBytes {
+  head: number
+  tail: number
+  lf: boolean
+}
+
+/** Records that an edit of `size` bytes changed them from `first` (its first match) to `end` (past its last). */
+function keep(kept: KeptBytes, size: number, first: number, end: number): void {
+  kept.head = Math.min(kept.head, first)
+  kept.tail = Math.min(kept.tail, size - end)
 }
 
 /**
@@ -60,6 +79,7 @@ export function spliceSmall(
     from = i + needleLength
   }
   haystack.copy(out, at, from)
+  keep(budget.kept, haystack.length, first, from)
   return out
 }
 
@@ -81,8 +101,10 @@ export function* editStep(
     const growth = replacement.length - needle.length
     const found = yield* countMatches(raw, start, needle, limitOf(edit, budget, raw.length, maxBytes, growth))
     checkMatches(found.count, edit, path, budget, raw.length, maxBytes, growth)
+    keep(budget.kept, raw.length, found.offsets[0] as number, (found.offsets[found.count - 1] as number) + needle.length)
     return yield* spliceLf(raw, found, needle.length, replacement, raw.length + found.count * growth)
   }
+  budget.kept.lf = false
   // CRLFs: match on an LF copy, splice the raw bytes.
   const lf = yield* lfCopy(raw, start)
   const replacement = Buffer.from(lineEndingOf(raw, start) === '\r\n' ? newLf.replaceAll('\n', '\r\n') : newLf, 'utf8')

@@ -1,13 +1,15 @@
 /** The drivers of the resumable edit steps (within a time budget, or in slices), their tuning, and the result they return. */
 import { performance } from 'node:perf_hooks'
 import { throwIfAborted, type FsVerb } from './errors.js'
+import type { KeptBytes } from './edit-engine.js'
 import { normalizeLf, textOf } from './text.js'
 
 /**
  * Result of `editTextBytes`: the bytes to publish, and the texts before and after, each
  * built when first read (from the input and output bytes, which must not change afterwards).
  * A class, not an object literal with getters: building one of those per edit cost more than
- * a small file's whole edit. Once `before` is built the input bytes are let go.
+ * a small file's whole edit. Once `before` is built the input bytes are let go by the result
+ * (an outcome that recorded them for `changedLines` keeps them while it lives).
  */
 export class ByteEditResult {
   /** The bytes to publish (BOM kept when the file had one). */
@@ -18,12 +20,20 @@ export class ByteEditResult {
   readonly #start: number
   #before: string | undefined
   #after: string | undefined
+  /** What the edits left as it was at both ends, when the engine knows (see `Budget.kept`). */
+  readonly kept: KeptBytes | undefined
 
-  constructor(input: Uint8Array, start: number, bytes: Uint8Array) {
+  constructor(input: Uint8Array, start: number, bytes: Uint8Array, kept?: KeptBytes) {
     this.bytes = bytes
     this.inputLength = input.length
     this.#input = input
     this.#start = start
+    this.kept = kept
+  }
+
+  /** The bytes the edit read (BOM included), until `before` is built. */
+  get input(): Uint8Array | undefined {
+    return this.#input
   }
 
   /** The text as read, LF-normalized, without BOM. */

@@ -65,7 +65,7 @@ export function* editSteps(bytes: Uint8Array, edits: FsEditRequest | readonly Fs
   const start = hasUtf8Bom(bytes) ? 3 : 0
   const many = Array.isArray(edits)
   const count = many ? edits.length : 1
-  const budget: Budget = { matches: MAX_EDIT_MATCHES, scan: MAX_EDIT_SCAN_BYTES }
+  const budget: Budget = { matches: MAX_EDIT_MATCHES, scan: MAX_EDIT_SCAN_BYTES, kept: { head: bytes.length, tail: bytes.length, lf: true } }
   let current = bytes
   for (let i = 0; i < count; i++) {
     const edit = many ? (edits[i] as FsEditRequest) : (edits as FsEditRequest)
@@ -92,7 +92,7 @@ export function* editSteps(bytes: Uint8Array, edits: FsEditRequest | readonly Fs
     // Between the edits of a list: a point where the driver may look at the clock.
     if (i + 1 < count) yield
   }
-  return new ByteEditResult(bytes, start, current)
+  return new ByteEditResult(bytes, start, current, budget.kept)
 }
 
 /** The edit pipeline of {@link editSteps}, run to the end synchronously, whatever it takes. */

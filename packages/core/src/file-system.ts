@@ -283,7 +283,7 @@ export abstract class FileSystem extends FileSystemHookBase {
       const bytes = encodeWriteContent(content, path, this.maxTextBytes)
       const beforeMaxBytes = wanted === false ? 0 : this.diffBasisMaxBytes
       const result = await untilAborted(this.publishBytes(target, bytes, { expected, signal, beforeMaxBytes }), signal, 'write')
-      return writeOutcome(result, content, beforeMaxBytes)
+      return writeOutcome(result, content, bytes, beforeMaxBytes)
     } catch (err) {
       throw this.#translate(err, 'write', path)
     }

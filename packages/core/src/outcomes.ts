@@ -1,24 +1,39 @@
 import { Buffer } from 'node:buffer'
 import { untilAborted } from './abort-wait.js'
+import { recordOutcomeBytes } from './changed-lines.js'
 import { editSteps, editTuning, runEditFor, runEditSliced, type ByteEditResult, type EditSteps } from './edit.js'
 import { FsError } from './errors.js'
 import type { Awaitable, WriteResult } from './hooks.js'
-import { decodeTextOrNull, normalizeLf } from './text.js'
+import { hasUtf8Bom, isText, normalizeLf, textOf } from './text.js'
 import type { FsEditOutcome, FsEditRequest, FsVersion, FsWriteOutcome } from './types.js'
 
 /**
  * `writeText`'s outcome from what `publishBytes` reported: the previous text (the diff basis) when
  * the backend returned it within `beforeMaxBytes` (0: nobody wanted it) and it is text, LF-normalized;
  * `after` what a read returns next (a leading U+FEFF is stored, and read back as the BOM it is).
+ * `bytes` are the bytes written: with the previous ones they let `changedLines` find the change.
  */
-export function writeOutcome(result: WriteResult, content: string, beforeMaxBytes: number): FsWriteOutcome {
-  const previous = beforeMaxBytes === 0 || result.before === null || result.before.length > beforeMaxBytes ? null : decodeTextOrNull(result.before)
-  return {
-    operation: result.created ? 'create' : 'update',
-    version: result.version,
-    before: previous === null ? null : normalizeLf(previous),
-    after: normalizeLf(content.charCodeAt(0) === 0xfeff ? content.slice(1) : content),
-  }
+export function writeOutcome(result: WriteResult, content: string, bytes: Uint8Array, beforeMaxBytes: number): FsWriteOutcome {
+  const previous = beforeMaxBytes === 0 || result.before === null || result.before.length > beforeMaxBytes || !isText(result.before) ? null : result.before
+  const operation = result.created ? 'create' : 'update'
+  const after = normalizeLf(content.charCodeAt(0) === 0xfeff ? content.slice(1) : content)
+  if (previous === null) return { operation, version: result.version, before: null, after }
+  let before: string | undefined
+  const beforeText = (): string => (before ??= normalizeLf(textOf(previous, hasUtf8Bom(previous) ? 3 : 0)))
+  // Like an edit's: a large previous text is decoded when first read (a diff from `changedLines` never reads it).
+  const outcome: FsWriteOutcome =
+    previous.length <= EAGER_OUTCOME_BYTES
+      ? { operation, version: result.version, before: beforeText(), after }
+      : {
+          operation,
+          version: result.version,
+          get before() {
+            return beforeText()
+          },
+          after,
+        }
+  recordOutcomeBytes(outcome, previous, bytes, 'each')
+  return outcome
 }
 
 /**
@@ -33,16 +48,21 @@ const EAGER_OUTCOME_BYTES = 16 * 1024
  * (spread, `JSON.stringify`, `Object.keys`) still sees `before` and `after`.
  */
 function editOutcome(version: FsVersion, done: ByteEditResult): FsEditOutcome {
-  if (done.bytes.length <= EAGER_OUTCOME_BYTES && done.inputLength <= EAGER_OUTCOME_BYTES) return { version, before: done.before, after: done.after }
-  return {
-    version,
-    get before() {
-      return done.before
-    },
-    get after() {
-      return done.after
-    },
-  }
+  const input = done.input
+  const outcome: FsEditOutcome =
+    done.bytes.length <= EAGER_OUTCOME_BYTES && done.inputLength <= EAGER_OUTCOME_BYTES
+      ? { version, before: done.before, after: done.after }
+      : {
+          version,
+          get before() {
+            return done.before
+          },
+          get after() {
+            return done.after
+          },
+        }
+  if (input !== undefined) recordOutcomeBytes(outcome, input, done.bytes, 'input', done.kept)
+  return outcome
 }
 
 /** How many times an edit computed outside the critical section is tried before the file, changing meanwhile, is reported stale. */

@@ -90,9 +90,14 @@ export function decodeText(bytes: Uint8Array, path: string, verb: TextVerb = 're
   }
 }
 
+/** True when `bytes` are text as the contract reads it: valid UTF-8, no NUL in the sample. */
+export function isText(bytes: Uint8Array): boolean {
+  return !hasNulInSample(bytes) && isUtf8(bytes)
+}
+
 /** Like {@link decodeText}, but `null` instead of an error (for diff bases). */
 export function decodeTextOrNull(bytes: Uint8Array): string | null {
-  if (hasNulInSample(bytes) || !isUtf8(bytes)) return null
+  if (!isText(bytes)) return null
   try {
     return textOf(bytes, hasUtf8Bom(bytes) ? 3 : 0)
   } catch {

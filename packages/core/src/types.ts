@@ -74,7 +74,11 @@ export interface FsDirEntry {
  */
 export type FsWriteIntent = { readonly kind: 'createIfAbsent' } | { readonly kind: 'replaceIfVersion'; readonly version: FsVersion }
 
-/** Outcome of {@link FileSystem.writeText}. */
+/**
+ * Outcome of {@link FileSystem.writeText}. Like an edit's, a large `before` is an enumerable
+ * property built when first read. `changedLines(outcome, …)` finds the lines the write changed
+ * from the bytes, without building `before`.
+ */
 export interface FsWriteOutcome {
   readonly operation: 'create' | 'update'
   /** Version of the file as this write left it (equals the next `stat` when nobody else wrote). */
@@ -102,7 +106,8 @@ export interface FsEditRequest {
 /**
  * Outcome of {@link FileSystem.editText}. `before` and `after` are ordinary enumerable
  * properties, but each string is built when it is first read: an edit whose caller never
- * reads them does not pay for decoding the file twice.
+ * reads them does not pay for decoding the file twice. `changedLines(outcome, …)` gives the
+ * changed lines (what a diff needs) from the bytes, without building either string.
  */
 export interface FsEditOutcome {
   readonly version: FsVersion

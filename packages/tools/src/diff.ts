@@ -1,3 +1,4 @@
+import { changedLines, type FsChangedLines, type FsEditOutcome, type FsWriteOutcome } from '@seamfs/core'
 import { lineHunkSteps, type LineHunk } from './line-diff.js'
 
 /** The most lines (hunk headers included) a diff shows before its footer. */
@@ -20,8 +21,9 @@ const CONTEXT = 3
  */
 const MAX_EDIT_LENGTH = 1000
 const DIFF_TIMEOUT_MS = 250
-/** Characters compared at a time when looking for the common prefix and suffix. */
+/** Characters compared at a time when looking for the common prefix and suffix, largest first (then one by one). */
 const COMPARE_CHUNK = 4096
+const COMPARE_SMALL_CHUNK = 64
 /** Characters scanned (for line ends) or compared before the diff offers its caller a pause. */
 const SLICE_CHARS = 4 * 1024 * 1024
 /** How long {@link changeDiffAsync} runs before it gives the event loop a turn, in milliseconds. */
@@ -55,6 +57,7 @@ function* commonPrefix(a: string, b: string): Steps<number> {
       yield
     }
   }
+  while (p + COMPARE_SMALL_CHUNK <= n && a.slice(p, p + COMPARE_SMALL_CHUNK) === b.slice(p, p + COMPARE_SMALL_CHUNK)) p += COMPARE_SMALL_CHUNK
   while (p < n && a.charCodeAt(p) === b.charCodeAt(p)) p++
   return p
 }
@@ -71,6 +74,8 @@ function* commonSuffix(a: string, b: string, limit: number): Steps<number> {
       yield
     }
   }
+  const tail = (text: string, at: number): string => text.slice(text.length - at - COMPARE_SMALL_CHUNK, text.length - at)
+  while (s + COMPARE_SMALL_CHUNK <= n && tail(a, s) === tail(b, s)) s += COMPARE_SMALL_CHUNK
   while (s < n && a.charCodeAt(a.length - 1 - s) === b.charCodeAt(b.length - 1 - s)) s++
   return s
 }
@@ -185,14 +190,21 @@ function bounded(lines: readonly string[]): { text: string; truncated: boolean }
   return { text: `${kept}\n(Diff cut: ${left} more ${left === 1 ? 'line' : 'lines'} not shown.)`, truncated: true }
 }
 
-/**
- * The diff as resumable steps (see {@link changeDiff}): each step is a few milliseconds of work.
- * Memory: the two texts are never split whole; only the changed region's lines (at most
- * {@link DIFF_WINDOW_MAX_LINES} a side, substrings that share the texts' storage) and the
- * line diff's bounded state are held.
- */
-export function* changeDiffSteps(before: string, after: string): Steps<ChangeDiff> {
-  if (before === after) return { text: '(No changes)', added: 0, removed: 0, truncated: false }
+/** The changed region of two texts as the line diff takes it. */
+interface Region {
+  /** Lines before the region, the same in both texts. */
+  readonly skipped: number
+  /** The region's first lines of each text (each keeping its `\n`), at most {@link DIFF_WINDOW_MAX_LINES}. */
+  readonly a: string[]
+  readonly b: string[]
+  /** True when a side has more lines than given. */
+  readonly cut: boolean
+  /** The lines of the whole region in each text (`a`'s and `b`'s lengths when not cut). */
+  counts(): Steps<{ readonly removed: number; readonly added: number }>
+}
+
+/** The region of two different texts (see {@link windowOf}): only the region's first lines are split out. */
+function* regionOf(before: string, after: string): Steps<Region> {
   const w = yield* windowOf(before, after)
   const a = linesIn(before, w.from, w.toA, DIFF_WINDOW_MAX_LINES + 1)
   const b = linesIn(after, w.from, w.toB, DIFF_WINDOW_MAX_LINES + 1)
@@ -201,16 +213,62 @@ export function* changeDiffSteps(before: string, after: string): Steps<ChangeDif
     a.length = Math.min(a.length, DIFF_WINDOW_MAX_LINES)
     b.length = Math.min(b.length, DIFF_WINDOW_MAX_LINES)
   }
+  return {
+    skipped: w.skipped,
+    a,
+    b,
+    cut,
+    *counts() {
+      if (!cut) return { removed: a.length, added: b.length }
+      return { removed: yield* lineCount(before, w.from, w.toA), added: yield* lineCount(after, w.from, w.toB) }
+    },
+  }
+}
+
+/** The region core found on an outcome's bytes (see `changedLines`), or `undefined` when the texts are equal. */
+function regionOfLines(changed: FsChangedLines): Region | undefined {
+  if (changed.before === changed.after) return undefined
+  const { before, after, beforeLines, afterLines } = changed
+  const a = linesIn(before, 0, before.length, DIFF_WINDOW_MAX_LINES)
+  const b = linesIn(after, 0, after.length, DIFF_WINDOW_MAX_LINES)
+  const cut = beforeLines > DIFF_WINDOW_MAX_LINES || afterLines > DIFF_WINDOW_MAX_LINES
+  return {
+    skipped: changed.skipped,
+    a,
+    b,
+    cut,
+    // eslint-disable-next-line require-yield -- the counts are known: no step to take
+    *counts() {
+      return { removed: beforeLines, added: afterLines }
+    },
+  }
+}
+
+const NO_CHANGES: ChangeDiff = { text: '(No changes)', added: 0, removed: 0, truncated: false }
+
+/**
+ * The diff as resumable steps (see {@link changeDiff}): each step is a few milliseconds of work.
+ * Memory: the two texts are never split whole; only the changed region's lines (at most
+ * {@link DIFF_WINDOW_MAX_LINES} a side, substrings that share the texts' storage) and the
+ * line diff's bounded state are held.
+ */
+export function* changeDiffSteps(before: string, after: string): Steps<ChangeDiff> {
+  if (before === after) return NO_CHANGES
+  return yield* regionDiffSteps(yield* regionOf(before, after))
+}
+
+/** The bounded diff of a changed region: its hunks, cut to the caps, or its counts when the line diff gives up. */
+function* regionDiffSteps(region: Region): Steps<ChangeDiff> {
+  const { a, b, cut, skipped } = region
   const shown = { before: a.map(shownLine), after: b.map(shownLine) }
   const found = yield* lineHunkSteps(a, b, { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH, timeoutMs: DIFF_TIMEOUT_MS }, shown)
   // Cut: a hunk that reaches the last lines given may be an artifact of the cut (lines whose match lies past it).
   const hunks = cut ? found?.filter((h) => h.oldStart - 1 + h.oldLines < a.length - CONTEXT && h.newStart - 1 + h.newLines < b.length - CONTEXT) : found
   if (hunks === undefined || hunks.length === 0) {
     // Given up (or nothing shown before the cut): the counts of the whole region, counted without splitting it.
-    const removed = cut ? yield* lineCount(before, w.from, w.toA) : a.length
-    const added = cut ? yield* lineCount(after, w.from, w.toB) : b.length
+    const { removed, added } = yield* region.counts()
     return {
-      text: `(Too many changes to show a diff: lines ${w.skipped + 1}-${w.skipped + removed} replaced by ${added} lines; read the file to see them.)`,
+      text: `(Too many changes to show a diff: lines ${skipped + 1}-${skipped + removed} replaced by ${added} lines; read the file to see them.)`,
       added,
       removed,
       truncated: true,
@@ -224,19 +282,32 @@ export function* changeDiffSteps(before: string, after: string): Steps<ChangeDif
       if (line.startsWith('+')) added++
       else if (line.startsWith('-')) removed++
     }
-    lines.push(...hunkLines(hunk, w.skipped))
+    lines.push(...hunkLines(hunk, skipped))
   }
   const out = bounded(lines)
   if (!cut) return { ...out, added, removed }
   const last = hunks.at(-1) as LineHunk
-  const through = w.skipped + last.oldStart - 1 + last.oldLines
+  const through = skipped + last.oldStart - 1 + last.oldLines
   const note = `(Diff cut: the changed region is too large to diff whole; more changes may follow line ${through}: read the file to see them.)`
-  return {
-    text: `${out.text}\n${note}`,
-    added: yield* lineCount(after, w.from, w.toB),
-    removed: yield* lineCount(before, w.from, w.toA),
-    truncated: true,
-  }
+  const counts = yield* region.counts()
+  return { text: `${out.text}\n${note}`, added: counts.added, removed: counts.removed, truncated: true }
+}
+
+/**
+ * The bounded unified diff of a write's or an edit's outcome, as the `edit` and `write` tools show
+ * it (hunks with three lines of context, no file headers, cut to {@link DIFF_MAX_LINES} lines and
+ * {@link DIFF_MAX_BYTES} bytes with a footer): exactly the diff of its `before` and `after`,
+ * computed from the region core finds on the outcome's bytes where it can (`changedLines`), so
+ * that neither whole text is decoded or compared: the cost follows the change (plus a count of
+ * the line ends before it, for the hunk's line numbers), not the file. Other outcomes are diffed
+ * as texts (a write's `before` of `null` as the empty text: the tools show no diff for those).
+ */
+export async function diffOutcome(outcome: FsEditOutcome | FsWriteOutcome): Promise<ChangeDiff> {
+  const changed = changedLines(outcome, { context: CONTEXT, maxLines: DIFF_WINDOW_MAX_LINES })
+  // A write without a previous text (a create) has nothing to diff against: its diff is the empty text's.
+  if (changed === undefined) return changeDiffAsync(outcome.before ?? '', outcome.after)
+  const region = regionOfLines(changed)
+  return region === undefined ? NO_CHANGES : runSliced(regionDiffSteps(region))
 }
 
 /**
@@ -256,8 +327,12 @@ export function changeDiff(before: string, after: string): ChangeDiff {
 }
 
 /** {@link changeDiff}, giving the event loop a turn every few milliseconds (the tools' results use this). */
-export async function changeDiffAsync(before: string, after: string): Promise<ChangeDiff> {
-  const steps = changeDiffSteps(before, after)
+export function changeDiffAsync(before: string, after: string): Promise<ChangeDiff> {
+  return runSliced(changeDiffSteps(before, after))
+}
+
+/** Runs `steps` to the end, giving the event loop a turn every {@link SLICE_MS}. */
+async function runSliced<T>(steps: Steps<T>): Promise<T> {
   let started = performance.now()
   for (;;) {
     const step = steps.next()

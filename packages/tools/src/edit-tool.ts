@@ -1,6 +1,6 @@
-import type { FsEditRequest } from '@seamfs/core'
+import type { FsEditOutcome, FsEditRequest } from '@seamfs/core'
 import { NON_BLANK, type ToolArgs } from './args.js'
-import { changeDiffAsync } from './diff.js'
+import { changeDiffAsync, diffOutcome } from './diff.js'
 import { previewEdit } from './dry-run.js'
 import { quotePath } from './quote.js'
 import { ok, ToolInputError, withEditWording } from './results.js'
@@ -8,18 +8,17 @@ import { BOOLEAN, object, STRING } from './structured.js'
 import { mutating, remedied, resolveIn, run, sessionOf, toolInput, type ToolInput } from './tool-kit.js'
 import type { FileTool, StructuredOutput, ToolDeps } from './types.js'
 
-/** From this length on (in UTF-16 units), decoding or diffing a text takes long enough to give the event loop a turn around it. */
-const LARGE_TEXT_CHARS = 1024 * 1024
-
-const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve))
-
 /** The most edits one `edit` call takes in its `edits` list. */
 export const MAX_TOOL_EDITS = 100
 
 /** Canonical value of `edit`. */
 export interface EditValue {
   readonly path: string
-  /** The whole text before and after (LF-normalized, without BOM); for a dry run, what they would be. */
+  /**
+   * The whole text before and after (LF-normalized, without BOM); for a dry run, what they would be.
+   * After an edit they are built when first read (enumerable accessors, so a spread or
+   * `JSON.stringify` still sees them): a caller that reads only the diff never decodes the file.
+   */
   readonly before: string
   readonly after: string
   /** The bounded unified diff the model read after the success line. */
@@ -37,6 +36,21 @@ export interface EditArgs {
   readonly asList: boolean
   /** Default false. */
   readonly dryRun: boolean
+}
+
+/** The value of an edit that ran: `before` and `after` read from the outcome only when asked for. */
+function editValue(path: string, outcome: FsEditOutcome, diff: string): EditValue {
+  return {
+    path,
+    get before() {
+      return outcome.before
+    },
+    get after() {
+      return outcome.after
+    },
+    diff,
+    dryRun: false,
+  }
 }
 
 export const editStructured: StructuredOutput<EditValue> = {
@@ -156,14 +170,10 @@ export function editTool(deps: ToolDeps): FileTool<EditValue> {
           return deps.fs.editText(target, edits, { expected, signal: context.signal })
         }, reword)
         deps.policy?.recordPresent(session, target, outcome.version)
-        // A large outcome decodes each text when first read (tens of milliseconds at tens of MiB): a turn of
-        // the event loop between the two, and before the diff, so that no two of them run back to back.
-        const before = outcome.before
-        if (before.length > LARGE_TEXT_CHARS) await nextTurn()
-        const after = outcome.after
-        if (before.length > LARGE_TEXT_CHARS) await nextTurn()
-        const diff = (await changeDiffAsync(before, after)).text
-        return ok(`${successLine(shown, request)}\n\n${diff}`, { path: target.displayPath, before, after, diff, dryRun: false })
+        // The diff comes from the changed region of the outcome's bytes: neither whole text is decoded
+        // unless the value's `before` or `after` is read.
+        const diff = (await diffOutcome(outcome)).text
+        return ok(`${successLine(shown, request)}\n\n${diff}`, editValue(target.displayPath, outcome, diff))
       }),
   }
 }

@@ -23,6 +23,7 @@ export type { ListArgs, ListValue } from './list-tool.js'
 export type { GlobArgs, GlobValue } from './glob-tool.js'
 export type { GrepArgs, GrepMatch, GrepValue } from './grep-tool.js'
 export { sniffImage, type ImageMimeType } from './image.js'
+export { diffOutcome, type ChangeDiff } from './diff.js'
 export type { FileTool, JsonSchema, StructuredOutput, ToolAnnotations, ToolContext, ToolImage, ToolResult, ToolsConfig } from './types.js'
 export { ObservationPolicy } from '@seamfs/core'
 

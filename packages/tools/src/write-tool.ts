@@ -1,5 +1,5 @@
 import { NON_BLANK } from './args.js'
-import { changeDiffAsync } from './diff.js'
+import { changeDiffAsync, diffOutcome } from './diff.js'
 import { previewWrite } from './dry-run.js'
 import { quotePath } from './quote.js'
 import { ok } from './results.js'
@@ -89,14 +89,8 @@ export function writeTool(deps: ToolDeps): FileTool<WriteValue> {
         const expected = deps.policy?.writeIntent(session, target)
         const outcome = await remedied(() => deps.fs.writeText(target, content, { expected, signal: context.signal }))
         deps.policy?.recordPresent(session, target, outcome.version)
-        const value: WriteValue = {
-          path: target.displayPath,
-          operation: outcome.operation,
-          before: outcome.before,
-          after: outcome.after,
-          diff: await diffOf(outcome.operation, outcome.before, outcome.after),
-          dryRun: false,
-        }
+        const diff = outcome.operation === 'create' || outcome.before === null ? null : (await diffOutcome(outcome)).text
+        const value: WriteValue = { path: target.displayPath, operation: outcome.operation, before: outcome.before, after: outcome.after, diff, dryRun: false }
         const verb = outcome.operation === 'create' ? 'Created file' : 'Updated file'
         return ok(`<path>${shown}</path>\n<type>file</type>\n<content>\n${contentOf(verb, value)}\n</content>`, value)
       }),

@@ -1,0 +1,161 @@
+/**
+ * Where the two texts of a write's or an edit's outcome differ, in whole lines, found on the
+ * bytes core already holds: what a diff needs, at a cost that follows the change, not the file.
+ */
+import { Buffer } from 'node:buffer'
+import type { KeptBytes } from './edit-engine.js'
+import { countLineEnds } from './line-ends.js'
+import { asBuffer, hasUtf8Bom, textOf } from './text.js'
+import type { FsEditOutcome, FsWriteOutcome } from './types.js'
+
+/** The region of two texts that differs, in whole lines, with unchanged lines around it. */
+export interface FsChangedLines {
+  /** How many lines come before the region (the same lines in both texts). */
+  readonly skipped: number
+  /**
+   * The region's first lines in the text before and after (LF-normalized, without BOM, each line
+   * with its `\n` but the text's last line when it has none): at most `maxLines` lines each.
+   * Equal only when the two texts are equal (both empty then, `skipped` 0).
+   */
+  readonly before: string
+  readonly after: string
+  /** How many lines the region holds in each text, also past `maxLines`. */
+  readonly beforeLines: number
+  readonly afterLines: number
+}
+
+/** What {@link changedLines} is asked for. */
+export interface ChangedLinesOptions {
+  /** Unchanged lines kept before and after the change (where the texts have them). */
+  readonly context: number
+  /** The most lines of each side's region returned as text (the counts cover the whole region). */
+  readonly maxLines: number
+}
+
+/** The two byte texts an outcome was built from, each from its `start` on (past a BOM). */
+interface ByteTexts {
+  readonly before: Buffer
+  readonly after: Buffer
+  /** What the edit engine knows: bytes equal at the start and end of both, and whether `before` is free of CRLF. */
+  readonly kept: { readonly head: number; readonly tail: number; readonly lf: boolean } | undefined
+}
+
+const sources = new WeakMap<object, ByteTexts>()
+
+/**
+ * Records the bytes `outcome`'s texts were decoded from, so that {@link changedLines} can answer
+ * without building either text. Core calls it when it builds an outcome; the bytes must not change.
+ * `bom` is where each text starts: an edit's texts both start past the BOM the file had (an edit
+ * that writes U+FEFF at the start of a file without one writes text, not a BOM); a write's each past its own.
+ */
+export function recordOutcomeBytes(outcome: object, before: Uint8Array, after: Uint8Array, bom: 'input' | 'each', kept?: KeptBytes): void {
+  const start = (bytes: Uint8Array): number => (hasUtf8Bom(bytes) ? 3 : 0)
+  const startBefore = start(before)
+  const startAfter = bom === 'input' ? startBefore : start(after)
+  sources.set(outcome, {
+    before: asBuffer(before).subarray(startBefore),
+    after: asBuffer(after).subarray(startAfter),
+    // The engine's offsets count the BOM; the texts here start past it.
+    kept: kept === undefined ? undefined : { head: Math.max(0, kept.head - startBefore), tail: kept.tail, lf: kept.lf },
+  })
+}
+
+const CRLF = Buffer.from('\r\n')
+/**
+ * Bytes compared at a time when looking for the common prefix and suffix, largest first: each
+ * size runs until a chunk differs, then the next size takes over from there (one native compare
+ * a chunk; the last few bytes one by one).
+ */
+const COMPARE_CHUNKS = [64 * 1024, 2048, 64] as const
+
+/** True when `bytes` hold a CRLF (one native scan for the CR settles most files). */
+const hasCrlf = (bytes: Buffer): boolean => bytes.indexOf(13) !== -1 && bytes.indexOf(CRLF) !== -1
+
+/**
+ * The region where `outcome.before` and `outcome.after` differ, in whole lines, with up to
+ * `context` unchanged lines on each side: the region a line diff of the two whole texts would
+ * look at (the common leading lines and the common trailing lines left out, never overlapping),
+ * found by comparing bytes and decoding only the region's first `maxLines` lines a side.
+ *
+ * Cost: a native compare up to the change from each end, a count of the line ends before the
+ * region (the line number the diff's hunks show), and the region itself; neither whole text is
+ * decoded. `undefined` when the outcome's bytes are not known (an outcome core did not build, a
+ * write whose previous content was not fetched) or a text holds a CRLF, whose LF-normalized
+ * lines are not its bytes': the caller then diffs `before` and `after` themselves.
+ */
+export function changedLines(outcome: FsEditOutcome | FsWriteOutcome, options: ChangedLinesOptions): FsChangedLines | undefined {
+  const texts = sources.get(outcome)
+  if (texts === undefined) return undefined
+  const { before: a, after: b, kept } = texts
+  // An edit's input the engine matched on its bytes has no CRLF, and its output differs only in the
+  // region, whose lines are checked below; anything else is scanned (one native search for the CR).
+  const lf = kept?.lf === true
+  if (!lf && (hasCrlf(a) || hasCrlf(b))) return undefined
+  const prefix = commonPrefix(a, b, kept?.head ?? 0)
+  if (prefix === a.length && prefix === b.length) return { skipped: 0, before: '', after: '', beforeLines: 0, afterLines: 0 }
+  // The lines wholly in the common prefix are equal; the line holding its end is not.
+  const head = prefix === 0 ? 0 : a.lastIndexOf(10, prefix - 1) + 1
+  // The equal lines at the end, after the head lines in both texts.
+  const suffix = commonSuffix(a, b, Math.min(a.length, b.length) - head, kept?.tail ?? 0)
+  let endA = a.length - suffix
+  let endB = b.length - suffix
+  const lineStart = (text: Buffer, at: number): boolean => at === 0 || text[at - 1] === 10
+  if (!(lineStart(a, endA) && lineStart(b, endB))) {
+    // Both texts continue alike from here: on to the first line end of that common text.
+    const move = lineEndFrom(a, endA) - endA
+    endA += move
+    endB += move
+  }
+  let from = head
+  for (let k = 0; k < options.context && from > 0; k++) from = from < 2 ? 0 : a.lastIndexOf(10, from - 2) + 1
+  for (let k = 0; k < options.context && endA < a.length; k++) {
+    const move = lineEndFrom(a, endA) - endA
+    endA += move
+    endB += move
+  }
+  const left = region(a, from, endA, options.maxLines)
+  const right = region(b, from, endB, options.maxLines)
+  // A CRLF the edit made (a lone CR before an inserted LF) lies in the region, which starts and ends at line ends.
+  if (lf && (left.text.includes('\r\n') || right.text.includes('\r\n'))) return undefined
+  return { skipped: countLineEnds(a, 0, from), before: left.text, after: right.text, beforeLines: left.lines, afterLines: right.lines }
+}
+
+/** The offset just past the first `\n` at or after `at`, or the text's end. */
+function lineEndFrom(text: Buffer, at: number): number {
+  const nl = text.indexOf(10, at)
+  return nl === -1 ? text.length : nl + 1
+}
+
+/** The length of the common prefix of `a` and `b`, known to be at least `known`: native compares a chunk at a time, then bytes. */
+function commonPrefix(a: Buffer, b: Buffer, known: number): number {
+  const n = Math.min(a.length, b.length)
+  let p = Math.min(known, n)
+  for (const chunk of COMPARE_CHUNKS) while (p + chunk <= n && a.compare(b, p, p + chunk, p, p + chunk) === 0) p += chunk
+  while (p < n && a[p] === b[p]) p++
+  return p
+}
+
+/** The length of the common suffix of `a` and `b`, at most `limit`, known to be at least `known` (or `limit`). */
+function commonSuffix(a: Buffer, b: Buffer, limit: number, known: number): number {
+  const n = Math.min(a.length, b.length, limit)
+  let s = Math.min(known, n)
+  for (const chunk of COMPARE_CHUNKS) {
+    while (s + chunk <= n && a.compare(b, b.length - s - chunk, b.length - s, a.length - s - chunk, a.length - s) === 0) s += chunk
+  }
+  while (s < n && a[a.length - 1 - s] === b[b.length - 1 - s]) s++
+  return s
+}
+
+/** `text[from, to)` (whole lines) as the text of its first `maxLines` lines, and how many lines it holds. */
+function region(text: Buffer, from: number, to: number, maxLines: number): { text: string; lines: number } {
+  // The end of the first `maxLines` lines, found line by line; the lines past it only counted.
+  let cut = from
+  let lines = 0
+  while (lines < maxLines && cut < to) {
+    cut = lineEndFrom(text, cut)
+    lines++
+  }
+  cut = Math.min(cut, to)
+  if (cut < to) lines += countLineEnds(text, cut, to) + (text[to - 1] === 10 ? 0 : 1)
+  return { text: textOf(text.subarray(from, cut)), lines }
+}

@@ -1,0 +1,96 @@
+/**
+ * The diff of an edit's or a write's outcome is computed from the changed region core finds on
+ * the outcome's bytes (`changedLines`), never from the two whole texts: it must be exactly the
+ * diff of those texts, for every shape of text and change, and fall back to them where bytes and
+ * LF-normalized text differ (a CRLF).
+ */
+import fc from 'fast-check'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { MemoryFileSystem } from '@seamfs/backend-memory'
+import { changedLines, type FsEditOutcome, type FsEditRequest, type FsWriteOutcome } from '@seamfs/core'
+import { editTuning } from '../../core/src/edit-run.js'
+import { changeDiff, DIFF_WINDOW_MAX_LINES, diffOutcome } from '../src/diff.js'
+
+/** Lines drawn from a small alphabet (so that edits find matches and lines repeat), with the shapes that trip byte/text mapping. */
+const lineArb = fc.oneof(
+  fc.constantFrom('a', 'b', 'a b', '', ' ', 'é', '€uro', '😀', 'x\ry', '\r', 'lone CR at end\r', '\uFEFF', 'same', 'same'),
+  fc.string({ unit: fc.constantFrom('a', 'b', 'é', '\r', ' ', '😀'), maxLength: 6 }),
+)
+const textArb = fc
+  .tuple(fc.array(lineArb, { maxLength: 40 }), fc.boolean(), fc.boolean())
+  .map(([lines, trailingNewline, bom]) => `${bom ? '\uFEFF' : ''}${lines.join('\n')}${trailingNewline && lines.length > 0 ? '\n' : ''}`)
+
+/** An edit of `text`: a piece of it (so that it matches), replaced by text from the same alphabet. */
+const editArb = (text: string): fc.Arbitrary<FsEditRequest> =>
+  fc
+    .tuple(fc.nat({ max: Math.max(0, text.length - 1) }), fc.integer({ min: 1, max: 12 }), textArb, fc.boolean())
+    .map(([at, length, replacement, replaceAll]) => ({ oldString: text.slice(at, at + length) || 'a', newString: replacement.slice(0, 30), replaceAll }))
+
+/** The diff the tools showed before: the whole texts' diff. */
+const textDiff = (outcome: FsEditOutcome | FsWriteOutcome): ReturnType<typeof changeDiff> => changeDiff(outcome.before ?? '', outcome.after)
+
+describe.each([
+  ['in one run (small files)', {}],
+  ['in slices (the engine of large files, shrunk)', { slice: 5, small: 0, smallMatches: 0, validate: 7 }],
+])('the diff of an outcome, from its bytes, with the edit engine %s', (_name, tuning) => {
+  const saved = { ...editTuning }
+  beforeEach(() => Object.assign(editTuning, tuning))
+  afterEach(() => Object.assign(editTuning, saved))
+
+  it('equals the diff of the whole texts after any edit or list of edits (fixed seed)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        textArb.chain((text) => fc.tuple(fc.constant(text), editArb(text), editArb(text))),
+        async ([text, first, second]) => {
+          const fs = new MemoryFileSystem({ cwd: '/w', files: { 'f.txt': text } })
+          const target = await fs.resolve('f.txt')
+          // Every match replaced (a unique match is rare in a small alphabet); `replaceAll: false` drawn means a list of two.
+          const all = (edit: FsEditRequest): FsEditRequest => ({ ...edit, replaceAll: true })
+          let outcome: FsEditOutcome
+          try {
+            outcome = await fs.editText(target, first.replaceAll ? all(first) : [all(first), all(second)])
+          } catch {
+            return // not found, or a refused edit: nothing to diff
+          }
+          expect(await diffOutcome(outcome)).toEqual(textDiff(outcome))
+        },
+      ),
+      { seed: 20261202, numRuns: 400 },
+    )
+  })
+
+  it('equals the diff of the whole texts after any overwrite (fixed seed)', async () => {
+    await fc.assert(
+      fc.asyncProperty(textArb, textArb, async (before, after) => {
+        const fs = new MemoryFileSystem({ cwd: '/w', files: { 'f.txt': before } })
+        const outcome = await fs.writeText(await fs.resolve('f.txt'), after)
+        expect(outcome.before).not.toBeNull()
+        expect(await diffOutcome(outcome)).toEqual(textDiff(outcome))
+      }),
+      { seed: 20261203, numRuns: 400 },
+    )
+  })
+
+  it('finds the region on the bytes where no CRLF is in either text, and leaves CRLF texts to the text diff', async () => {
+    const fs = new MemoryFileSystem({ cwd: '/w', files: { 'lf.txt': 'one\ntwo\nthree\n', 'crlf.txt': 'one\r\ntwo\r\nthree\r\n' } })
+    const options = { context: 3, maxLines: 100 }
+    const lf = await fs.editText(await fs.resolve('lf.txt'), { oldString: 'two', newString: 'TWO', replaceAll: false })
+    expect(changedLines(lf, options)).toEqual({ skipped: 0, before: 'one\ntwo\nthree\n', after: 'one\nTWO\nthree\n', beforeLines: 3, afterLines: 3 })
+    const crlf = await fs.editText(await fs.resolve('crlf.txt'), { oldString: 'two', newString: 'TWO', replaceAll: false })
+    expect(changedLines(crlf, options)).toBeUndefined()
+    expect((await diffOutcome(crlf)).text).toBe('@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three')
+    // An outcome core did not build has no bytes: the texts are diffed.
+    expect(changedLines({ ...lf }, options)).toBeUndefined()
+    expect(await diffOutcome({ ...lf })).toEqual(await diffOutcome(lf))
+  })
+
+  it('a region past the line cap: its first lines as text, its whole line counts', async () => {
+    const n = DIFF_WINDOW_MAX_LINES * 2
+    const text = Array.from({ length: n }, (_, i) => `l${i}\n`).join('')
+    const fs = new MemoryFileSystem({ cwd: '/w', files: { 'f.txt': text } })
+    const outcome = await fs.editText(await fs.resolve('f.txt'), { oldString: 'l', newString: 'L', replaceAll: true })
+    const changed = changedLines(outcome, { context: 3, maxLines: DIFF_WINDOW_MAX_LINES })
+    expect([changed?.beforeLines, changed?.afterLines, changed?.before.split('\n').length]).toEqual([n, n, DIFF_WINDOW_MAX_LINES + 1])
+    expect(await diffOutcome(outcome)).toEqual(textDiff(outcome))
+  })
+})
