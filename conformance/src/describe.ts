@@ -4,7 +4,9 @@ import type { ConformanceOptions } from './types.js'
 import { DEFAULT_MODEL_SEED, DEFAULT_TIMEOUT_MS } from './types.js'
 import { identityClauses } from './clauses/identity.js'
 import { readClauses } from './clauses/read.js'
+import { openFileClauses } from './clauses/open-file.js'
 import { listClauses } from './clauses/list.js'
+import { treeClauses } from './clauses/tree.js'
 import { writeClauses } from './clauses/write.js'
 import { editClauses } from './clauses/edit.js'
 import { versionClauses } from './clauses/versions.js'
@@ -60,7 +62,9 @@ export async function describeConformance<F extends FileSystem>(options: Conform
   describe(`conformance: ${options.name}`, () => {
     identityClauses(kit)
     readClauses(kit)
+    openFileClauses(kit)
     listClauses(kit)
+    treeClauses(kit)
     writeClauses(kit)
     editClauses(kit)
     versionClauses(kit)

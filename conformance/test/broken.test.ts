@@ -75,6 +75,8 @@ const VARIANTS: readonly Variant[] = [
   { file: 'list-staging-residue', rule: 'listDir: staging residue of in-flight writes is never listed', caughtBy: ['write: in flight'] },
   { file: 'memory-list-link-type', rule: "listDir: a symlink's type is its target's", caughtBy: ['listing: symlinks'] },
   { file: 'memory-list-broken-link-metadata', rule: 'listDir: a broken symlink is other without metadata', caughtBy: ['listing: symlinks'] },
+  { file: 'tree-ignores-prune', rule: 'listTree: a directory named in prune is listed and never entered', caughtBy: ['tree listing'] },
+  { file: 'memory-tree-link-flag', rule: 'listTree: a symlink to a directory is listed with link: true and never entered', caughtBy: ['tree listing: symlinks'] },
   // write
   { file: 'in-place', rule: 'writeText: a reader sees the old content or the new, whole, never a mix', caughtBy: ['atomicity'] },
   { file: 'write-non-atomic-large', rule: 'writeText: a reader sees the old content or the new, whole (above a part size)', caughtBy: ['atomicity'] },

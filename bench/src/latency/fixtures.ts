@@ -18,7 +18,11 @@ export const TREE_DIRS = 10
 export const TREE_FILES_PER_DIR = 20
 /** grep's pattern: on the first line of every tenth file of the tree. */
 export const NEEDLE = 'NEEDLE'
-export const EDITORS = ['seamfs', 'ssh2-sftp-client', 'sdk', 'flystorage'] as const
+export const EDITORS = ['seamfs', 'ssh2-sftp-client', 'sdk', 'flystorage', 'tools', 'bare'] as const
+/** Files of 4 KiB the read rows take one at a time, so that no read finds its file in a cache. */
+export const READ_FILES = 64
+/** The path of the `n`-th of the {@link READ_FILES}. */
+export const readFile = (n: number): string => `read/r${String(n % READ_FILES).padStart(2, '0')}.txt`
 
 /** Relative path → content, for a run: data files, the two listed directories, the 200-file tree. */
 export function fixtureFiles(listed: readonly number[]): Map<string, string> {
@@ -29,6 +33,9 @@ export function fixtureFiles(listed: readonly number[]): Map<string, string> {
   ])
   // Each subject edits its own file, toggling MARK-A and MARK-B.
   for (const subject of EDITORS) files.set(`data/edit-${subject}.txt`, SMALL)
+  // The tool table's overwrites: each side its own file.
+  for (const side of ['tools', 'bare']) files.set(`data/over-${side}.txt`, SMALL)
+  for (let n = 0; n < READ_FILES; n++) files.set(readFile(n), SMALL)
   for (const n of listed) for (let i = 0; i < n; i++) files.set(`list${n}/f${String(i).padStart(4, '0')}.txt`, `file ${i}\n`)
   for (let d = 0; d < TREE_DIRS; d++) {
     for (let f = 0; f < TREE_FILES_PER_DIR; f++) {

@@ -48,10 +48,11 @@ export interface Subject {
   close(): Promise<void>
 }
 
-/** One cell group of the table: one operation of one subject at one delay. */
+/** One cell group of the table: one operation of one subject at one RTT. */
 export interface Measured {
   readonly backend: string
-  readonly delayMs: number
+  /** Round-trip time the proxy added (half of it each way). */
+  readonly rttMs: number
   readonly operation: Operation
   readonly subject: string
   readonly requests: number
@@ -62,23 +63,25 @@ export interface Measured {
   readonly wallMs: number
 }
 
-function median(values: readonly number[]): number {
+/** The median of `values` (the mean of the middle two for an even count). */
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = sorted.length >> 1
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
 }
 
-/** Runs `op` `reps` times through `proxy`; counts come from the last repetition. */
+/** Runs `op` `reps` times through `proxy`, each once nothing is on its way through it; counts come from the last repetition. */
 export async function measure(
   proxy: LatencyProxy,
   subject: Subject,
   op: (rep: number) => Promise<unknown>,
   reps: number,
   firstRep: number,
-): Promise<Omit<Measured, 'backend' | 'delayMs' | 'operation' | 'subject'>> {
+): Promise<Omit<Measured, 'backend' | 'rttMs' | 'operation' | 'subject'>> {
   const times: number[] = []
   let counted = { requests: 0, detail: '', roundTrips: 0, connections: 0 }
   for (let rep = 0; rep < reps; rep++) {
+    await proxy.quiet()
     subject.reset()
     proxy.reset()
     const start = performance.now()
@@ -119,14 +122,13 @@ export function table(rows: readonly (readonly string[])[]): string {
 }
 
 /**
- * One backend at one delay: a row per operation, and per subject its requests, round trips
- * and wall time (`n/a` where a subject has no such operation). With a delay and a 0 ms run to
- * compare, `~RT` is the round trips the wall time implies: (ms − ms at 0 ms) / RTT.
+ * One backend at one RTT: a row per operation, and per subject its requests, round trips
+ * and wall time (`n/a` where a subject has no such operation). With an RTT and a 0 ms run to
+ * compare, `~RT` is the round trips the wall time implies: (ms − ms at 0 ms) / `measuredRtt`.
  */
-export function delayTable(results: readonly Measured[], subjects: readonly string[], baseline: readonly Measured[] = []): string {
+export function delayTable(results: readonly Measured[], subjects: readonly string[], baseline: readonly Measured[] = [], measuredRtt = 0): string {
   const operations = OPERATIONS.filter((op) => results.some((r) => r.operation === op))
-  const delayMs = results[0]?.delayMs ?? 0
-  const implied = delayMs > 0 && baseline.length > 0
+  const implied = measuredRtt > 0 && baseline.length > 0
   const header = ['operation', ...subjects.flatMap((s) => [`${s} req`, `${s} RT`, ...(implied ? [`${s} ~RT`] : []), `${s} ms`])]
   const rows = operations.map((operation) => [
     operation,
@@ -134,7 +136,7 @@ export function delayTable(results: readonly Measured[], subjects: readonly stri
       const r = results.find((m) => m.operation === operation && m.subject === subject)
       if (r === undefined) return implied ? ['n/a', 'n/a', 'n/a', 'n/a'] : ['n/a', 'n/a', 'n/a']
       const base = baseline.find((m) => m.operation === operation && m.subject === subject)
-      const rt = base === undefined ? 'n/a' : ((r.wallMs - base.wallMs) / (2 * delayMs)).toFixed(1)
+      const rt = base === undefined ? 'n/a' : ((r.wallMs - base.wallMs) / measuredRtt).toFixed(1)
       return [String(r.requests), String(r.roundTrips), ...(implied ? [rt] : []), r.wallMs.toFixed(1)]
     }),
   ])

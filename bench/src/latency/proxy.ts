@@ -18,6 +18,11 @@
  * an earlier reply is delivered after it. It also depends on the delay: where the client's and
  * server's work between two replies is longer than the delay, requests a client sends together
  * at 50 ms leave in several flights at 10 ms, and count (and cost) that many levels.
+ *
+ * A measurement starts with {@link LatencyProxy.reset}; chunks still on their way from before it
+ * (the answer to a request a call sent behind its result, such as a lock's release) are delivered
+ * but count for nothing, so they cannot deepen the next measurement's chains. {@link
+ * LatencyProxy.quiet} waits until nothing is on its way, so that they do not share its time either.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net'
 
@@ -35,6 +40,8 @@ interface Pending {
   readonly chunk: Buffer
   readonly at: number
   readonly depth: number
+  /** The measurement it was sent in (see {@link LatencyProxy.reset}). */
+  readonly epoch: number
 }
 
 /** One direction of one connection: chunks released in order at their due time. */
@@ -51,6 +58,11 @@ class DelayQueue {
   push(item: Pending): void {
     this.items.push(item)
     this.schedule()
+  }
+
+  /** Chunks waiting for their time. */
+  get size(): number {
+    return this.items.length
   }
 
   /** Ends the far side once every queued chunk is released. */
@@ -94,6 +106,7 @@ export class LatencyProxy {
   private readonly upDepths = new Map<Socket, { depth: number }>()
   private deliveredDown = 0
   private maxDepth = 0
+  private epoch = 0
   private connections = 0
   private bytesUp = 0
   private bytesDown = 0
@@ -125,14 +138,28 @@ export class LatencyProxy {
     return proxy
   }
 
-  /** Starts a new measurement: counts and depths from zero (connections already open stay open). */
+  /**
+   * Starts a new measurement: counts and depths from zero (connections already open stay open);
+   * chunks sent before are still delivered, but deepen nothing.
+   */
   reset(): void {
+    this.epoch++
     this.deliveredDown = 0
     this.maxDepth = 0
     for (const state of this.upDepths.values()) state.depth = 0
     this.connections = 0
     this.bytesUp = 0
     this.bytesDown = 0
+  }
+
+  /** Resolves once no chunk has been waiting in either direction for `quietMs` (polled every ms or so). */
+  async quiet(quietMs = 5): Promise<void> {
+    let since = performance.now()
+    for (;;) {
+      if ([...this.queues].some((queue) => queue.size > 0)) since = performance.now()
+      else if (performance.now() - since >= quietMs) return
+      await new Promise((resolve) => setTimeout(resolve, 1))
+    }
   }
 
   counts(): ProxyCounts {
@@ -166,14 +193,14 @@ export class LatencyProxy {
     this.track(upstream)
     const up = new DelayQueue(
       (item) => {
-        upDepth.depth = item.depth
+        upDepth.depth = item.epoch === this.epoch ? item.depth : 0
         upstream.write(item.chunk)
       },
       () => upstream.end(),
     )
     const down = new DelayQueue(
       (item) => {
-        this.deliveredDown = Math.max(this.deliveredDown, item.depth)
+        if (item.epoch === this.epoch) this.deliveredDown = Math.max(this.deliveredDown, item.depth)
         client.write(item.chunk)
       },
       () => client.end(),
@@ -184,11 +211,11 @@ export class LatencyProxy {
       this.bytesUp += chunk.length
       const depth = Math.max(this.deliveredDown, handshake.depth) + 1
       this.maxDepth = Math.max(this.maxDepth, depth)
-      up.push({ chunk, at: Math.max(performance.now() + this.delayMs, accepted + 3 * delay), depth })
+      up.push({ chunk, at: Math.max(performance.now() + this.delayMs, accepted + 3 * delay), depth, epoch: this.epoch })
     })
     upstream.on('data', (chunk: Buffer) => {
       this.bytesDown += chunk.length
-      down.push({ chunk, at: performance.now() + this.delayMs, depth: upDepth.depth })
+      down.push({ chunk, at: performance.now() + this.delayMs, depth: upDepth.depth, epoch: this.epoch })
     })
     client.once('end', () => up.end())
     upstream.once('end', () => down.end())

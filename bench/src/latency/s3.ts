@@ -39,16 +39,19 @@ export function s3Client(server: S3Info, endpoint: string, counter?: RequestCoun
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   })
-  if (counter !== undefined) {
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        counter.add(SHORT[context.commandName ?? ''] ?? context.commandName ?? '?')
-        return next(args)
-      },
-      { step: 'deserialize', name: 'countRequests' },
-    )
-  }
+  if (counter !== undefined) countRequests(client, counter)
   return client
+}
+
+/** Counts every HTTP attempt `client` sends into `counter`, by command (a deserialize-step middleware runs once per attempt). */
+export function countRequests(client: S3Client, counter: RequestCounter): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      counter.add(SHORT[context.commandName ?? ''] ?? context.commandName ?? '?')
+      return next(args)
+    },
+    { step: 'deserialize', name: 'countRequests' },
+  )
 }
 
 /** Writes the fixtures under `prefix` straight to radosgw (no proxy). */

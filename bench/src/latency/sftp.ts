@@ -13,7 +13,8 @@ import type { SftpInfo } from './servers.js'
 
 const REQUEST = /^SFTP: Outbound: (?:Sending|Sent|Buffered) (\S+)/
 
-function config(server: SftpInfo, port: number, counter?: RequestCounter): ConnectConfig {
+/** ssh2's settings for `server` on `port` (the proxy's), counting SFTP requests into `counter` from ssh2's debug lines. */
+export function config(server: SftpInfo, port: number, counter?: RequestCounter): ConnectConfig {
   return {
     host: '127.0.0.1',
     port,
@@ -30,7 +31,8 @@ function config(server: SftpInfo, port: number, counter?: RequestCounter): Conne
   }
 }
 
-async function connect(cfg: ConnectConfig): Promise<Client> {
+/** A connected ssh2 client. */
+export async function connect(cfg: ConnectConfig): Promise<Client> {
   const client = new Client()
   await new Promise<void>((resolve, reject) => {
     client.once('ready', resolve).once('error', reject)

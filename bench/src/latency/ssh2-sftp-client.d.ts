@@ -1,6 +1,6 @@
 /** The part of ssh2-sftp-client (untyped package) the latency bench calls. */
 declare module 'ssh2-sftp-client' {
-  import type { ConnectConfig } from 'ssh2'
+  import type { Client, ConnectConfig } from 'ssh2'
 
   export interface FileInfo {
     readonly type: string
@@ -9,6 +9,8 @@ declare module 'ssh2-sftp-client' {
   }
 
   export default class SftpClient {
+    /** The ssh2 connection; each call adds listeners to it while it runs. */
+    readonly client: Client
     connect(config: ConnectConfig): Promise<unknown>
     get(path: string): Promise<Buffer>
     put(input: Buffer | string, path: string): Promise<string>

@@ -164,6 +164,29 @@ export const READ_TRACE: OwnerTraces = {
     ],
   },
 
+  'FileSystem.openFile': {
+    'missing is `FS_NOT_FOUND`; a directory or special file is `FS_NOT_REGULAR_FILE`; both reject the returned promise': {
+      tests: ['openFile: a missing file is FS_NOT_FOUND and a directory FS_NOT_REGULAR_FILE, rejecting the promise'],
+      note: 'a special file (the kit cannot make one)',
+    },
+    '`info` is what `stat` says of the file (`type` is `file`, `size` its byte size) and its `version` never names newer content than `chunks` yields: a guard built on it fails `FS_STALE_VERSION` if the file changed since (a backend that needs two looks takes the version first)':
+      {
+        tests: [
+          'openFile: info is what stat says, and the chunks, concatenated, are the stored bytes',
+          'openFile: its version guards a write: it passes while the file is unchanged, and is stale once it changed',
+        ],
+        note: 'a change racing the open itself (the kit cannot time one)',
+      },
+    "`chunks` follow `streamBytes`' rules: concatenated they are the file's bytes; a chunk is the caller's until it asks for the next one; the signal is checked between chunks; later failures are thrown by the iterator":
+      {
+        tests: ['openFile: info is what stat says, and the chunks, concatenated, are the stored bytes', 'openFile: the signal is checked between chunks'],
+        note: "a chunk held across the next request, and a failure after the first chunk: streamBytes' tests, on the same chunks",
+      },
+    'reading `chunks` to the end, stopping early or `close()` releases the file; `close()` is idempotent': [
+      'openFile: reading to the end, stopping early or close() releases the file; close() is idempotent',
+    ],
+  },
+
   'FileSystem.listDir': {
     'missing is `FS_NOT_FOUND`; a non-directory is `FS_NOT_DIRECTORY`': [
       'a missing directory is FS_NOT_FOUND; a file is FS_NOT_DIRECTORY',
@@ -179,6 +202,33 @@ export const READ_TRACE: OwnerTraces = {
     'no file content is read; staging residue of in-flight writes is never listed': [
       'works on a directory full of binary files (no content is read)',
       'staging residue of in-flight writes is never listed, only the final names',
+    ],
+  },
+
+  'FileSystem.listTree': {
+    'missing is `FS_NOT_FOUND`; what `stat` reports as a file or other is `FS_NOT_DIRECTORY`; both reject the returned promise': {
+      tests: ['listTree of a missing directory is FS_NOT_FOUND, of a file FS_NOT_DIRECTORY: the returned promise rejects'],
+      note: 'a special file (the kit cannot make one on every store)',
+    },
+    'each entry below the directory comes once, with `path` (its names below the directory, `/`-joined) and the fields `listDir` gives it': [
+      'listTree lists every entry below the directory once, with its path and what listDir gives it',
+      'a tree larger than any store page (1,040 files, three depths) is listed whole, without duplicates',
+    ],
+    'a symlink to a directory is listed with `link: true` and never entered; a directory named in `prune` is listed and never entered': [
+      'a symlink to a directory is listed with link: true and never entered; other links are listed as listDir shows them',
+      'a directory named in prune is listed and never entered; the root itself is entered whatever its name',
+    ],
+    'pages, and the entries of a page, come in any order; no file content is read; staging residue of in-flight writes is never listed': [
+      'listTree lists every entry below the directory once, with its path and what listDir gives it',
+      'no staging residue of in-flight writes is listed',
+    ],
+    'a directory below that is gone by the time it is listed is left out; any other failure is thrown by the iterator': {
+      tests: ['a directory removed while the tree is listed is left out or listed whole, never a failure'],
+      note: 'another failure below the directory (the kit cannot inject one)',
+    },
+    'the signal is checked between pages; a `prune` that is not an array of strings is `FS_UNSUPPORTED` before any I/O': [
+      'listTree with an aborted signal is FS_ABORTED; a signal aborted between pages ends the listing with FS_ABORTED',
+      'a prune that is not an array of strings is FS_UNSUPPORTED',
     ],
   },
 

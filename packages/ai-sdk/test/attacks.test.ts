@@ -150,7 +150,9 @@ describe('fileToolSet: aborts and throws from the backend', () => {
       const fs2 = withMethod(fs, 'readTextStream', () => {
         throw thrown
       })
-      const tools = fileToolSet({ fs: fs2, sandbox: false })
+      // The read tool opens the file (openFile): it throws there too.
+      const fs3 = withMethod(fs2, 'openFile', () => Promise.reject(thrown)) // eslint-disable-line @typescript-eslint/prefer-promise-reject-errors
+      const tools = fileToolSet({ fs: fs3, sandbox: false })
       const got = await run(tools.read, { file_path: 'a.txt' })
       const label = `thrown #${weird.indexOf(thrown)}`
       expect.soft(isFileToolError(got), `${label}: ${String(got)}`).toBe(true)

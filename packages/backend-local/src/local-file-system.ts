@@ -1,4 +1,17 @@
-import { accessSync, type BigIntStats, type Dirent, closeSync, constants, fstatSync, lstatSync, readSync, read, statSync } from 'node:fs'
+import {
+  accessSync,
+  type BigIntStats,
+  type Dirent,
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  read,
+  statSync,
+} from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { dirname, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -23,6 +36,7 @@ import {
   type FsTarget,
   type FsVerb,
   type LeaseHold,
+  type OpenedFile,
   type LeaseStore,
   type LockContext,
   type ReadRequest,
@@ -35,7 +49,7 @@ import {
 import { DESCRIPTOR_PATHS, ensureAnchor, fdPath, openVerified, removeMadeDirectories } from './anchor.js'
 import { errnoOf, errnoRow } from './errors.js'
 import { DEFAULT_NEW_FILE_MODE, type LocalFileSystemOptions, type LocalHooks } from './options.js'
-import { absolutePath, canonicalPath, containsPath } from './paths.js'
+import { absolutePath, canonicalPath, containsPath, NO_DESCRIPTOR, O_PATH } from './paths.js'
 import { makeDirectoryAt, removeEntry } from './mutate.js'
 import { isLockName, localLeaseStore } from './leases.js'
 import { isStagingName, Publisher } from './publish.js'
@@ -50,6 +64,17 @@ const STREAM_CHUNK = 256 * 1024
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK
 /** Errnos of a path that can never be followed: for `stat` it is absent, in a listing a broken link. */
 const UNFOLLOWABLE = new Set(['ELOOP', 'ENOTDIR', 'ENAMETOOLONG'])
+
+/** stat(2) of `path`, links followed; absent (also through a file or a loop) is undefined. */
+function statOrUndefined(path: string): FsInfo | undefined {
+  try {
+    const st = statSync(path, { bigint: true, throwIfNoEntry: false })
+    return st === undefined ? undefined : infoOf(st)
+  } catch (err) {
+    if (UNFOLLOWABLE.has(errnoOf(err) ?? '')) return undefined
+    throw err
+  }
+}
 /** Errnos of an edit target that is gone: the edit is stale, whatever the guard. */
 const GONE = new Set(['ENOENT', 'ENOTDIR', 'ELOOP'])
 
@@ -224,13 +249,26 @@ export class LocalFileSystem extends FileSystem {
     return { targetKey: FsTargetKey(canonicalPath(abs)), displayPath: abs }
   }
 
+  /**
+   * The metadata of what the key names now, through a descriptor verified at the key (`O_PATH`: nothing
+   * is opened for I/O), so that a directory swapped for a link on the way fails the call instead of
+   * describing what the link leads to (a file outside a sandbox's roots).
+   */
   protected override async statTarget(target: FsTarget): Promise<FsInfo | undefined> {
+    let fd: number
     try {
-      const st = statSync(target.targetKey, { bigint: true, throwIfNoEntry: false })
-      return st === undefined ? undefined : infoOf(st)
+      if (!DESCRIPTOR_PATHS) return statOrUndefined(target.targetKey)
+      fd = openVerified(target.targetKey, O_PATH, 'stat', target.displayPath)
     } catch (err) {
-      if (UNFOLLOWABLE.has(errnoOf(err) ?? '')) return undefined
+      const code = errnoOf(err) ?? ''
+      if (code === 'ENOENT' || UNFOLLOWABLE.has(code)) return undefined
+      if (NO_DESCRIPTOR.has(code)) return statOrUndefined(target.targetKey)
       throw err
+    }
+    try {
+      return infoOf(fstatSync(fd, { bigint: true }))
+    } finally {
+      closeSync(fd)
     }
   }
 
@@ -256,6 +294,33 @@ export class LocalFileSystem extends FileSystem {
     accessSync(target.targetKey, constants.R_OK)
     // The descriptor is opened on first iteration, so an iterable that is never consumed holds nothing.
     return streamFile(target)
+  }
+
+  /**
+   * One descriptor: opened (verified at the canonical path), fstat-ed for the info, and, for a file
+   * of at most {@link SYNC_READ_MAX} bytes, read whole at once (one chunk, no second trip to the
+   * disk); a larger one is streamed from that descriptor.
+   */
+  protected override async openTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<OpenedFile> {
+    const fd = openVerified(target.targetKey, READ_FLAGS, 'read', target.displayPath)
+    let owned = true
+    try {
+      const st = fstatSync(fd, { bigint: true })
+      if (!st.isFile()) throw FsError.notRegularFile('read', target.displayPath)
+      const info = infoOf(st)
+      if (st.size > BigInt(SYNC_READ_MAX)) {
+        owned = false
+        return { info, chunks: streamFrom(fd) }
+      }
+      // The file may have grown since fstat: read on to its end, as a stream would (past a bound, streamed).
+      const limit = 4 * SYNC_READ_MAX
+      const bytes = await readUpTo(fd, { size: Number(st.size), limit, verb: 'read', signal })
+      if (bytes.length <= limit) return { info, chunks: bytes.length === 0 ? [] : [bytes] }
+      owned = false
+      return { info, chunks: after(bytes, streamFrom(fd)) }
+    } finally {
+      if (owned) closeSync(fd)
+    }
   }
 
   protected override async listEntries(target: FsTarget): Promise<FsDirEntry[]> {
@@ -450,8 +515,32 @@ export class LocalFileSystem extends FileSystem {
     return absolutePath(path, cwd === undefined ? this.cwd : absolutePath(cwd, this.cwd))
   }
 
-  /** A symlinked child: followed (one stat); broken or looping → `other` without metadata. */
+  /**
+   * A symlinked child: followed; broken or looping → `other` without metadata. Its key and its
+   * metadata come from one descriptor (`O_PATH`, the name the kernel gives it, then fstat), so that a
+   * directory swapped on the way between two lookups cannot pair one file's key with another's
+   * metadata (a sandbox decides by the key what it may show).
+   */
   #linkEntry(name: string, childKey: string, displayPath: string): FsDirEntry {
+    if (DESCRIPTOR_PATHS) {
+      let fd: number | undefined
+      try {
+        fd = openSync(childKey, O_PATH)
+      } catch (err) {
+        const code = errnoOf(err) ?? ''
+        if (code === 'ENOENT' || UNFOLLOWABLE.has(code)) return { name, type: 'other', target: { targetKey: FsTargetKey(childKey), displayPath } }
+        if (!NO_DESCRIPTOR.has(code)) throw err
+      }
+      if (fd !== undefined) {
+        try {
+          const real = readlinkSync(fdPath(fd))
+          if (real.startsWith('/') && !real.endsWith(' (deleted)'))
+            return { name, target: { targetKey: FsTargetKey(real), displayPath }, ...infoOf(fstatSync(fd, { bigint: true })) }
+        } finally {
+          closeSync(fd)
+        }
+      }
+    }
     let st: BigIntStats | undefined
     try {
       st = statSync(childKey, { bigint: true, throwIfNoEntry: false })
@@ -490,9 +579,73 @@ export class LocalFileSystem extends FileSystem {
  */
 async function* streamFile(target: FsTarget): AsyncGenerator<Uint8Array> {
   const fd = openVerified(target.targetKey, READ_FLAGS, 'read', target.displayPath)
-  let pending: Promise<number> | undefined
   try {
     if (!fstatSync(fd).isFile()) throw FsError.notRegularFile('read', target.displayPath)
+  } catch (err) {
+    closeSync(fd)
+    throw err
+  }
+  yield* streamFrom(fd)
+}
+
+/**
+ * The chunks of an open regular file's descriptor, which the stream owns: closed when the stream ends,
+ * fails or is stopped (also before its first chunk was asked for: see {@link closingOnReturn}).
+ */
+function streamFrom(fd: number): AsyncIterable<Uint8Array> {
+  return closingOnReturn(chunksOf(fd), () => closeSync(fd))
+}
+
+/** `source`, with `release` run once when it ends, fails or is stopped, whether or not a chunk was asked for. */
+function closingOnReturn(source: AsyncGenerator<Uint8Array>, release: () => void): AsyncIterable<Uint8Array> {
+  let released = false
+  const once = (): void => {
+    if (released) return
+    released = true
+    release()
+  }
+  let started = false
+  const iterator: AsyncIterator<Uint8Array> = {
+    next: async () => {
+      started = true
+      try {
+        const step = await source.next()
+        if (step.done === true) once()
+        return step
+      } catch (err) {
+        once()
+        throw err
+      }
+    },
+    return: async () => {
+      // A started generator waits in its `finally` for the read in flight before the descriptor closes.
+      if (started) await source.return(undefined)
+      once()
+      return { done: true, value: undefined }
+    },
+  }
+  return { [Symbol.asyncIterator]: () => iterator }
+}
+
+/** `first`, then the chunks of `rest` (released like `rest`, also when stopped at `first`). */
+function after(first: Uint8Array, rest: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  const inner = rest[Symbol.asyncIterator]()
+  let given = false
+  const iterator: AsyncIterator<Uint8Array> = {
+    next: () => {
+      if (given) return inner.next()
+      given = true
+      return Promise.resolve({ done: false, value: first })
+    },
+    return: async () => (await inner.return?.()) ?? { done: true, value: undefined },
+  }
+  return { [Symbol.asyncIterator]: () => iterator }
+}
+
+/** The chunks behind `fd`, with one chunk of read-ahead; the caller closes `fd` once this has ended. */
+async function* chunksOf(fd: number): AsyncGenerator<Uint8Array> {
+  let pending: Promise<number> | undefined
+  try {
     let current = Buffer.allocUnsafe(STREAM_CHUNK)
     let next = Buffer.allocUnsafe(STREAM_CHUNK)
     pending = readChunk(fd, current, 0, STREAM_CHUNK)
@@ -509,6 +662,5 @@ async function* streamFile(target: FsTarget): AsyncGenerator<Uint8Array> {
   } finally {
     // A read still in flight (the consumer stopped early, or failed) must end before the fd closes.
     if (pending !== undefined) await pending.catch(() => undefined)
-    closeSync(fd)
   }
 }

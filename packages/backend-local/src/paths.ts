@@ -8,10 +8,10 @@ import { errnoOf } from './errors.js'
 const MAX_LINK_HOPS = 40
 
 /** Linux's `O_PATH` (one value on every architecture Node runs on; `fs.constants` lacks it): a descriptor that only names. */
-const O_PATH = 0o10000000
+export const O_PATH = 0o10000000
 
 /** Errnos of a descriptor that could not be had, where realpath(3) needs none: it answers instead. */
-const NO_DESCRIPTOR = new Set(['EMFILE', 'ENFILE'])
+export const NO_DESCRIPTOR = new Set(['EMFILE', 'ENFILE'])
 
 /**
  * The realpath of an existing `abs`, in one lookup: the kernel walks the path once while opening it

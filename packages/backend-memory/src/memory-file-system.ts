@@ -17,6 +17,8 @@ import {
   type FsRemoveOutcome,
   type FsRenameOutcome,
   type FsTarget,
+  type FsVerb,
+  type OpenedFile,
   type ReadRequest,
   type RemoveRequest,
   type RenameRequest,
@@ -164,7 +166,7 @@ export class MemoryFileSystem extends FileSystem {
   }
 
   protected override statTarget(target: FsTarget): Awaitable<FsInfo | undefined> {
-    const node = this.#node(target.targetKey)
+    const node = this.#node(target.targetKey, 'stat', target.displayPath)
     return node && this.#nodeInfo(node)
   }
 
@@ -185,17 +187,22 @@ export class MemoryFileSystem extends FileSystem {
   protected override openBytes(target: FsTarget): Awaitable<Iterable<Uint8Array>> {
     // A view, not a copy: every write truncates first, which gives the node a new buffer, so the
     // stream keeps showing the content as it was when it was opened (and memory stays bounded).
-    const bytes = this.#readFile(target, 'read')
-    return (function* () {
-      for (let at = 0; at < bytes.length; at += STREAM_CHUNK) yield bytes.subarray(at, at + STREAM_CHUNK)
-    })()
+    return chunksOf(this.#readFile(target, 'read'))
+  }
+
+  // One look: the node's stats and its bytes, as they are now (a later write gives the node a new buffer).
+  protected override openTarget(target: FsTarget): Awaitable<OpenedFile> {
+    const node = this.#node(target.targetKey, 'read', target.displayPath)
+    const info = node && this.#nodeInfo(node)
+    if (info === undefined) throw FsError.notFound('read', target.displayPath)
+    if (info.type !== 'file') throw FsError.notRegularFile('read', target.displayPath)
+    return { info, chunks: chunksOf(bytesOf(node as MemNode)) }
   }
 
   protected override listEntries(target: FsTarget): Awaitable<FsDirEntry[]> {
-    const st = this.#statOrUndefined(target.targetKey, true)
-    if (st === undefined) throw FsError.notFound('list', target.displayPath)
-    if (!st.isDirectory()) throw FsError.notDirectory('list', target.displayPath)
-    const dir = this.#link(target.targetKey)
+    const dir = this.#link(target.targetKey, 'list', target.displayPath)
+    if (dir === undefined) throw FsError.notFound('list', target.displayPath)
+    if (!dir.getNode().isDirectory()) throw FsError.notDirectory('list', target.displayPath)
     const entries: FsDirEntry[] = []
     for (const dirent of this.volume.readdirSync(target.targetKey, { withFileTypes: true }) as Dirent[]) {
       const name = String(dirent.name)
@@ -249,7 +256,7 @@ export class MemoryFileSystem extends FileSystem {
   #publish(target: FsTarget, encoded: Uint8Array, request: WriteRequest): WriteResult {
     const bytes = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength)
     const key = target.targetKey
-    const node = this.#node(key)
+    const node = this.#node(key, 'write', target.displayPath)
     if (node !== undefined && !node.isFile()) throw FsError.notRegularFile('write', target.displayPath)
     checkGuard('write', target.displayPath, request.expected, node && this.#nodeVersion(node))
     if (node !== undefined) assertWritable(node, 'write', target.displayPath)
@@ -270,7 +277,7 @@ export class MemoryFileSystem extends FileSystem {
     } else {
       core.writeFile(key, bytes, O_WRONLY | O_TRUNC, 0)
     }
-    return { created: node === undefined, version: this.#stamp(node ?? this.#node(key), key), before }
+    return { created: node === undefined, version: this.#stamp(node ?? this.#node(key, 'write', target.displayPath), key), before }
   }
 
   protected override updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Awaitable<FsVersion> {
@@ -283,7 +290,7 @@ export class MemoryFileSystem extends FileSystem {
       replaceContent(this.#core, link, transform(bytesOf(plain)), new Date(this.#clock()))
       return this.#nodeVersion(plain)
     }
-    const node = this.#node(key)
+    const node = this.#node(key, 'edit', target.displayPath)
     if (node !== undefined && !node.isFile()) throw FsError.notRegularFile('edit', target.displayPath)
     checkGuard('edit', target.displayPath, request.expected, node && this.#nodeVersion(node))
     assertWritable(node as MemNode, 'edit', target.displayPath)
@@ -295,7 +302,7 @@ export class MemoryFileSystem extends FileSystem {
   // Each hook below checks and changes in one synchronous run: no other code of this process interleaves.
   protected override removeTarget(target: FsTarget, { expected, recursive, maxEntries }: RemoveRequest): Awaitable<FsRemoveOutcome> {
     const path = target.displayPath
-    const link = this.#link(target.targetKey)
+    const link = this.#link(target.targetKey, 'remove', path)
     if (link === undefined) throw expected === undefined ? FsError.notFound('remove', path) : FsError.stale('remove', path, 'gone')
     const node = link.getNode()
     if (!node.isFile() && !node.isDirectory()) throw FsError.notRegularFile('remove', path)
@@ -316,12 +323,12 @@ export class MemoryFileSystem extends FileSystem {
 
   protected override renameTarget(from: FsTarget, to: FsTarget, { expected, overwrite }: RenameRequest): Awaitable<FsRenameOutcome> {
     const path = from.displayPath
-    const source = this.#link(from.targetKey)
+    const source = this.#link(from.targetKey, 'rename', path)
     if (source === undefined) throw expected === undefined ? FsError.notFound('rename', path) : FsError.stale('rename', path, 'gone')
     const node = source.getNode()
     if (!node.isFile() && !node.isDirectory()) throw FsError.notRegularFile('rename', path)
     checkGuard('rename', path, expected, this.#nodeVersion(node))
-    const existing = this.#link(to.targetKey)
+    const existing = this.#link(to.targetKey, 'rename', to.displayPath)
     const type = node.isFile() ? 'file' : 'directory'
     // `to` became a link to `from` since it was resolved: one file, nothing to move (as core does for one targetKey).
     if (existing === source) return { type, replaced: false, version: this.#nodeVersion(node) }
@@ -330,7 +337,7 @@ export class MemoryFileSystem extends FileSystem {
     const [fromPath, toPath] = [pathOf(source), existing === undefined ? to.targetKey : pathOf(existing)]
     // Core refused `to` inside `from` by their keys; a link made on the way since could still lead there.
     if (node.isDirectory() && isWithin(fromPath, this.#canonical(toPath, 0))) throw FsError.unsupported('rename', path, 'cannot move a directory into itself')
-    const toParent = this.#link(posix.dirname(toPath))
+    const toParent = this.#link(posix.dirname(toPath), 'rename', to.displayPath)
     if (!isWritableDirectory(source.parent) || (toParent !== undefined && !isWritableDirectory(toParent))) throw denied('rename', path)
     const core = this.volume._core
     // The lookups memfs's rename makes (with their access checks), made before anything changes.
@@ -345,7 +352,7 @@ export class MemoryFileSystem extends FileSystem {
   }
 
   protected override makeDirectory(target: FsTarget): Awaitable<boolean> {
-    const node = this.#node(target.targetKey)
+    const node = this.#node(target.targetKey, 'create directory', target.displayPath)
     if (node?.isDirectory() === true) return false
     if (node !== undefined) throw FsError.notDirectory('create directory', target.displayPath)
     try {
@@ -441,26 +448,52 @@ export class MemoryFileSystem extends FileSystem {
 
   /** The content of a regular file: a view of the node's bytes, valid until the next write to it. */
   #readFile(target: FsTarget, verb: 'read'): Uint8Array {
-    const node = this.#node(target.targetKey)
+    const node = this.#node(target.targetKey, verb, target.displayPath)
     if (node === undefined) throw FsError.notFound(verb, target.displayPath)
     if (!node.isFile()) throw FsError.notRegularFile(verb, target.displayPath)
     return bytesOf(node)
   }
 
-  /** The node at a canonical key (symlinks followed), or undefined when absent or a link loop. */
-  #node(key: string): MemNode | undefined {
-    return this.#link(key)?.getNode()
+  /** The node at a canonical key, as {@link #link} finds it. */
+  #node(key: string, verb: FsVerb, path: string): MemNode | undefined {
+    return this.#link(key, verb, path)?.getNode()
   }
 
-  /** The link at a canonical key (symlinks followed), or undefined when absent or a link loop. */
-  #link(key: string): Link | undefined {
+  /**
+   * The link at a canonical key, or undefined when absent (also through a file). A canonical key
+   * names no symlink: one met on the way (at any level, the last included) means the model's own
+   * concurrent renames (or an embedder's calls) put a link where a directory or file of the key
+   * was since it was resolved, and following it could lead out of a sandbox's roots. That is a
+   * retryable `FS_IO_ERROR`, nothing read or changed: the hooks check and act in one synchronous
+   * run, so no link can appear between this look and their work.
+   */
+  #link(key: string, verb: FsVerb, path: string): Link | undefined {
     const plain = this.#lookup.find(key)
     if (plain !== undefined) return plain ?? undefined
+    let link = this.volume._core.root
+    for (const name of key.split('/')) {
+      if (name === '') continue
+      if (!link.getNode().isDirectory()) return undefined
+      const child = link.getChild(name)
+      if (child === undefined) return undefined
+      if (child.getNode().isSymlink()) {
+        if (this.#loops(key)) return undefined
+        throw FsError.io(verb, path, 'a directory on its path was replaced while it was in use (by a link?); resolve it again and retry', {
+          retryable: true,
+        })
+      }
+      link = child
+    }
+    return link
+  }
+
+  /** Whether following `key`'s links loops (a looping link's key is its own path: absent, as before). */
+  #loops(key: string): boolean {
     try {
-      return this.volume._core.getResolvedLink(key) ?? undefined
+      this.volume._core.getResolvedLink(key)
+      return false
     } catch (err) {
-      if (codeOf(err) === 'ELOOP' || codeOf(err) === 'ENOTDIR') return undefined
-      throw err
+      return codeOf(err) === 'ELOOP'
     }
   }
 
@@ -499,4 +532,9 @@ export class MemoryFileSystem extends FileSystem {
     stampNode(node, new Date(this.#clock()))
     return this.#nodeVersion(node)
   }
+}
+
+/** `bytes` in chunks of {@link STREAM_CHUNK}: views, not copies (a write gives the node a new buffer). */
+function* chunksOf(bytes: Uint8Array): Generator<Uint8Array> {
+  for (let at = 0; at < bytes.length; at += STREAM_CHUNK) yield bytes.subarray(at, at + STREAM_CHUNK)
 }

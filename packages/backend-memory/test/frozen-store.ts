@@ -1,5 +1,5 @@
 import { MemoryFileSystem, type MemoryFileSystemOptions } from '@seamfs/backend-memory'
-import type { ByteChunks, FsTarget, ReadRequest } from '@seamfs/core/backend'
+import type { ByteChunks, FsTarget, OpenedFile, ReadRequest } from '@seamfs/core/backend'
 
 /**
  * A memory store that can stop answering, as a frozen server does: while {@link freeze}d its hooks
@@ -53,6 +53,12 @@ export class FrozenMemory extends MemoryFileSystem {
       [Symbol.asyncIterator]: () => source,
     }
     return source as ByteChunks as Iterable<Uint8Array>
+  }
+  // One look, frozen like the others: the info once the store answers, the chunks as `openBytes` gives them.
+  protected override async openTarget(target: FsTarget): Promise<OpenedFile> {
+    await this.#wait()
+    const { info } = await super.openTarget(target)
+    return { info, chunks: await this.openBytes(target) }
   }
   protected override async listEntries(...args: Parameters<MemoryFileSystem['listEntries']>): Promise<Awaited<ReturnType<MemoryFileSystem['listEntries']>>> {
     await this.#wait()

@@ -235,12 +235,22 @@ describe('mtime and bytes', () => {
 })
 
 describe('links that appear after resolve', () => {
-  it('a rename onto a name that became a link replaces the file the link names; the link stays', async () => {
+  // A canonical key names no link: one that appeared at it or on its way since resolve is a
+  // retryable FS_IO_ERROR (resolve again), never followed: it could lead out of a sandbox's roots.
+  const retryable = async (p: Promise<unknown>): Promise<unknown> =>
+    p.then(
+      () => 'ok',
+      (err: unknown) => ({ code: (err as { code?: string }).code, retryable: (err as { retryable?: boolean }).retryable }),
+    )
+
+  it('a rename onto a name that became a link is refused, retryable, and nothing moves; resolved again it replaces the link', async () => {
     const fs = new MemoryFileSystem({ files: { 'a.txt': 'a', 'real.txt': 'old' } })
     const to = await at(fs, 'b.txt')
     fs.volume.symlinkSync('real.txt', '/b.txt')
-    expect(await codeOf(fs.rename(await at(fs, 'a.txt'), to))).toBe('FS_NOT_OBSERVED')
-    expect((await fs.rename(await at(fs, 'a.txt'), to, { overwrite: true })).replaced).toBe(true)
+    expect(await retryable(fs.rename(await at(fs, 'a.txt'), to, { overwrite: true }))).toEqual({ code: 'FS_IO_ERROR', retryable: true })
+    expect(fs.toJSON()).toEqual({ 'a.txt': 'a', 'b.txt': { symlink: 'real.txt' }, 'real.txt': 'old' })
+    expect(await codeOf(fs.rename(await at(fs, 'a.txt'), await at(fs, 'b.txt')))).toBe('FS_NOT_OBSERVED')
+    expect((await fs.rename(await at(fs, 'a.txt'), await at(fs, 'b.txt'), { overwrite: true })).replaced).toBe(true)
     expect(fs.toJSON()).toEqual({ 'b.txt': { symlink: 'real.txt' }, 'real.txt': 'a' })
   })
 
@@ -248,8 +258,8 @@ describe('links that appear after resolve', () => {
     const fs = new MemoryFileSystem({ files: { 'a.txt': 'a' } })
     const to = await at(fs, 'b.txt')
     fs.volume.symlinkSync('a.txt', '/b.txt')
-    const outcome = await fs.rename(await at(fs, 'a.txt'), to, { overwrite: true })
-    expect(outcome).toEqual({ type: 'file', replaced: false, version: (await fs.stat(to))?.version })
+    expect(await retryable(fs.rename(await at(fs, 'a.txt'), to, { overwrite: true }))).toEqual({ code: 'FS_IO_ERROR', retryable: true })
+    expect(await retryable(fs.stat(to))).toEqual({ code: 'FS_IO_ERROR', retryable: true })
     expect(fs.toJSON()).toEqual({ 'a.txt': 'a', 'b.txt': { symlink: 'a.txt' } })
   })
 
@@ -257,7 +267,30 @@ describe('links that appear after resolve', () => {
     const fs = new MemoryFileSystem({ files: { 'd/f.txt': 'f' } })
     const to = await at(fs, 'x/moved')
     fs.volume.symlinkSync('d', '/x')
-    expect(await codeOf(fs.rename(await at(fs, 'd'), to))).toBe('FS_UNSUPPORTED')
+    expect(await retryable(fs.rename(await at(fs, 'd'), to))).toEqual({ code: 'FS_IO_ERROR', retryable: true })
+    expect(await codeOf(fs.rename(await at(fs, 'd'), await at(fs, 'x/moved')))).toBe('FS_UNSUPPORTED')
     expect(fs.toJSON()).toEqual({ 'd/f.txt': 'f', x: { symlink: 'd' } })
+  })
+
+  it('reads, writes, edits and listings through a directory swapped for a link since resolve touch nothing there', async () => {
+    const fs = new MemoryFileSystem({ files: { 'w/d/f.txt': 'inside', 'out/f.txt': 'outside', 'out/g/h.txt': 'h' } })
+    const [file, dir, fresh, made] = [await at(fs, 'w/d/f.txt'), await at(fs, 'w/d'), await at(fs, 'w/d/new.txt'), await at(fs, 'w/d/g/k')]
+    fs.volume.renameSync('/w/d', '/w/gone')
+    fs.volume.symlinkSync('/out', '/w/d')
+    for (const [i, call] of [
+      fs.readText(file),
+      fs.stat(file),
+      fs.streamBytes(file),
+      fs.listDir(dir),
+      fs.writeText(fresh, 'x'),
+      fs.writeText(file, 'x'),
+      fs.editText(file, [{ oldString: 'outside', newString: 'x', replaceAll: false }]),
+      fs.remove(file),
+      fs.createDirectory(made),
+    ].entries()) {
+      // Each refused where the hook met the link: retryable (resolve again), nothing read or changed.
+      expect([i, await retryable(call)]).toEqual([i, { code: 'FS_IO_ERROR', retryable: true }])
+    }
+    expect(fs.toJSON()).toEqual({ 'w/gone/f.txt': 'inside', 'w/d': { symlink: '/out' }, 'out/f.txt': 'outside', 'out/g/h.txt': 'h' })
   })
 })

@@ -4,6 +4,7 @@ import {
   FileSystem,
   FsError,
   FsVersion,
+  processWide,
   throwIfAborted,
   type ByteChunks,
   type ErrorRow,
@@ -18,9 +19,12 @@ import {
   type FsWriteIntent,
   type LeaseHold,
   type LeaseLocks,
+  type OpenedFile,
   type ReadRequest,
   type RemoveRequest,
   type RenameRequest,
+  type TreePages,
+  type TreeRequest,
   type UpdateRequest,
   type WriteRequest,
   type WriteResult,
@@ -36,9 +40,16 @@ import { normalizePrefix, Paths } from './paths.js'
 import { probeConditions, probeMoves, scratchKey } from './probe.js'
 import { capabilitiesOf, clientConfig, requestOptionsOf } from './setup.js'
 import { underFile } from './under-file.js'
+import { listSubtree } from './subtree.js'
 import { Store } from './store.js'
 import { keyFits, MAX_KEY_BYTES, newOpId, versionOf, type Revision } from './revisions.js'
 import { afterConflict, EDIT_RETRY_MS, editBackoff, opMetadata, Writes, type Fetched } from './writes.js'
+
+/**
+ * Keys (`bucket \0 object key`) with a write or edit of this process under way, by count (every
+ * instance, every copy of this package): such a key's next operation sends nothing before its lock.
+ */
+const ACTIVE_KEYS: Map<string, number> = processWide('backend-s3:active-keys', () => new Map<string, number>())
 
 /** A listed name a path can reach: not empty, `.` or `..`. */
 const isEntryName = (name: string): boolean => name !== '' && name !== '.' && name !== '..'
@@ -75,11 +86,12 @@ interface Edit {
  * object only while holding its key's lock object.
  *
  * Request costs (after the probe): stat of a file 1 HEAD (of a directory HEAD + LIST);
- * read 1 GET; write 1 GET (the `before` diff basis, which also tells create from update; a HEAD
+ * read 1 GET (`openFile` too: the GET's headers are its info); write 1 GET (the `before` diff basis, which also tells create from update; a HEAD
  * when `before` is not wanted) + 1 PUT, plus on a create 1 LIST (is the target a directory?) and
  * the path check of resolve (did a parent become a file since?), in parallel; `createIfAbsent`
  * 1 LIST + that check + 1 PUT; `replaceIfVersion` without `before` 1 PUT `If-Match` (see
- * `writes.ts`); edit 1 GET + 1 PUT; listDir ⌈entries / pageSize⌉ LISTs; resolve, to refuse a path
+ * `writes.ts`); edit 1 GET + 1 PUT; listDir ⌈entries / pageSize⌉ LISTs; listTree ⌈keys / pageSize⌉ LISTs
+ * whatever the depth, the first with a HEAD (`subtree.ts`); resolve, to refuse a path
  * through a file, nothing in a directory it checked less than `resolveCacheMs` ago (see
  * `clear-paths.ts`), else 1 HEAD per ancestor directory up to two, deeper 1 LIST + 1 HEAD when the
  * parent exists, else one LIST more per halving of the depth and at most 2 HEADs. An
@@ -97,6 +109,12 @@ interface Edit {
  * createDirectory 1 HEAD + 1 LIST + the path check, then 1 PUT; rename 3 HEAD + 1 LIST + the path
  * check of `to` + 1 COPY + 1 DELETE.
  * Lock objects add 1 PUT before and 1 DELETE after, per key a write, edit, remove or rename changes.
+ * A write or edit sends its first requests (the GET, a create's checks) together with its lock
+ * object's PUT, its PUT then conditional on what the GET found (`If-Match`, `If-None-Match: *`), so
+ * the lock costs no round trip of its own; its DELETE goes behind the answer (see {@link settle}).
+ * Through the tools (sandbox, read-before-write policy) that makes a read 1 round trip, and a write
+ * of a new file (its checks, then the PUT), an overwrite after a read and an edit (the GET, then the
+ * PUT) 2 each, lock objects or not.
  */
 export class S3FileSystem extends FileSystem {
   readonly client: S3Client
@@ -120,6 +138,8 @@ export class S3FileSystem extends FileSystem {
   /** The lock objects, once the probe found they can be made (see `leases.ts`). */
   #leases: LeaseLocks | undefined
   #closed = false
+  /** Writes and edits that answered and are still releasing their lock objects ({@link #lockedAnswerFirst}). */
+  readonly #releasing = new Set<Promise<unknown>>()
 
   /** Builds the filesystem and runs the capability probe, so `capabilities` is final. */
   static async open(options: Readonly<S3FileSystemOptions>): Promise<S3FileSystem> {
@@ -239,9 +259,20 @@ export class S3FileSystem extends FileSystem {
     return this.#moveProbe
   }
 
+  /**
+   * Resolves once every lock object this filesystem released behind an answer is gone (a write or
+   * an edit answers as soon as its PUT has, and releases its lock object after): for a caller that
+   * must know the store is quiet, as `close()` does before it ends the client.
+   */
+  async settle(): Promise<void> {
+    while (this.#releasing.size > 0) await Promise.allSettled([...this.#releasing])
+  }
+
   override async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
+    // Lock objects still being released behind an answer go first.
+    await this.settle()
     if (this.#ownsClient) this.client.destroy()
   }
 
@@ -292,6 +323,22 @@ export class S3FileSystem extends FileSystem {
     return bodyChunks(opened.body, opened.revision.size, target.displayPath, signal)
   }
 
+  /** One GET: its headers are the info (size, the ETag's version, Last-Modified), its body the chunks. */
+  protected override async openTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<OpenedFile> {
+    const rel = this.#fileRel(target, 'read')
+    const opened = await this.#store.open(this.#paths.objectKey(rel), signal)
+    if (opened === undefined) throw await this.#absent(rel, 'read', target.displayPath, signal)
+    const { revision, body } = opened
+    const { size, lastModified } = revision
+    const info: FsInfo = { type: 'file', version: versionOf(revision), size, ...(lastModified === undefined ? {} : { mtime: lastModified }) }
+    return { info, chunks: bodyChunks(body, size, target.displayPath, signal) }
+  }
+
+  /** `listTree`: one LIST without a delimiter, paginated, whatever the depth (subtree.ts). */
+  protected override listSubtree(target: FsTarget, request: TreeRequest): Promise<TreePages> {
+    return listSubtree({ paths: this.#paths, store: this.#store, withVersion: this.#probed?.versioned === false }, target, request)
+  }
+
   protected override async listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
     const path = target.displayPath
     const rel = this.#paths.relOf(target, 'list')
@@ -337,9 +384,20 @@ export class S3FileSystem extends FileSystem {
     const probe = await this.probe()
     const { expected } = request
     if (expected !== undefined && !probe[expected.kind]) this.#assertFallbackAllowed(expected.kind, 'write', path)
-    const write = (hold?: LeaseHold): Promise<WriteResult> => this.#writes.write({ rel, path, bytes, request, probe }, hold)
-    if (this.#activeLeases() !== undefined) return this.#locked([rel], false, { verb: 'write', path, signal: request.signal }, write)
-    return this.#serialized(rel, probe, write)
+    const job = { rel, path, bytes, request, probe }
+    if (this.#activeLeases() === undefined) return this.#serialized(rel, probe, (hold?: LeaseHold) => this.#writes.write(job, hold))
+    // The reads the write needs go with the lock object's PUT (the PUT that writes waits for both).
+    return this.#lockedAnswerFirst(
+      rel,
+      { verb: 'write', path, signal: request.signal },
+      () => this.#writes.early(job),
+      (hold, early) => this.#writes.write(job, hold, early),
+    )
+  }
+
+  /** Writes and edits take a layer's fence: their reads (and lock object) go with it, their PUT waits for it. */
+  protected override takesFence(): boolean {
+    return true
   }
 
   protected override removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
@@ -369,23 +427,38 @@ export class S3FileSystem extends FileSystem {
     const rel = this.#fileRel(target, 'edit')
     const probe = await this.probe()
     if (request.expected !== undefined && !probe.replaceIfVersion) this.#assertFallbackAllowed('replaceIfVersion', 'edit', path)
-    // Edits of one key always wait for each other in this process, so they never race here.
-    return this.#locked([rel], false, { verb: 'edit', path, signal: request.signal }, (hold) => this.#update({ rel, path, request, transform, probe }, hold))
+    const edit = { rel, path, request, transform, probe }
+    // Edits of one key always wait for each other in this process, so they never race here. Where lock
+    // objects are used, the edit's first GET goes with the lock object's PUT: its PUT is conditional
+    // (If-Match of what it read) wherever the server enforces that, so it never lands on other content.
+    const early = (): Promise<Fetched | undefined> | undefined => {
+      if (this.#activeLeases() === undefined || !probe.replaceIfVersion) return undefined
+      const read = this.#editRead(edit)
+      read.catch(() => undefined)
+      return read
+    }
+    return this.#lockedAnswerFirst(rel, { verb: 'edit', path, signal: request.signal }, early, (hold, read) => this.#update(edit, hold, read))
+  }
+
+  /** The GET of an edit: the guard and the size checked on its headers, before its body is read. */
+  #editRead({ rel, path, request }: Edit): Promise<Fetched | undefined> {
+    const { expected, signal, maxBytes } = request
+    return this.#fetch(rel, { verb: 'edit', path, signal }, (revision) => {
+      checkGuard('edit', path, expected, versionOf(revision))
+      if (revision.size > maxBytes) throw FsError.tooLarge('edit', path, revision.size, maxBytes)
+      return true
+    })
   }
 
   /** One edit, holding `hold` (the key's lock object, where those are used): GET, transform, conditional PUT, redone where an unguarded edit lost a race. */
-  async #update(edit: Edit, hold: LeaseHold | undefined): Promise<FsVersion> {
+  async #update(edit: Edit, hold: LeaseHold | undefined, early?: Promise<Fetched | undefined>): Promise<FsVersion> {
     const { rel, path, transform, probe } = edit
-    const { expected, signal, maxBytes } = edit.request
+    const { expected, signal } = edit.request
     const key = this.#paths.objectKey(rel)
     const deadline = Date.now() + EDIT_RETRY_MS
     for (let attempt = 1; ; attempt++) {
       // The guard and the size are checked on the GET's headers, before its body is read.
-      const current = await this.#fetch(rel, { verb: 'edit', path, signal }, (revision) => {
-        checkGuard('edit', path, expected, versionOf(revision))
-        if (revision.size > maxBytes) throw FsError.tooLarge('edit', path, revision.size, maxBytes)
-        return true
-      })
+      const current = await (attempt === 1 && early !== undefined ? early : this.#editRead(edit))
       if (current === undefined) {
         if (await this.#isDirectory(rel, signal)) throw FsError.notRegularFile('edit', path)
         throw FsError.stale('edit', path, 'gone')
@@ -394,6 +467,9 @@ export class S3FileSystem extends FileSystem {
       throwIfAborted(signal, 'edit')
       const conditions = probe.replaceIfVersion ? { ifMatch: this.#ifMatch(current.revision.etag) } : undefined
       const opId = newOpId()
+      // A layer's fence (`UpdateRequest.fence`) allows the PUT: the GET went with the fence's own requests.
+      await edit.request.fence
+      throwIfAborted(signal, 'edit')
       hold?.assertHeld('edit', path)
       const put = await this.#clearPaths.writing(rel, () => this.#store.put(key, bytes, { ...conditions, metadata: opMetadata(opId) }))
       const failed = { key, opId, basis: versionOf(current.revision), verb: 'edit', path } as const
@@ -401,8 +477,42 @@ export class S3FileSystem extends FileSystem {
       if (!('lost' in revision)) return versionOf(revision)
       // An unguarded edit that lost a race to another client is redone on the new content; a guarded one is stale.
       if (expected !== undefined) throw FsError.stale('edit', path, 'changed')
-      await editBackoff(attempt, deadline, path, signal)
+      // A read sent before the lock that was overtaken is done again at once: the lock is held now.
+      if (attempt > 1 || early === undefined) await editBackoff(attempt, deadline, path, signal)
     }
+  }
+
+  /**
+   * {@link #locked}, answering as soon as `fn` has: the lock objects are released behind the
+   * answer, still under this process's locks (the next operation on those keys here waits for the
+   * release, not for a poll of the store), and `close()` waits for them.
+   */
+  #lockedAnswerFirst<T, E>(rel: string, ctx: LockContext, early: () => E, fn: (hold: LeaseHold | undefined, early: E | undefined) => Promise<T>): Promise<T> {
+    // The reads that may go before the lock (`early`) are sent only while no other operation of this
+    // process is at the key: behind one, what they read would be overtaken before the lock is had.
+    const key = this.#lockKey(rel)
+    const busy = ACTIVE_KEYS.get(key) ?? 0
+    ACTIVE_KEYS.set(key, busy + 1)
+    const sent = busy === 0 ? early() : undefined
+    return new Promise<T>((resolve, reject) => {
+      const whole = this.#locked([rel], false, ctx, async (hold) => {
+        const value = await fn(hold, sent)
+        resolve(value)
+        return value
+      })
+      this.#releasing.add(whole)
+      const done = (): void => {
+        this.#releasing.delete(whole)
+        const left = (ACTIVE_KEYS.get(key) ?? 1) - 1
+        if (left > 0) ACTIVE_KEYS.set(key, left)
+        else ACTIVE_KEYS.delete(key)
+      }
+      whole.then(done, (err: unknown) => {
+        done()
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the operation's own failure, passed on untouched: core translates it
+        reject(err)
+      })
+    })
   }
 
   /**

@@ -33,6 +33,8 @@ export function capabilitiesOf(probe: S3ProbeResult | undefined): FsCapabilities
     renameDirectories: false,
     createDirectory: 'marker',
     mtime: true,
+    // A prefix LIST without a delimiter: every key below a directory, a request per 1,000 keys.
+    listTree: 'native',
   })
 }
 

@@ -9,6 +9,7 @@ import {
   ListObjectVersionsCommand,
   PutObjectCommand,
   type S3Client,
+  type _Object,
 } from '@aws-sdk/client-s3'
 import { FsError } from '@seamfs/core/backend'
 import { readBody } from './body.js'
@@ -20,6 +21,7 @@ import {
   toSecond,
   unquote,
   type CopyConditions,
+  type ListedFile,
   type ListPage,
   type ObjectHeaders,
   type PutConditions,
@@ -341,6 +343,26 @@ export class Store {
 
   /** Every key that starts with `prefix`, page by page (no delimiter: the whole tree). */
   async *keysUnder(prefix: string, signal?: AbortSignal): AsyncGenerator<string[], void, undefined> {
+    for await (const page of this.#pagesUnder(prefix, prefix, signal)) yield page.map((o) => o.key)
+  }
+
+  /**
+   * Every object below `prefix` (the directory `path`), named relative to it, page by page in key
+   * order: the listing without a delimiter, a request per page whatever the depth.
+   */
+  async *objectsUnder(prefix: string, path: string, signal?: AbortSignal): AsyncGenerator<ListedFile[], void, undefined> {
+    for await (const page of this.#pagesUnder(prefix, path, signal)) {
+      yield page.map(({ key, o }) => ({
+        name: key.slice(prefix.length),
+        etag: o.ETag === undefined ? undefined : unquote(o.ETag),
+        size: o.Size,
+        lastModified: toSecond(o.LastModified),
+      }))
+    }
+  }
+
+  /** The LIST pages without a delimiter below `prefix`: each object with its decoded key (`path` names a bad one). */
+  async *#pagesUnder(prefix: string, path: string, signal: AbortSignal | undefined): AsyncGenerator<{ key: string; o: _Object }[], void, undefined> {
     if (!keyFits(prefix)) return
     let token: string | undefined
     do {
@@ -353,7 +375,7 @@ export class Store {
       })
       const out = await this.#read(command, () => this.client.send(command, aborting(signal)))
       const encoded = out.EncodingType === 'url'
-      yield (out.Contents ?? []).map((o) => decodeKey(o.Key ?? '', encoded, prefix)).filter((key) => key.startsWith(prefix))
+      yield (out.Contents ?? []).map((o) => ({ key: decodeKey(o.Key ?? '', encoded, path), o })).filter(({ key }) => key.startsWith(prefix))
       token = out.IsTruncated === true ? out.NextContinuationToken : undefined
     } while (token !== undefined)
   }

@@ -37,6 +37,18 @@ export interface WriteJob {
   readonly probe: S3ProbeResult
 }
 
+/**
+ * What a write asked of the store before it held its key's lock (sent together with the lock's own
+ * request: one round trip, not two). Only where the server enforces both conditions: the PUT is then
+ * conditional on what was read, so it lands only on the object (or the absence) that was seen.
+ */
+export interface Early {
+  /** The checks a create needs (`createIfAbsent`). */
+  readonly creatable?: Promise<void> | undefined
+  /** The object as a GET (or HEAD) found it (a write that replaces). */
+  readonly current?: Promise<Fetched | undefined> | undefined
+}
+
 /** One write under way: its job, its operation id (in its PUT's metadata) and the lock it holds, if any. */
 interface Op extends WriteJob {
   readonly id: string
@@ -150,27 +162,49 @@ export class Writes {
    * One write. `hold`: the key's lock object, held by the caller where lock objects are used
    * (see `leases.ts`): checked right before the PUT. Every PUT carries a fresh operation id.
    */
-  async write(job: WriteJob, hold?: LeaseHold): Promise<WriteResult> {
+  async write(job: WriteJob, hold?: LeaseHold, early?: Early): Promise<WriteResult> {
     const { expected, beforeMaxBytes } = job.request
     const op: Op = { ...job, id: newOpId(), hold }
-    if (expected?.kind === 'createIfAbsent') return this.#create(op)
+    if (expected?.kind === 'createIfAbsent') return this.#create(op, early?.creatable)
     if (expected !== undefined && beforeMaxBytes === 0 && blindReplaceFits(job.probe, expected.version)) return this.#replaceBlind(op, expected.version)
-    return this.#replace(op)
+    return this.#replace(op, early?.current)
+  }
+
+  /**
+   * The reads of `job` that may go before its key's lock is held, sent now: the checks of a create,
+   * the GET (or HEAD) of a replacement. None where the server does not enforce both conditions (the
+   * PUT could not then be pinned to what was read) or where the write is the PUT alone.
+   */
+  early(job: WriteJob): Early {
+    const { rel, path, request, probe } = job
+    const { expected, beforeMaxBytes, signal } = request
+    if (!probe.createIfAbsent || !probe.replaceIfVersion) return {}
+    const settled = <T>(pending: Promise<T>): Promise<T> => {
+      // Awaited by the write once it holds the lock; a lock that fails first leaves it unread.
+      pending.catch(() => undefined)
+      return pending
+    }
+    if (expected?.kind === 'createIfAbsent') return { creatable: settled(this.#assertCreatable(rel, path, signal)) }
+    if (expected !== undefined && beforeMaxBytes === 0 && blindReplaceFits(probe, expected.version)) return {}
+    return { current: settled(this.#current(rel, path, request)) }
   }
 
   /** The PUT of `op`: the lock checked first, the operation id in the metadata. */
-  #put(op: Op, conditions: PutConditions | undefined): Promise<PutResult> {
+  /** The PUT of `op`, once a layer's fence allowed it (`WriteRequest.fence`: the reads before it went with the fence's own). */
+  async #put(op: Op, conditions: PutConditions | undefined): Promise<PutResult> {
+    await op.request.fence
+    throwIfAborted(op.request.signal, 'write')
     op.hold?.assertHeld('write', op.path)
     return this.#ctx.writing(op.rel, () => this.#ctx.store.put(this.#ctx.paths.objectKey(op.rel), op.bytes, { ...conditions, metadata: opMetadata(op.id) }))
   }
 
-  async #create(op: Op): Promise<WriteResult> {
+  async #create(op: Op, creatable: Promise<void> | undefined): Promise<WriteResult> {
     const { rel, path, probe } = op
     const { signal } = op.request
     const { store, paths } = this.#ctx
     const key = paths.objectKey(rel)
     const [, exists] = await Promise.all([
-      this.#assertCreatable(rel, path, signal),
+      creatable ?? this.#assertCreatable(rel, path, signal),
       !probe.createIfAbsent && store.head(key, signal).then((r) => r !== undefined),
     ])
     if (exists) throw FsError.notObserved(path)
@@ -201,22 +235,39 @@ export class Writes {
     throw FsError.stale('write', path, revision.lost === undefined ? 'gone' : 'changed')
   }
 
-  async #replace(op: Op): Promise<WriteResult> {
+  /**
+   * GET (or HEAD), the checks of a create where nothing was there, the guard, then the PUT. `early`:
+   * the GET was sent before the lock was held (see {@link early}), so the PUT is pinned to what it
+   * found (`If-Match` of its ETag, `If-None-Match: *` where there was nothing): a write that another
+   * writer overtook meanwhile changes nothing, and is done again from a fresh GET (a guarded one is
+   * stale: the version it found was not the one it expected, or changed since).
+   */
+  async #replace(op: Op, early?: Promise<Fetched | undefined>): Promise<WriteResult> {
     const { rel, path, request, probe } = op
     const { expected, signal } = request
     const { store, paths } = this.#ctx
     const key = paths.objectKey(rel)
-    const current = await this.#current(rel, path, request)
+    const current = await (early ?? this.#current(rel, path, request))
     if (current === undefined) await this.#assertCreatable(rel, path, signal)
     checkGuard('write', path, expected, current && versionOf(current.revision))
     throwIfAborted(signal, 'write')
-    const guard = expected !== undefined && current !== undefined && probe.replaceIfVersion
-    const conditions = guard ? { ifMatch: this.#ctx.ifMatch(current.revision.etag) } : undefined
+    const pinned = expected !== undefined || early !== undefined
+    const conditions: PutConditions | undefined =
+      current === undefined
+        ? early !== undefined
+          ? { ifNoneMatch: '*' as const }
+          : undefined
+        : pinned && probe.replaceIfVersion
+          ? { ifMatch: this.#ctx.ifMatch(current.revision.etag) }
+          : undefined
     const put = await this.#put(op, conditions)
     const basis = current && versionOf(current.revision)
     // Unconditional, this PUT fails as a PutConflict only after a lost answer: `afterConflict` then never says `lost`.
     const revision = put.ok ? put.revision : await afterConflict(store, put, { key, opId: op.id, basis, verb: 'write', path })
-    if ('lost' in revision) throw FsError.stale('write', path, 'changed')
+    if ('lost' in revision) {
+      if (expected !== undefined) throw FsError.stale('write', path, 'changed')
+      return this.#replace({ ...op, id: newOpId() })
+    }
     return { created: current === undefined, version: versionOf(revision), before: current?.bytes ?? null }
   }
 

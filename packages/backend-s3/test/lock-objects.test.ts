@@ -36,8 +36,12 @@ describe.skipIf(server === null)(`S3FileSystem lock objects${server === null ? `
     if (!prefixes.includes(prefix)) prefixes.push(prefix)
     return S3FileSystem.open({ client, bucket, prefix, ...options })
   }
-  /** Puts `body` as the lock object of `path` in `fs`, behind the backend's back. */
+  /**
+   * Puts `body` as the lock object of `path` in `fs`, behind the backend's back, once `fs` is quiet: a
+   * write answers before it releases its own lock object, whose DELETE would take the planted one.
+   */
   const plant = async (fs: S3FileSystem, path: string, body: string): Promise<void> => {
+    await fs.settle()
     const key = lockObjectKey(`${fs.prefix}${path}`)
     planted.push(key)
     await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: Buffer.byteLength(body) }))

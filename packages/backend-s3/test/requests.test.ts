@@ -7,7 +7,8 @@
  */
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import { S3FileSystem } from '@seamfs/backend-s3'
-import { isFsError, type FsVersion } from '@seamfs/core'
+import { isFsError, ObservationPolicy, type FsVersion } from '@seamfs/core'
+import { createFileToolsByName, type ToolResult } from '@seamfs/tools'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freshPrefix, purge, rawClient, server, serverWhy } from './support.js'
 
@@ -49,10 +50,16 @@ describe.skipIf(server === null)(`S3FileSystem request counts${server === null ?
   const rows: [string, string, string][] = []
   let client: S3Client
 
-  /** Runs `fn` and returns the requests it made, e.g. `GET 1, PUT 1`. */
+  /** The filesystems measured: a write's lock object is released behind its answer, and counted with it. */
+  const opened: S3FileSystem[] = []
+  const track = (fs: S3FileSystem): S3FileSystem => (opened.push(fs), fs)
+
+  /** Runs `fn` and returns the requests it made (those of the lock objects it released after answering too), e.g. `GET 1, PUT 1`. */
   async function measure(fn: () => Promise<unknown>): Promise<string> {
+    for (const fs of opened) await fs.settle()
     counts.clear()
     await fn()
+    for (const fs of opened) await fs.settle()
     return [...counts.entries()]
       .sort((a, b) => a[0].localeCompare(b[0]))
       .map(([name, n]) => `${name} ${n}`)
@@ -96,7 +103,7 @@ describe.skipIf(server === null)(`S3FileSystem request counts${server === null ?
     let fs!: S3FileSystem
     // + 1 PUT and 1 DELETE of a scratch lock object: can lock objects be made here?
     await row('open (capability probe)', 'DELETE 2, LIST-VERSIONS 1, PUT 6', async () => {
-      fs = await S3FileSystem.open({ client, bucket, prefix })
+      fs = track(await S3FileSystem.open({ client, bucket, prefix }))
     })
     const file = await fs.resolve('f.txt')
     await row('resolve a/b/c.txt (HEAD per ancestor)', 'HEAD 2', () => fs.resolve('a/b/c.txt'))
@@ -149,7 +156,7 @@ describe.skipIf(server === null)(`S3FileSystem request counts${server === null ?
   })
 
   it('remove, rename and createDirectory make the documented requests, and no more', async () => {
-    const fs = await S3FileSystem.open({ client, bucket, prefix: `${prefix}moves/` })
+    const fs = track(await S3FileSystem.open({ client, bucket, prefix: `${prefix}moves/` }))
     await row('probeMoves (first remove or rename)', 'COPY 5, DELETE 3, LIST-VERSIONS 2, PUT 1', () => fs.probeMoves())
     const file = await fs.resolve('f.txt')
     await fs.writeText(file, 'f')
@@ -181,7 +188,7 @@ describe.skipIf(server === null)(`S3FileSystem request counts${server === null ?
     await row('rename f.txt → n/m/h.txt, overwrite', withLocks('COPY 1, DELETE 1, HEAD 5, LIST 1', 2), () => fs.rename(file, below, { overwrite: true }))
 
     // Versioned bucket: + HEAD of `to` (radosgw's copy answer has no VersionId); LIST-VERSIONS (is V current, what lies below?), DELETE of V by VersionId, HEAD.
-    const versioned = await S3FileSystem.open({ client, bucket: server!.versionedBucket, prefix: `${prefix}versioned/` })
+    const versioned = track(await S3FileSystem.open({ client, bucket: server!.versionedBucket, prefix: `${prefix}versioned/` }))
     await versioned.probeMoves()
     const v = await versioned.resolve('v.txt')
     await versioned.writeText(v, 'v')
@@ -195,6 +202,60 @@ describe.skipIf(server === null)(`S3FileSystem request counts${server === null ?
     )
     await purge(client, server!.versionedBucket, versioned.prefix)
   })
+
+  it('tool calls (fence, read-before-write policy): read 1 GET; a new file LIST + PUT; an overwrite or an edit after a read GET + PUT; each 1 round trip, or 2 with its lock object taken alongside', async () => {
+    // Requests that start together (within a few ms: signing, the event loop) overlap by far at this delay.
+    const DELAY_MS = 40
+    const spans: { readonly name: string; readonly start: number; end: number }[] = []
+    const slow = rawClient(server!)
+    slow.middlewareStack.add(
+      (next, context) => async (args) => {
+        const span = { name: short[context.commandName ?? ''] ?? context.commandName ?? '?', start: performance.now(), end: Number.POSITIVE_INFINITY }
+        spans.push(span)
+        counts.set(span.name, (counts.get(span.name) ?? 0) + 1)
+        await new Promise((resolve) => setTimeout(resolve, DELAY_MS))
+        try {
+          return await next(args)
+        } finally {
+          span.end = performance.now()
+        }
+      },
+      { step: 'deserialize', name: 'spans' },
+    )
+    const fs = track(await S3FileSystem.open({ client: slow, bucket, prefix: `${prefix}tools/` }))
+    for (const name of ['r.txt', 'o.txt', 'e.txt']) await client.send(new PutObjectCommand({ Bucket: bucket, Key: `${prefix}tools/${name}`, Body: 'MARK-A\n' }))
+    const tools = createFileToolsByName({ fs, policy: new ObservationPolicy() })
+    /** The requests of `call` (those of the lock object it releases behind its answer too) and the round trips it waited for: the longest chain of requests each sent after the answer of one before. */
+    const measureCall = async (call: () => Promise<ToolResult>): Promise<{ requests: string; roundTrips: number }> => {
+      await fs.settle()
+      spans.length = 0
+      let done = 0
+      const requests = await measure(async () => {
+        const result = await call()
+        done = performance.now()
+        if (result.isError) throw new Error(result.text)
+      })
+      const depth = new Map<(typeof spans)[number], number>()
+      for (const span of [...spans].sort((a, b) => a.start - b.start)) {
+        depth.set(span, 1 + Math.max(0, ...spans.filter((o) => o.end <= span.start).map((o) => depth.get(o) ?? 0)))
+      }
+      return { requests, roundTrips: Math.max(0, ...spans.filter((o) => o.end <= done).map((o) => depth.get(o) ?? 0)) }
+    }
+    await measureCall(() => tools.read.execute({ file_path: 'r.txt' })) // pins the fence's root
+    const read = await measureCall(() => tools.read.execute({ file_path: 'r.txt' }))
+    const write = await measureCall(() => tools.write.execute({ file_path: 'new.txt', content: 'new\n' }))
+    await tools.read.execute({ file_path: 'o.txt' })
+    const overwrite = await measureCall(() => tools.write.execute({ file_path: 'o.txt', content: 'over\n' }))
+    await tools.read.execute({ file_path: 'e.txt' })
+    const edit = await measureCall(() => tools.edit.execute({ file_path: 'e.txt', old_string: 'MARK-A', new_string: 'MARK-B' }))
+    for (const [call, m] of Object.entries({ read, write, overwrite, edit })) rows.push([`tool: ${call}`, `${m.requests} (${m.roundTrips} RT)`, ''])
+    expect(read).toEqual({ requests: 'GET 1', roundTrips: 1 })
+    // Lock objects (this bucket): their PUT goes with the write's first requests, their DELETE after its answer.
+    expect(write).toEqual({ requests: withLocks('LIST 1, PUT 1'), roundTrips: 2 })
+    expect(overwrite).toEqual({ requests: withLocks('GET 1, PUT 1'), roundTrips: 2 })
+    expect(edit).toEqual({ requests: withLocks('GET 1, PUT 1'), roundTrips: 2 })
+    slow.destroy()
+  }, 60_000)
 
   it(`listing ${LISTED} keys takes ⌈n / page size⌉ LISTs`, async () => {
     const many = `${prefix}many/`

@@ -24,7 +24,7 @@ const MAX_ENTRIES = 10_000
  * stage made outside the root before the fence's answer is in.
  */
 export class FileHints {
-  readonly #seen = new Map<string, { readonly at: number; readonly size: number }>()
+  readonly #seen = new Map<string, { readonly at: number; readonly size: number; readonly mtime: number }>()
   readonly #inside = new Map<string, number>()
 
   /** Records what a request saw at `key` (undefined: nothing there). */
@@ -34,14 +34,19 @@ export class FileHints {
       return
     }
     if (this.#seen.size >= MAX_ENTRIES) this.#seen.clear()
-    this.#seen.set(key, { at: performance.now(), size: attrs.size })
+    this.#seen.set(key, { at: performance.now(), size: attrs.size, mtime: attrs.mtime })
   }
 
   /** The size of the regular file seen at `key` within the last `HINT_MS`, else undefined. */
   fileSize(key: string): number | undefined {
+    return this.file(key)?.size
+  }
+
+  /** The size and mtime of the regular file seen at `key` within the last `HINT_MS`, else undefined. */
+  file(key: string): { readonly size: number; readonly mtime: number } | undefined {
     const hint = this.#seen.get(key)
     if (hint === undefined) return undefined
-    if (performance.now() - hint.at <= HINT_MS) return hint.size
+    if (performance.now() - hint.at <= HINT_MS) return hint
     this.#seen.delete(key)
     return undefined
   }

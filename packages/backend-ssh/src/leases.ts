@@ -7,6 +7,7 @@ import { STATUS, statusOf } from './errors.js'
 import { isFile, LockFailure, makeStage, outsideRoot, ownRecord, readEntry, takeAway, type EntrySite, type Orphans } from './lease-entries.js'
 import { lockName, release, tempName } from './names.js'
 import { containsPath } from './paths.js'
+import type { Behind } from './overlap.js'
 import type { Attrs, Session } from './session.js'
 
 export { LockFailure } from './lease-entries.js'
@@ -82,6 +83,8 @@ export class SftpLeaseStore implements LeaseStore {
   readonly #orphans: Orphans = new Map()
   /** What the requests of lease-entries.ts need: the root, the clock and the orphans. */
   readonly #entries: EntrySite
+  /** What the operation taking a key's lock sends right behind each link of its entry ({@link behindLink}). */
+  readonly #behind = new Map<string, Behind>()
 
   constructor(site: LeaseSite) {
     this.#site = site
@@ -90,6 +93,16 @@ export class SftpLeaseStore implements LeaseStore {
 
   describe(key: string): string {
     return entryPath(key)
+  }
+
+  /**
+   * Sets (or, with undefined, clears) what the operation now taking `key`'s lock sends right behind
+   * each link of the entry, on the same session: the server answers in order, so it is done after
+   * the link (the lock, when the link took it).
+   */
+  behindLink(key: string, behind: Behind | undefined): void {
+    if (behind === undefined) this.#behind.delete(key)
+    else this.#behind.set(key, behind)
   }
 
   /**
@@ -116,6 +129,9 @@ export class SftpLeaseStore implements LeaseStore {
         left = { stage: false, entry: false }
         return NO_ENTRY
       }
+      // What goes behind the link is ready by now (it waits for its first answers, as this create did).
+      const behind = this.#behind.get(key)
+      if (behind !== undefined) await behind.gate()
       left = { stage: true, entry: true }
       const sent = Date.now()
       const written = s.writeAll(handle, Buffer.from(text))
@@ -123,6 +139,7 @@ export class SftpLeaseStore implements LeaseStore {
         () => undefined,
         (err: unknown) => ({ err }),
       )
+      behind?.send(s)
       const seen = settle(s.lstat(`${stage}/../${posix.basename(path)}`))
       const cleared = Promise.all([s.unlink(temp), s.rmdir(stage)]).then(
         () => true,

@@ -1,9 +1,12 @@
 import { KeyedMutex, LeaseLocks, processWide, type FsVerb, type LeaseHold } from '@seamfs/core/backend'
 import type { Session } from './connection.js'
 import { LockFailure, SftpLeaseStore, type LeaseSite } from './leases.js'
+import type { Behind } from './overlap.js'
 
 /** Per-target mutexes shared by every instance (and every copy of this package) in the process. */
 const mutexes: KeyedMutex = processWide('backend-ssh:locks', () => new KeyedMutex())
+/** Locked operations of this process under way or waiting, by scoped key (every instance, every copy of this package). */
+const active: Map<string, number> = processWide('backend-ssh:active-locks', () => new Map<string, number>())
 /** Poll delays of a lock waiter (ms): a round trip or two on a LAN, a few on loopback. */
 const MIN_POLL_MS = 10
 const MAX_POLL_MS = 100
@@ -13,6 +16,11 @@ export interface LockedOp {
   readonly verb: FsVerb
   readonly path: string
   readonly signal: AbortSignal | undefined
+  /**
+   * Called on the session right after each link of a lock entry of this operation is sent (one key
+   * only): what it sends there is read by the server once the lock is taken (it answers in order).
+   */
+  readonly behind?: Behind | undefined
 }
 
 /** Runs `fn` holding the mutexes of `keys`, taken in sorted order (two renames of one pair in opposite directions cannot deadlock). */
@@ -44,9 +52,31 @@ export class TargetLocks {
   /** Runs `fn` holding both tiers for every key; `fn` calls `hold.assertHeld` right before it commits. */
   run<T>(keys: readonly string[], op: LockedOp, fn: (hold: LeaseHold) => Promise<T>): Promise<T> {
     const scoped = keys.map((key) => `${this.#scope}\0${key}`)
-    return holdAll(mutexes, scoped, () => this.#leases.run(keys, op, fn)).catch((err: unknown) => {
-      throw err instanceof LockFailure ? err.toFsError(op.verb, op.path) : err
-    })
+    const { behind } = op
+    const [only] = keys
+    const run = (): Promise<T> => {
+      // This process's turn at the key: the entry's creates are this operation's until it is done.
+      if (behind === undefined || only === undefined || keys.length !== 1) return this.#leases.run(keys, op, fn)
+      this.store.behindLink(only, behind)
+      return this.#leases.run(keys, op, fn).finally(() => this.store.behindLink(only, undefined))
+    }
+    for (const k of scoped) active.set(k, (active.get(k) ?? 0) + 1)
+    return holdAll(mutexes, scoped, run)
+      .catch((err: unknown) => {
+        throw err instanceof LockFailure ? err.toFsError(op.verb, op.path) : err
+      })
+      .finally(() => {
+        for (const k of scoped) {
+          const left = (active.get(k) ?? 1) - 1
+          if (left > 0) active.set(k, left)
+          else active.delete(k)
+        }
+      })
+  }
+
+  /** True while an operation of this process holds or waits for `key`'s lock. */
+  busy(key: string): boolean {
+    return (active.get(`${this.#scope}\0${key}`) ?? 0) > 0
   }
 
   /** Sends the release of `key`'s entry behind what `s` sent last (leases.ts: `releaseEarly`). */

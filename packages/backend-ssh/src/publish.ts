@@ -58,6 +58,12 @@ export interface PublishPlan {
    * A rejection publishes nothing.
    */
   readonly commit: () => Promise<Uint8Array | undefined>
+  /**
+   * When the content known from the start is written: `send` writes it (its requests go out at the
+   * call) and the plan calls it when it chooses (behind a lock entry's link: see overlap.ts). Absent:
+   * at once, while `commit` runs.
+   */
+  readonly fill?: ((send: () => Promise<Attrs>) => Promise<Attrs>) | undefined
 }
 
 /** Where one publication stages: its private directory in the target's directory, and the temp file in it. */
@@ -185,7 +191,9 @@ export class Publisher {
       // Small content known from the start is written while the caller checks its guard: a guard
       // that fails costs the temp file, not a round trip for every write that passes.
       const early = req.bytes !== undefined && req.bytes.length <= WRITE_AT_ONCE_BYTES ? req.bytes : undefined
-      const filling = early === undefined ? Promise.resolve(undefined) : this.#fill(s, staged, early, permissions)
+      const at = staged
+      const send = (): Promise<Attrs> => this.#fill(s, at, early as Uint8Array, permissions)
+      const filling = early === undefined ? Promise.resolve(undefined) : plan.fill === undefined ? send() : plan.fill(send)
       const [filled, committed] = await Promise.allSettled([filling, plan.commit()])
       if (filled.status === 'rejected') throw filled.reason
       if (committed.status === 'rejected') throw committed.reason
@@ -343,9 +351,11 @@ export class Publisher {
     const marked = s.fsetstat(handle, { atime: marker, mtime: written.mtime })
     const moved = req.mode === 'rename' ? s.rename(temp, target) : s.hardlink(temp, target)
     const unlinked = req.mode === 'link' ? s.unlink(temp) : Promise.resolve()
+    const sighting = probe(s, dir, req.key, 'lstat')
+    // The lock goes only once the probes looked (the server answers in order): no writer the lock
+    // kept waiting can have replaced this file before they see it.
     req.release?.(s, `${stage}/..`)
     const removed = s.rmdir(stage)
-    const sighting = probe(s, dir, req.key, 'lstat')
     const burst = Promise.all([before, sighting])
     burst.catch(() => undefined)
     const [markedOk, movedOk, , removedOk] = await Promise.allSettled([marked, moved, unlinked, removed])

@@ -16,6 +16,7 @@ import {
   type FsTarget,
   type FsVerb,
   type FsVersion,
+  type OpenedFile,
   type ReadRequest,
   type RemoveRequest,
   type RenameRequest,
@@ -63,6 +64,9 @@ const SFTP_CAPABILITIES: FsCapabilities = Object.freeze({
   // SFTP v3 attrs carry whole seconds.
   mtime: true,
 })
+
+/** Up to this size, `openFile` reads the file whole in its first look (and hashes it); a larger one is streamed. */
+const WHOLE_OPEN_BYTES = 8 * 1024 * 1024
 
 interface Ready {
   readonly s: Session
@@ -275,6 +279,40 @@ export class SftpFileSystem extends FileSystem {
     return streamFile(s, (first) => openChecked(s, this.#targets.site(key, 'read', target.displayPath), first))
   }
 
+  /**
+   * The file's info and bytes from one open: its stat goes with the fence (and, for a file just seen,
+   * the OPEN too), then a file of at most {@link WHOLE_OPEN_BYTES} is read whole, checked and hashed
+   * (its version is the hash of the very bytes returned): the round trips of `readText`, not of
+   * `stat` and then a read. A larger file is hashed first (unless its hash is settled), then streamed.
+   */
+  protected override openTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<OpenedFile> {
+    return retryRead('read', signal, () => this.#openTarget(target, signal))
+  }
+
+  async #openTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<OpenedFile> {
+    const { s } = await this.#session()
+    const key = this.#targets.key(target, 'read')
+    const path = target.displayPath
+    const opening = this.#hints.fileSize(key) !== undefined ? sendOpen(s, key) : undefined
+    let attrs: Attrs
+    try {
+      attrs = await this.#targets.regularFile(s, key, 'read', target)
+    } catch (err) {
+      dropOpening(s, opening)
+      throw err
+    }
+    const mtime = mtimeOf(attrs)
+    if (attrs.size <= WHOLE_OPEN_BYTES) {
+      const read = await this.#targets.readCurrent(s, key, attrs, { verb: 'read', path, signal, opening })
+      if (read === undefined) throw FsError.notFound('read', path)
+      return { info: { type: 'file', version: read.version, size: read.bytes.length, mtime }, chunks: [read.bytes] }
+    }
+    const version = await this.#targets.fileVersion(s, key, attrs, { verb: 'read', path, signal, opening })
+    if (version === undefined) throw FsError.notFound('read', path)
+    const chunks = streamFile(s, (first) => openChecked(s, this.#targets.site(key, 'read', path), first))
+    return { info: { type: 'file', version, size: attrs.size, mtime }, chunks }
+  }
+
   protected override listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
     return retryRead('list', signal, () => this.#listEntries(target, signal))
   }
@@ -295,6 +333,11 @@ export class SftpFileSystem extends FileSystem {
     if (listing.some(hidden)) this.#sweeper.touch(key)
     const site = { s, root, key, dir: target, hints: this.#hints }
     return Promise.all(listing.filter((e) => !hidden(e)).map((e) => dirEntry(site, e)))
+  }
+
+  /** A layer's fence comes in with the write's first round trip: the stage and the lock entry go at once, the content and the rename after it. */
+  protected override takesFence(): boolean {
+    return true
   }
 
   protected override publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {

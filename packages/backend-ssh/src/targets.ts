@@ -121,7 +121,7 @@ export class Targets {
    * the cache; undefined when it vanished. With `maxBytes`, a file that grew beyond it since
    * its stat is `FS_TOO_LARGE`, and no more than `maxBytes + 1` bytes are held.
    */
-  async readCurrent(s: Session, key: string, attrs: Attrs, op: ReadFor): Promise<{ bytes: Buffer; version: FsVersion } | undefined> {
+  async readCurrent(s: Session, key: string, attrs: Attrs, op: ReadFor): Promise<{ bytes: Buffer; version: FsVersion; attrs: Attrs } | undefined> {
     const { verb, path, signal, maxBytes = Number.POSITIVE_INFINITY, opening } = op
     const startedAt = performance.now()
     const read = await readChecked(s, this.site(key, verb, path), { sizeHint: attrs.size, limit: maxBytes + 1, signal, first: opening }).catch(absent)
@@ -130,7 +130,17 @@ export class Targets {
     if (bytes.length > maxBytes) throw FsError.tooLarge(verb, path, Math.max(bytes.length, opened.size), maxBytes)
     const version = contentVersion(bytes)
     this.#versions.offer(key, opened, version, startedAt)
-    return { bytes, version }
+    return { bytes, version, attrs: opened }
+  }
+
+  /** Whether a hash of the content of a file of this mtime, read from now on, would be settled (see {@link VersionCache.settles}). */
+  settles(mtime: number): boolean {
+    return this.#versions.settles(mtime)
+  }
+
+  /** The settled hash of the file at `key` while it has these attrs, if the cache has one. */
+  settled(key: string, attrs: Attrs): FsVersion | undefined {
+    return this.#versions.lookup(key, attrs)
   }
 
   /** Bookkeeping after a publication; returns the new version. */

@@ -94,6 +94,11 @@ export class VersionCache {
     this.#entries.set(key, { size: attrs.size, mtime: attrs.mtime, version })
   }
 
+  /** Whether a hash of a file of this mtime, from a read that starts now, would be kept (settled): the mtime lies far enough behind the server's clock. */
+  settles(mtime: number): boolean {
+    return this.#enabled && this.#serverLowerBound(performance.now()) >= mtime + SETTLE_SECONDS
+  }
+
   /** Carries `from`'s entry over to `to` (a rename keeps size and mtime), forgetting both first. */
   move(from: string, to: string): void {
     const entry = this.#entries.get(from)

@@ -17,7 +17,13 @@ export interface PlanSite {
   /** Refuses what is not a regular file. */
   assertFile(attrs: Attrs): void
   /** Reads the file whole (through `opening` when sent) with its content-hash version; undefined when it vanished. */
-  read(attrs: Attrs, opening: Opening | undefined, maxBytes?: number): Promise<{ bytes: Buffer; version: FsVersion } | undefined>
+  read(attrs: Attrs, opening: Opening | undefined, maxBytes?: number): Promise<{ bytes: Buffer; version: FsVersion; attrs: Attrs } | undefined>
+  /** The mtime of the file when it was just seen as a regular file. */
+  readonly hintedMtime: number | undefined
+  /** Whether a hash of a file of this mtime, read from now on, is a settled one (the version cache keeps it). */
+  settles(mtime: number): boolean
+  /** The settled hash of the file with these attrs, if the version cache has one. */
+  settled(attrs: Attrs): FsVersion | undefined
 }
 
 /** A plan for the publisher, with what the caller learns from it and how it lets go of an OPEN sent early. */
@@ -29,7 +35,7 @@ export interface Plan<T> extends PublishPlan {
 }
 
 /** An OPEN of the current file sent early, taken once: by the read, or closed (handles are reused: never closed twice). */
-function early(site: PlanSite, wanted: boolean): { take: () => Opening | undefined; dispose: () => void } {
+export function early(site: PlanSite, wanted: boolean): { take: () => Opening | undefined; dispose: () => void } {
   let opening = wanted ? sendOpen(site.s, site.key) : undefined
   const take = (): Opening | undefined => {
     const sent = opening

@@ -7,6 +7,7 @@
 import { beforeEach, describe, expect, inject, it } from 'vitest'
 import { codeOf } from '@seamfs/conformance'
 import { SftpFileSystem } from '@seamfs/backend-ssh'
+import { createFileToolsByName, ObservationPolicy, type ToolResult } from '@seamfs/tools'
 import { countingClient, titled, type CountingClient } from './helpers.js'
 import { suiteScratch, type RawSftp } from './raw.js'
 
@@ -78,18 +79,18 @@ describe.skipIf(server === null)(titled('SftpFileSystem: round trips per operati
     expect([m.resolve, m.rts, m.requests]).toEqual([1, 2, 23])
   })
 
-  it('write of a new file: 5 (the lock: 2; stage + temp; write + fsync + fstat; rename with the lock released behind it)', async () => {
+  it('write of a new file: 3 (the lock entry with the stage and temp; its link with the content and a stat of the target behind it; rename with the lock released behind it)', async () => {
     const m = await measure('new.txt', (t) => fs.writeText(t, KIB4))
-    expect([m.resolve, m.rts, m.requests]).toEqual([1, 5, 53])
+    expect([m.resolve, m.rts, m.requests]).toEqual([1, 3, 54])
     // The lock entry's stage, temp, record and link come on top of the write's own.
     expect(m.counts).toMatchObject({ MKDIR: 2, OPEN: 2, WRITE: 2, 'hardlink@openssh.com': 1, 'posix-rename@openssh.com': 1 })
     expect((await raw.read(`${root}/new.txt`)).toString()).toBe(KIB4)
   })
 
-  it('overwrite, the previous content returned (before): 5 (the lock: 2)', async () => {
+  it('overwrite of a file changed moments ago, the previous content returned (before): 4 (its OPEN behind the link of the lock entry, then its READs)', async () => {
     await raw.writeInPlace(`${root}/o.txt`, Buffer.from('old\n'))
     const m = await measure('o.txt', async (t) => expect((await fs.writeText(t, KIB4)).before).toBe('old\n'))
-    expect([m.resolve, m.rts, m.requests]).toEqual([1, 5, 75])
+    expect([m.resolve, m.rts, m.requests]).toEqual([1, 4, 75])
   })
 
   it('overwrite without the previous content (beforeMaxBytes 0): the old file is not opened', async () => {
@@ -98,19 +99,19 @@ describe.skipIf(server === null)(titled('SftpFileSystem: round trips per operati
     const t = await blind.resolve('n.txt')
     counting.reset()
     const rts = await counting.roundTrips(async () => expect((await blind.writeText(t, KIB4)).before).toBeNull())
-    expect(rts).toBe(5)
+    expect(rts).toBe(3)
     // Two OPENs: the temp file's and the lock entry's (never the old file).
     expect(counting.counts.get('OPEN')).toBe(2)
     expect(counting.counts.get('READ')).toBeUndefined()
   })
 
-  it('overwrite under replaceIfVersion, before wanted: 5 (the lock: its stage and temp file; record + link; then as unguarded, its release behind the rename)', async () => {
+  it('overwrite under replaceIfVersion, before wanted: 4 (the lock taken while the write stages; the file read under it; its release behind the rename)', async () => {
     await raw.writeInPlace(`${root}/g.txt`, Buffer.from('old\n'))
     const { version } = (await fs.stat(await fs.resolve('g.txt')))!
     const m = await measure('g.txt', async (t) =>
       expect((await fs.writeText(t, KIB4, { expected: { kind: 'replaceIfVersion', version } })).before).toBe('old\n'),
     )
-    expect([m.resolve, m.rts, m.requests]).toEqual([1, 5, 75])
+    expect([m.resolve, m.rts, m.requests]).toEqual([1, 4, 75])
     expect(m.counts).toMatchObject({ 'hardlink@openssh.com': 1, REMOVE: 2, WRITE: 2 })
     const stale = await measure('g.txt', (t) => codeOf(fs.writeText(t, 'late', { expected: { kind: 'replaceIfVersion', version } })))
     expect(stale.counts['posix-rename@openssh.com']).toBeUndefined()
@@ -128,12 +129,60 @@ describe.skipIf(server === null)(titled('SftpFileSystem: round trips per operati
     expect(await raw.names(root)).toEqual(['c.txt'])
   })
 
-  it('edit: 6 (the lock: 2; stage + OPEN of the file; its READs; write + fsync; rename with the lock released behind it)', async () => {
+  it('edit of a file changed moments ago: 5 (the lock with the stage; the OPEN behind its link; the READs; write + fsync; rename with the lock released behind it)', async () => {
     await raw.writeInPlace(`${root}/e.txt`, Buffer.from(`MARK\n${KIB4}`))
     const m = await measure('e.txt', (t) => fs.editText(t, { oldString: 'MARK', newString: 'DONE', replaceAll: false }))
-    expect([m.resolve, m.rts, m.requests]).toEqual([1, 6, 75])
+    expect([m.resolve, m.rts, m.requests]).toEqual([1, 5, 75])
     expect(await raw.names(root)).toEqual(['e.txt'])
     expect((await raw.read(`${root}/e.txt`)).toString()).toBe(`DONE\n${KIB4}`)
+  })
+
+  it('overwrite and edit of a file whose hash is settled: 3 and 4 (its read goes with the lock; the hash vouches for it under the lock)', async () => {
+    await raw.writeInPlace(`${root}/s.txt`, Buffer.from('settled\n'))
+    await raw.writeInPlace(`${root}/t.txt`, Buffer.from(`MARK\n${KIB4}`))
+    // A write of this client's shows it the server's clock; a hash read 2 s past a file's mtime is settled.
+    await fs.writeText(await fs.resolve('clock.txt'), 'tick')
+    await new Promise((resolve) => setTimeout(resolve, 2_200))
+    const s = await fs.resolve('s.txt')
+    const { version } = await fs.openFile(s).then(async (file) => (await file.close(), file.info))
+    const m = await measure('s.txt', async (t) =>
+      expect((await fs.writeText(t, KIB4, { expected: { kind: 'replaceIfVersion', version } })).before).toBe('settled\n'),
+    )
+    expect([m.resolve, m.rts]).toEqual([1, 3])
+    expect((await raw.read(`${root}/s.txt`)).toString()).toBe(KIB4)
+    await fs.readText(await fs.resolve('t.txt'))
+    const e = await measure('t.txt', (t) => fs.editText(t, { oldString: 'MARK', newString: 'DONE', replaceAll: false }))
+    expect([e.resolve, e.rts]).toEqual([1, 4])
+    expect((await raw.read(`${root}/t.txt`)).toString()).toBe(`DONE\n${KIB4}`)
+    expect(await raw.names(root)).toEqual(['clock.txt', 's.txt', 't.txt'])
+  })
+
+  it('through the tools (sandbox, read-before-write policy): read 3, write of a new file 4, overwrite after read 5 (4 once its hash is settled), edit after read 6 (5)', async () => {
+    await raw.writeInPlace(`${root}/r.txt`, Buffer.from(KIB4))
+    await raw.writeInPlace(`${root}/o.txt`, Buffer.from(KIB4))
+    await raw.writeInPlace(`${root}/e.txt`, Buffer.from(`MARK-A\n${KIB4}`))
+    const tools = createFileToolsByName({ fs, policy: new ObservationPolicy() })
+    const ok = async <V>(call: Promise<ToolResult<V>>): Promise<V> => {
+      const r = await call
+      if (r.isError || r.value === undefined) throw new Error(r.text)
+      return r.value
+    }
+    const calls = async (settled: boolean): Promise<number[]> => {
+      const read = await counting.roundTrips(async () => expect((await ok(tools.read.execute({ file_path: 'r.txt' }))).totalLines).toBe(1))
+      const write = await counting.roundTrips(() => ok(tools.write.execute({ file_path: `new-${String(settled)}.txt`, content: KIB4 })))
+      await ok(tools.read.execute({ file_path: 'o.txt' }))
+      const over = await counting.roundTrips(() => ok(tools.write.execute({ file_path: 'o.txt', content: settled ? KIB4 : 'changed\n' })))
+      await ok(tools.read.execute({ file_path: 'e.txt' }))
+      const [from, to] = settled ? ['MARK-B', 'MARK-A'] : ['MARK-A', 'MARK-B']
+      const edit = await counting.roundTrips(() => ok(tools.edit.execute({ file_path: 'e.txt', old_string: from, new_string: to })))
+      return [read, write, over, edit]
+    }
+    // The fence pins its root on its first call.
+    await ok(tools.read.execute({ file_path: 'r.txt' }))
+    expect(await calls(false)).toEqual([3, 4, 5, 6])
+    // Once the files' mtimes lie 2 s behind the server's clock, their hashes are settled.
+    await new Promise((resolve) => setTimeout(resolve, 2_200))
+    expect(await calls(true)).toEqual([3, 4, 4, 5])
   })
 
   it('write into a missing directory: the directory is made, checked, and the write goes on', async () => {

@@ -1,15 +1,16 @@
-import { beforeChange, untilAborted } from './abort-wait.js'
+import { beforeChange, releaseChunks, untilAborted } from './abort-wait.js'
 import { editInAttempts, writeOutcome } from './outcomes.js'
 import { assertEditRequests } from './edit.js'
 import { FsError, throwIfAborted, type FsVerb } from './errors.js'
-import { limitsOf, type FsLimits } from './hooks.js'
+import { limitsOf, type FsLimits, type OpenedFile } from './hooks.js'
 import { sortByName } from './order.js'
 import { assertCwdText, assertEditGuard, assertOverwrite, assertPathText, assertTarget, assertWriteIntent } from './paths.js'
 import { RootRule } from './root-rule.js'
 import { FileSystemHookBase } from './store-hooks.js'
-import { byteStream, openStream, textStream } from './streams.js'
+import { byteStream, openFileOf, openStream, textStream } from './streams.js'
 import { decodeText, encodeWriteContent } from './text.js'
 import { translateError } from './translate.js'
+import { pruneSet, treePages } from './tree.js'
 import type {
   EditOptions,
   FsBytesWriteOutcome,
@@ -19,11 +20,14 @@ import type {
   FsEditOutcome,
   FsEditRequest,
   FsInfo,
+  FsOpenFile,
   FsPathInfo,
   FsRemoveOutcome,
   FsRenameOutcome,
   FsTarget,
+  FsTreeEntry,
   FsWriteOutcome,
+  ListTreeOptions,
   ReadBytesOptions,
   RemoveOptions,
   RenameOptions,
@@ -228,6 +232,36 @@ export abstract class FileSystem extends FileSystemHookBase {
   }
 
   /**
+   * A regular file's metadata and its bytes, from one look at the store where the store allows (one GET
+   * on S3, one descriptor locally): what `stat` followed by `streamBytes` gives, without the second trip.
+   * - missing is `FS_NOT_FOUND`; a directory or special file is `FS_NOT_REGULAR_FILE`; both reject the returned promise;
+   * - `info` is what `stat` says of the file (`type` is `file`, `size` its byte size) and its `version` never names newer content than
+   *   `chunks` yields: a guard built on it fails `FS_STALE_VERSION` if the file changed since (a backend that needs two looks takes the version first);
+   * - `chunks` follow `streamBytes`' rules: concatenated they are the file's bytes; a chunk is the caller's until it asks for the next one;
+   *   the signal is checked between chunks; later failures are thrown by the iterator;
+   * - reading `chunks` to the end, stopping early or `close()` releases the file; `close()` is idempotent.
+   */
+  async openFile(target: FsTarget, opts?: SignalOptions): Promise<FsOpenFile> {
+    const signal = opts?.signal
+    assertTarget(target, 'read')
+    const path = target.displayPath
+    const translate = (err: unknown): FsError => this.#translate(err, 'read', path)
+    throwIfAborted(signal, 'read', path)
+    let opened: OpenedFile
+    try {
+      opened = await untilAborted(this.openTarget(target, signal), signal, 'read', (late) => void releaseChunks(late.chunks))
+    } catch (err) {
+      throw translate(err)
+    }
+    if (signal?.aborted === true || opened.info.type !== 'file') {
+      // Aborted while opening (or a hook that answered a non-file): what was opened goes first.
+      await releaseChunks(opened.chunks)
+      throw signal?.aborted === true ? FsError.aborted('read', signal.reason, { path }) : FsError.notRegularFile('read', path)
+    }
+    return openFileOf(opened.info, opened.chunks, path, signal, translate)
+  }
+
+  /**
    * The direct children of a directory, metadata only.
    * - missing is `FS_NOT_FOUND`; a non-directory is `FS_NOT_DIRECTORY`;
    * - entries are sorted by the Unicode code points of their names;
@@ -246,6 +280,33 @@ export abstract class FileSystem extends FileSystemHookBase {
     }
     throwIfAborted(signal, 'list', target.displayPath)
     return entries
+  }
+
+  /**
+   * Every entry below a directory, metadata only, a page at a time: what `listDir` gives of the
+   * directory and of each directory below it, in one call. Where the store lists a subtree at once
+   * (`capabilities.listTree: 'native'`: S3's prefix listing, a request per page whatever the depth)
+   * it is asked once; elsewhere core walks the directories.
+   * - missing is `FS_NOT_FOUND`; what `stat` reports as a file or other is `FS_NOT_DIRECTORY`; both reject the returned promise;
+   * - each entry below the directory comes once, with `path` (its names below the directory, `/`-joined) and the fields `listDir` gives it;
+   * - a symlink to a directory is listed with `link: true` and never entered; a directory named in `prune` is listed and never entered;
+   * - pages, and the entries of a page, come in any order; no file content is read; staging residue of in-flight writes is never listed;
+   * - a directory below that is gone by the time it is listed is left out; any other failure is thrown by the iterator;
+   * - the signal is checked between pages; a `prune` that is not an array of strings is `FS_UNSUPPORTED` before any I/O.
+   */
+  async listTree(target: FsTarget, opts?: ListTreeOptions): Promise<AsyncIterable<FsTreeEntry[]>> {
+    const signal = opts?.signal
+    assertTarget(target, 'list')
+    const path = target.displayPath
+    throwIfAborted(signal, 'list', path)
+    const translate = (err: unknown): FsError => this.#translate(err, 'list', path)
+    try {
+      const prune = pruneSet(opts?.prune, path)
+      const pages = await untilAborted(this.listSubtree(target, { signal, prune }), signal, 'list', (late) => void releaseChunks(late))
+      return treePages(pages, path, signal, translate)
+    } catch (err) {
+      throw translate(err)
+    }
   }
 
   /**

@@ -1,6 +1,6 @@
 import { constants as bufferConstants } from 'node:buffer'
 import type { ErrorRow } from './translate.js'
-import type { FsDirEntry, FsInfo, FsPathInfo, FsRemoveOutcome, FsRenameOutcome, FsTarget, FsVersion, FsWriteIntent } from './types.js'
+import type { FsDirEntry, FsInfo, FsPathInfo, FsRemoveOutcome, FsRenameOutcome, FsTarget, FsTreeEntry, FsVersion, FsWriteIntent } from './types.js'
 
 /** The default of {@link FsLimits.maxTextBytes}: 256 MiB. */
 export const DEFAULT_MAX_TEXT_BYTES = 256 * 1024 * 1024
@@ -39,6 +39,16 @@ export type ByteChunks = AsyncIterable<Uint8Array> | Iterable<Uint8Array>
  */
 export type Awaitable<T> = T | Promise<T>
 
+/**
+ * What {@link FileSystem.openTarget} answers: a regular file's metadata and its chunks, from one look
+ * at the store where it can (an S3 GET's headers and body; a descriptor's fstat and reads).
+ * `info.version` never names newer content than `chunks` yields.
+ */
+export interface OpenedFile {
+  readonly info: FsInfo
+  readonly chunks: ByteChunks
+}
+
 /** What {@link FileSystem.loadBytes} is asked for. */
 export interface ReadRequest {
   readonly signal: AbortSignal | undefined
@@ -62,6 +72,14 @@ export interface WriteRequest {
    * `writeText` with `before: false`) means nobody wants them: do not fetch the previous content at all.
    */
   readonly beforeMaxBytes: number
+  /**
+   * A layer's verdict still under way (a fence re-resolving the target), sent with the write so that
+   * both take one round trip: the hook may begin with what no reader sees (reads, its own staging and
+   * lock entries under reserved names), but awaits it before it publishes anything, and fails with its
+   * rejection, nothing published. Only a backend whose `takesFence()` is true is handed one (a layer
+   * awaits it for the others).
+   */
+  readonly fence?: Promise<void> | undefined
 }
 
 /** What {@link FileSystem.publishBytes} reports; core turns it into the {@link FsWriteOutcome}. */
@@ -80,6 +98,8 @@ export interface UpdateRequest {
   readonly signal: AbortSignal | undefined
   /** A file larger than this is `FsError.tooLarge`, refused before its bytes are read. */
   readonly maxBytes: number
+  /** As {@link WriteRequest.fence}: awaited before anything is published. */
+  readonly fence?: Promise<void> | undefined
 }
 
 /** What {@link FileSystem.removeTarget} is asked for. */
@@ -90,6 +110,16 @@ export interface RemoveRequest {
   /** A recursive remove of a tree with more entries than this is `FS_TOO_LARGE`, before anything is removed. */
   readonly maxEntries: number
 }
+
+/** What {@link FileSystem.listSubtree} is asked for. */
+export interface TreeRequest {
+  readonly signal: AbortSignal | undefined
+  /** Names of directories to list but never enter, compared exactly. */
+  readonly prune: ReadonlySet<string>
+}
+
+/** What {@link FileSystem.listSubtree} answers: pages of entries, async or at hand. */
+export type TreePages = AsyncIterable<FsTreeEntry[]> | Iterable<FsTreeEntry[]>
 
 /** What {@link FileSystem.renameTarget} is asked for. */
 export interface RenameRequest {
@@ -105,7 +135,9 @@ export interface FileSystemHooks {
   lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Awaitable<FsPathInfo | undefined>
   loadBytes(target: FsTarget, request: ReadRequest): Awaitable<Uint8Array>
   openBytes(target: FsTarget, signal: AbortSignal | undefined): Awaitable<ByteChunks>
+  openTarget(target: FsTarget, signal: AbortSignal | undefined): Awaitable<OpenedFile>
   listEntries(target: FsTarget, signal: AbortSignal | undefined): Awaitable<FsDirEntry[]>
+  listSubtree(target: FsTarget, request: TreeRequest): Awaitable<TreePages>
   publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Awaitable<WriteResult>
   updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Awaitable<FsVersion>
   removeTarget(target: FsTarget, request: RemoveRequest): Awaitable<FsRemoveOutcome>
@@ -114,6 +146,7 @@ export interface FileSystemHooks {
   renameInPlace(target: FsTarget, request: RenameRequest): Awaitable<FsRenameOutcome>
   rootTarget(signal: AbortSignal | undefined): Awaitable<FsTarget>
   makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Awaitable<boolean>
+  takesFence(): boolean
   errorRow(err: unknown): ErrorRow | undefined
 }
 

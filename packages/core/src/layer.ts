@@ -3,9 +3,12 @@ import {
   type Awaitable,
   type ByteChunks,
   type FileSystemHooks,
+  type OpenedFile,
   type ReadRequest,
   type RemoveRequest,
   type RenameRequest,
+  type TreePages,
+  type TreeRequest,
   type UpdateRequest,
   type WriteRequest,
   type WriteResult,
@@ -19,6 +22,11 @@ import type { FsCapabilities, FsDirEntry, FsInfo, FsPathInfo, FsRemoveOutcome, F
  * limits, decoding and error translation run once, in this layer's public methods,
  * and never twice. A layer overrides the hooks it changes and calls `super` for the
  * rest; its limits are the inner filesystem's.
+ *
+ * `listSubtree` is the one hook not forwarded: a layer lists a tree by walking its own
+ * `listEntries` (core's default), so whatever it changes in a listing holds in a tree listing
+ * too. A layer that only maps entries may list through the inner filesystem's own tree listing
+ * ({@link FileSystemLayer.innerListSubtree}) and map each entry, as the sandbox does.
  */
 export abstract class FileSystemLayer extends FileSystem {
   readonly inner: FileSystem
@@ -70,16 +78,35 @@ export abstract class FileSystemLayer extends FileSystem {
     return this.#hooks.openBytes(target, signal)
   }
 
+  protected override openTarget(target: FsTarget, signal: AbortSignal | undefined): Awaitable<OpenedFile> {
+    return this.#hooks.openTarget(target, signal)
+  }
+
   protected override listEntries(target: FsTarget, signal: AbortSignal | undefined): Awaitable<FsDirEntry[]> {
     return this.#hooks.listEntries(target, signal)
   }
 
+  /** The inner filesystem's own `listSubtree` (a prefix listing where it has one), for a layer that maps its entries. */
+  protected innerListSubtree(target: FsTarget, request: TreeRequest): Awaitable<TreePages> {
+    return this.#hooks.listSubtree(target, request)
+  }
+
+  /** A request's `fence` goes on to an inner filesystem that takes fences; for any other it is awaited first. */
   protected override publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Awaitable<WriteResult> {
-    return this.#hooks.publishBytes(target, bytes, request)
+    const { fence } = request
+    if (fence === undefined || this.#hooks.takesFence()) return this.#hooks.publishBytes(target, bytes, request)
+    return fence.then(() => this.#hooks.publishBytes(target, bytes, { ...request, fence: undefined }))
   }
 
   protected override updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Awaitable<FsVersion> {
-    return this.#hooks.updateBytes(target, request, transform)
+    const { fence } = request
+    if (fence === undefined || this.#hooks.takesFence()) return this.#hooks.updateBytes(target, request, transform)
+    return fence.then(() => this.#hooks.updateBytes(target, { ...request, fence: undefined }, transform))
+  }
+
+  /** Whether the inner filesystem takes fences (see `WriteRequest.fence`). */
+  protected innerTakesFence(): boolean {
+    return this.#hooks.takesFence()
   }
 
   protected override removeTarget(target: FsTarget, request: RemoveRequest): Awaitable<FsRemoveOutcome> {

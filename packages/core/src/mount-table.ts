@@ -141,7 +141,7 @@ const weaker = (strengths: readonly GuardStrength[]): GuardStrength =>
 /**
  * The weakest guarantee over all mounts: booleans AND, a guard `process` if any is, `rename` absent if any
  * lacks it (else `copy` if any copies), `createDirectory` likewise (`marker` if any), `versionSource` the
- * common one or else `content-hash`. How the table writes (the guards, `remove`, `rename`,
+ * common one or else `content-hash`, `listTree` `native` only when every store lists its trees at once. How the table writes (the guards, `remove`, `rename`,
  * `createDirectory`) is over the stores that write: a read-only one (`readOnly`) refuses every mutation
  * anyway; the table is `readOnly` only when every store is.
  */
@@ -168,6 +168,7 @@ export function weakestCapabilities(all: readonly FsCapabilities[]): FsCapabilit
   }
   if (writing.every((c) => c.rename !== undefined)) caps.rename = writing.some((c) => c.rename === 'copy') ? 'copy' : 'atomic'
   if (writing.every((c) => c.createDirectory !== undefined)) caps.createDirectory = writing.some((c) => c.createDirectory === 'marker') ? 'marker' : 'native'
+  caps.listTree = all.every((c) => c.listTree === 'native') ? 'native' : 'walk'
   if (all.every((c) => c.readOnly === true)) caps.readOnly = true
   return Object.freeze(caps)
 }

@@ -6,9 +6,12 @@ import {
   type FileSystemHooks,
   type FsLimits,
   type Awaitable,
+  type OpenedFile,
   type ReadRequest,
   type RemoveRequest,
   type RenameRequest,
+  type TreePages,
+  type TreeRequest,
   type UpdateRequest,
   type WriteRequest,
   type WriteResult,
@@ -37,6 +40,7 @@ import {
   type FsRemoveOutcome,
   type FsRenameOutcome,
   type FsTarget,
+  type FsTreeEntry,
   type FsVersion,
   type SignalOptions,
 } from './types.js'
@@ -281,6 +285,12 @@ export class MountFileSystem extends FileSystem {
     return translatedChunks(chunks, (err) => translateError(err, 'read', target.displayPath, (e) => mount.hooks.errorRow(e)))
   }
 
+  protected override async openTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<OpenedFile> {
+    const { mount, inner } = await this.#route(target, signal)
+    const { info, chunks } = await this.#call(mount, { verb: 'read', at: target, inner }, () => mount.hooks.openTarget(inner, signal))
+    return { info, chunks: translatedChunks(chunks, (err) => translateError(err, 'read', target.displayPath, (e) => mount.hooks.errorRow(e))) }
+  }
+
   protected override async listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
     const { mount, inner } = await this.#route(target, signal)
     const dir = this.#pathOf(target)
@@ -294,6 +304,51 @@ export class MountFileSystem extends FileSystem {
       merged.push({ name: posix.basename(m.point), type: 'directory', target: await this.#resolveAbsolute(m.point, signal) })
     }
     return merged
+  }
+
+  /**
+   * A tree listing across mount points: the store holding `target` lists its subtree (at once where
+   * it can), an entry a mount point shadows is left out with what lies below it, and each mount point
+   * a listing would show (its parent directory listed) comes as a directory, its own store's tree below it.
+   */
+  protected override async listSubtree(target: FsTarget, request: TreeRequest): Promise<TreePages> {
+    const { mount, inner } = await this.#route(target, request.signal)
+    const pages = await this.#call(mount, { verb: 'list', at: target, inner }, () => mount.hooks.listSubtree(inner, request))
+    return this.#mountedTree({ mount, inner }, this.#pathOf(target), pages, request)
+  }
+
+  async *#mountedTree({ mount, inner }: Located, dir: string, pages: TreePages, request: TreeRequest): AsyncGenerator<FsTreeEntry[]> {
+    // The directories listed so far (mount space): a mount point shows where its parent is one of them.
+    const listed = new Set<string>([dir])
+    try {
+      for await (const page of pages) {
+        const shown: FsTreeEntry[] = []
+        for (const entry of page) {
+          const abs = childOf(dir, entry.path)
+          if (this.#mountAt(abs) !== mount) continue
+          if (entry.type === 'directory' && entry.link !== true) listed.add(abs)
+          shown.push({ ...entry, target: this.#mint(mount, entry.target, abs) })
+        }
+        if (shown.length > 0) yield shown
+      }
+    } catch (err) {
+      const error = translateError(err, 'list', dir, (e) => mount.hooks.errorRow(e))
+      const at = error.path ?? ''
+      const base = inner.displayPath.replace(/\/+$/, '')
+      const outer = at === inner.displayPath ? dir : at.startsWith(`${base}/`) ? childOf(dir, at.slice(base.length + 1)) : at
+      throw inMountSpace(error, [[at, outer]])
+    }
+    // Mount points whose parent lies in this store: nested ones come with the tree of the mount holding them.
+    const points = this.#mounts.filter(
+      (m) => m !== mount && m.point !== dir && lexicallyWithin(dir, m.point) && this.#mountAt(posix.dirname(m.point)) === mount,
+    )
+    for (const point of points) {
+      if (!listed.has(posix.dirname(point.point))) continue
+      const rest = restOf(dir, point.point)
+      const top = await this.#resolveAbsolute(point.point, request.signal)
+      yield [{ name: posix.basename(point.point), path: rest, type: 'directory', target: top }]
+      for await (const page of await this.listSubtree(top, request)) yield page.map((entry) => ({ ...entry, path: `${rest}/${entry.path}` }))
+    }
   }
 
   protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {

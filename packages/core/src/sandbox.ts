@@ -1,8 +1,22 @@
+import { releaseChunks } from './abort-wait.js'
 import { FsError, isFsError, type FsErrorCode, type FsVerb } from './errors.js'
-import { type ByteChunks, type ReadRequest, type RemoveRequest, type RenameRequest, type UpdateRequest, type WriteRequest, type WriteResult } from './hooks.js'
+import {
+  type Awaitable,
+  type ByteChunks,
+  type OpenedFile,
+  type ReadRequest,
+  type RemoveRequest,
+  type RenameRequest,
+  type TreePages,
+  type TreeRequest,
+  type UpdateRequest,
+  type WriteRequest,
+  type WriteResult,
+} from './hooks.js'
 import { EXECUTED_NAMES, gitRepositoryAt, repositoryCandidates } from './executes.js'
 import { FileSystemLayer } from './layer.js'
 import { loadedCodePaths } from './loaded-code.js'
+import { mapPages } from './tree.js'
 import type { FileSystem } from './file-system.js'
 import type { FsDirEntry, FsInfo, FsPathInfo, FsRemoveOutcome, FsRenameOutcome, FsTarget, FsVersion, SignalOptions } from './types.js'
 
@@ -63,7 +77,11 @@ export const DEFAULT_PROTECTED_NAMES: readonly string[] = EXECUTED_NAMES
  * inside a writable root (by the backend's own `contains`), then mutates that
  * fresh target: a symlink swapped in after the caller's `resolve` cannot carry
  * the write out. Denials are `FS_SANDBOX_DENIED`, never confused with the
- * store's own `FS_PERMISSION_DENIED`.
+ * store's own `FS_PERMISSION_DENIED`. Where the target lies inside a root as the caller resolved
+ * it, a read (and a write, on a backend that takes fences: `WriteRequest.fence`) is sent together
+ * with its re-resolve, so the fence costs no round trip of its own on a remote store: nothing read
+ * reaches the caller, and nothing is published, before the fence's verdict; a target that resolves
+ * elsewhere now is read or written there, as decided, or refused.
  *
  * Defaults are the safe ones: reads are confined too unless `confineReads: false`, and what tools
  * the user runs execute from the workspace ({@link DEFAULT_PROTECTED_NAMES}, git repositories by
@@ -78,7 +96,9 @@ export const DEFAULT_PROTECTED_NAMES: readonly string[] = EXECUTED_NAMES
  * where the backend binds its I/O to what `resolve` named. The local backend does
  * on Linux (descriptors verified at the canonical path: a directory swapped for a
  * link fails the operation, it never follows it); SFTP re-verifies after the fact
- * and documents the window left; memory and S3 have no concurrent swapper. It is
+ * and documents the window left; memory checks every key link by link in the same
+ * synchronous run as the operation (the caller's own concurrent renames are a swapper
+ * too: a link met on a key's way fails the call, retryable); S3 has no links. It is
  * still a policy fence, not a kernel boundary: untrusted code needs OS isolation.
  */
 export class SandboxedFileSystem extends FileSystemLayer {
@@ -141,8 +161,8 @@ export class SandboxedFileSystem extends FileSystemLayer {
     return false
   }
 
-  protected override async statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
-    return super.statTarget(await this.#readable(target, 'stat', signal), signal)
+  protected override statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
+    return this.#reading(target, 'stat', signal, (at) => super.statTarget(at, signal))
   }
 
   protected override async lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
@@ -151,12 +171,22 @@ export class SandboxedFileSystem extends FileSystemLayer {
     return super.lstatPath(path, base, signal)
   }
 
-  protected override async loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
-    return super.loadBytes(await this.#readable(target, 'read', request.signal), request)
+  protected override loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
+    return this.#reading(target, 'read', request.signal, (at) => super.loadBytes(at, request))
   }
 
-  protected override async openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks> {
-    return super.openBytes(await this.#readable(target, 'read', signal), signal)
+  protected override openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks> {
+    return this.#reading(target, 'read', signal, (at) => super.openBytes(at, signal), releaseChunks)
+  }
+
+  protected override openTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<OpenedFile> {
+    return this.#reading(
+      target,
+      'read',
+      signal,
+      (at) => super.openTarget(at, signal),
+      (opened) => releaseChunks(opened.chunks),
+    )
   }
 
   /**
@@ -165,7 +195,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
    * size, mtime or version, which `stat` of it would refuse.
    */
   protected override async listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
-    const entries = await super.listEntries(await this.#readable(target, 'list', signal), signal)
+    const entries = await this.#reading(target, 'list', signal, (at) => super.listEntries(at, signal))
     if (!this.#confineReads || this.mode === 'full-access') return entries
     const roots = await this.#resolvedRoots(signal)
     return entries.map((entry) =>
@@ -173,12 +203,75 @@ export class SandboxedFileSystem extends FileSystemLayer {
     )
   }
 
-  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
-    return super.publishBytes(await this.#writable(target, 'write', request.signal), bytes, request)
+  /**
+   * A tree listing under the fence. Over a store that lists a subtree at once (`listTree: 'native'`):
+   * its listing of the target a read may touch, decided as for `listEntries`, and under confined
+   * reads an entry whose target lies outside the roots is `other`, as in a listing. Elsewhere: the
+   * directory walk through this layer's own hooks, so every directory is fenced as `listDir` fences it.
+   */
+  protected override async listSubtree(target: FsTarget, request: TreeRequest): Promise<TreePages> {
+    if (this.inner.capabilities.listTree !== 'native') return super.listSubtree(target, request)
+    const { signal } = request
+    const pages = await this.#reading(target, 'list', signal, (at) => this.innerListSubtree(at, request), releaseChunks)
+    if (!this.#confineReads || this.mode === 'full-access') return pages
+    const roots = await this.#resolvedRoots(signal)
+    return mapPages(pages, (entry) =>
+      roots.some((root) => this.inner.contains(root, entry.target)) ? entry : { name: entry.name, path: entry.path, type: 'other', target: entry.target },
+    )
   }
 
-  protected override async updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
-    return super.updateBytes(await this.#writable(target, 'edit', request.signal), request, transform)
+  protected override publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    return this.#writing(target, 'write', request, (at, fence) => super.publishBytes(at, bytes, { ...request, fence }))
+  }
+
+  protected override updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
+    return this.#writing(target, 'edit', request, (at, fence) => super.updateBytes(at, { ...request, fence }, transform))
+  }
+
+  /** Takes fences: a write here is handed on with this fence's verdict (and any fence it came with) as its own. */
+  protected override takesFence(): boolean {
+    return this.innerTakesFence()
+  }
+
+  /**
+   * A write of `target` under the fence: on the target {@link #writable} decides. Where the inner
+   * filesystem takes fences (`WriteRequest.fence`) and the target lies inside a root as the caller
+   * resolved it, the write goes at once with the re-resolve as its fence (one round trip on a remote
+   * store, not two): it publishes only once the target still resolves to the same key, inside a root
+   * and unprotected. A denial is the fence's failure, nothing published; a target that leads
+   * elsewhere now is written there, as decided, after the first write failed on its fence.
+   */
+  async #writing<T>(
+    target: FsTarget,
+    verb: FsVerb,
+    request: { readonly signal: AbortSignal | undefined; readonly fence?: Promise<void> | undefined },
+    write: (at: FsTarget, fence: Promise<void> | undefined) => Awaitable<T>,
+  ): Promise<T> {
+    const { signal, fence: outer } = request
+    if (!(await this.#speculative(target, signal))) return write(await this.#writable(target, verb, signal), outer)
+    const checking = this.#writable(target, verb, signal)
+    const fence = checking.then((fresh) => {
+      if (fresh.targetKey !== target.targetKey) throw FsError.io(verb, target.displayPath, 'the path leads elsewhere now', { retryable: true })
+    })
+    const merged = outer === undefined ? fence : Promise.all([outer, fence]).then(() => undefined)
+    merged.catch(() => undefined)
+    try {
+      return await write(target, merged)
+    } catch (err) {
+      // The fence decides first: a denial is what the caller is told, whatever the write met.
+      const fresh = await checking
+      if (fresh.targetKey !== target.targetKey) return write(fresh, outer)
+      throw err
+    }
+  }
+
+  /** Whether a write of `target` may go with its re-resolve: the inner filesystem takes fences, and the target lies inside a writable root unprotected, as resolved. */
+  async #speculative(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
+    if (this.mode !== 'workspace-write' || !this.innerTakesFence()) return false
+    const named = [target.displayPath, target.targetKey].some((path) => path.split(/[\\/]/).some((segment) => this.#protectedNames.has(segment.toLowerCase())))
+    if (named) return false
+    const roots = await this.#resolvedRoots(signal)
+    return roots.some((root) => root.targetKey !== target.targetKey && this.inner.contains(root, target))
   }
 
   /**
@@ -266,29 +359,41 @@ export class SandboxedFileSystem extends FileSystemLayer {
     if (walk && this.#protectedNames.size > 0) await this.#walkForProtectedNames(fresh, refuse, signal)
   }
 
-  /** Breadth-first over the real directories below `root` (links not followed), bounded like a recursive remove. */
+  /**
+   * Every entry below `root`, through the inner store's tree listing (its prefix listing where it has
+   * one; links listed, never followed), bounded like a recursive remove. A tree that cannot be listed
+   * is refused rather than passed unchecked.
+   */
   async #walkForProtectedNames(root: FsTarget, refuse: (what: string) => FsError, signal: AbortSignal | undefined): Promise<void> {
-    const queue = [root]
-    let seen = 0
-    for (let dir = queue.shift(); dir !== undefined; dir = queue.shift()) {
-      let entries: FsDirEntry[]
-      try {
-        entries = await super.listEntries(dir, signal)
-      } catch (err) {
-        const code = isFsError(err) ? err.code : this.errorRow(err)?.code
-        // A file has no entries, and a directory gone meanwhile holds none: the mutation reports what it finds.
-        if (code === 'FS_NOT_DIRECTORY' || code === 'FS_NOT_FOUND' || code === 'FS_NOT_REGULAR_FILE') continue
-        throw FsError.sandboxDenied('list', dir.displayPath, 'cannot check it for protected names', err)
-      }
-      for (const entry of entries) {
-        if (++seen > this.maxRemoveEntries) throw FsError.tooManyEntries('remove', root.displayPath, seen, this.maxRemoveEntries)
-        if (this.#protectedNames.has(entry.name.toLowerCase())) throw refuse(`"${entry.name}"`)
-        if (entry.type !== 'directory') continue
-        // Only a real child is entered: a link (to a sibling, or to the tree itself) would count a directory twice.
-        const child = `${dir.displayPath.replace(/\/+$/, '')}/${entry.name}`
-        if ((await super.lstatPath(child, undefined, signal))?.type === 'directory') queue.push(entry.target)
-      }
+    const unchecked = (err: unknown): FsError => {
+      if (isFsError(err, 'FS_ABORTED')) return err
+      const path = isFsError(err) && err.path !== undefined ? err.path : root.displayPath
+      return FsError.sandboxDenied('list', path, 'cannot check it for protected names', err)
     }
+    let pages: TreePages
+    try {
+      pages = await this.innerListSubtree(root, { signal, prune: new Set() })
+    } catch (err) {
+      const code = isFsError(err) ? err.code : this.errorRow(err)?.code
+      // A file has no entries, and a directory gone meanwhile holds none: the mutation reports what it finds.
+      if (code === 'FS_NOT_DIRECTORY' || code === 'FS_NOT_FOUND' || code === 'FS_NOT_REGULAR_FILE') return
+      throw unchecked(err)
+    }
+    let seen = 0
+    let found: FsError | undefined
+    try {
+      for await (const page of pages) {
+        for (const entry of page) {
+          if (++seen > this.maxRemoveEntries) found = FsError.tooManyEntries('remove', root.displayPath, seen, this.maxRemoveEntries)
+          else if (this.#protectedNames.has(entry.name.toLowerCase())) found = refuse(`"${entry.name}"`)
+          if (found !== undefined) break
+        }
+        if (found !== undefined) break
+      }
+    } catch (err) {
+      throw unchecked(err)
+    }
+    if (found !== undefined) throw found
   }
 
   /** The fresh target a mutation may touch, or `FS_SANDBOX_DENIED`. */
@@ -386,6 +491,41 @@ export class SandboxedFileSystem extends FileSystemLayer {
     if (!(await inside(`${path.replace(/\/+$/, '')}/..`))) throw denied('')
     const info = await super.lstatPath(path, base, signal)
     if (info?.type !== 'symlink') throw denied('')
+  }
+
+  /**
+   * A read of `target` under the fence: `read` on the target a read may touch ({@link #readable}).
+   * Where the target lies inside a root as the caller resolved it, the read is sent together with
+   * the re-resolve that decides (one round trip on a remote store, not two), and its answer is used
+   * only when the target still resolves to the same key inside a root; otherwise it is dropped
+   * (`drop` releases what it opened) and the read goes as decided, on the fresh target or not at all.
+   * Nothing read reaches the caller before the fence's verdict.
+   */
+  async #reading<T>(
+    target: FsTarget,
+    verb: FsVerb,
+    signal: AbortSignal | undefined,
+    read: (at: FsTarget) => Awaitable<T>,
+    drop?: (value: T) => unknown,
+  ): Promise<T> {
+    if (!this.#confineReads || this.mode === 'full-access') return read(target)
+    const roots = await this.#resolvedRoots(signal)
+    if (!roots.some((root) => this.inner.contains(root, target))) return read(await this.#readable(target, verb, signal))
+    const reading = Promise.resolve().then(() => read(target))
+    const [checked, answered] = await Promise.allSettled([this.#readable(target, verb, signal), reading])
+    const dropAnswer = (): void => {
+      if (answered.status === 'fulfilled' && drop !== undefined) void Promise.resolve(drop(answered.value)).catch(() => undefined)
+    }
+    if (checked.status === 'rejected') {
+      dropAnswer()
+      throw checked.reason
+    }
+    if (checked.value.targetKey !== target.targetKey) {
+      dropAnswer()
+      return read(checked.value)
+    }
+    if (answered.status === 'rejected') throw answered.reason
+    return answered.value
   }
 
   /** The target a read may touch: unchanged, unless reads are confined. */

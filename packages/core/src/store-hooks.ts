@@ -1,7 +1,21 @@
 import { beforeChange } from './abort-wait.js'
 import { FsError } from './errors.js'
-import type { Awaitable, ByteChunks, FileSystemHooks, ReadRequest, RemoveRequest, RenameRequest, UpdateRequest, WriteRequest, WriteResult } from './hooks.js'
+import type {
+  Awaitable,
+  ByteChunks,
+  FileSystemHooks,
+  OpenedFile,
+  ReadRequest,
+  RemoveRequest,
+  RenameRequest,
+  TreePages,
+  TreeRequest,
+  UpdateRequest,
+  WriteRequest,
+  WriteResult,
+} from './hooks.js'
 import { translateError, type ErrorRow } from './translate.js'
+import { walkTree } from './tree.js'
 import type { FsDirEntry, FsInfo, FsPathInfo, FsRemoveOutcome, FsRenameOutcome, FsTarget, FsVersion } from './types.js'
 
 /**
@@ -40,8 +54,45 @@ export abstract class FileSystemHookBase {
    */
   protected abstract openBytes(target: FsTarget, signal: AbortSignal | undefined): Awaitable<ByteChunks>
 
+  /**
+   * A regular file's metadata and its chunks, for `openFile`: missing is `FsError.notFound`, a
+   * non-file `FsError.notRegularFile`; `info` is what `statTarget` would say of the bytes the chunks
+   * yield (never a version of newer content), and the chunks follow `openBytes`' rules (`return()`
+   * on the iterator releases the file). Override it where the store answers both in one look (a
+   * GET's headers and body, a descriptor's fstat and reads); the default asks `statTarget`, then
+   * `openBytes`: two looks, the version from the first, so a change between them only makes a guard
+   * built on it stale.
+   */
+  protected openTarget(target: FsTarget, signal: AbortSignal | undefined): Awaitable<OpenedFile> {
+    return this.#openByStat(target, signal)
+  }
+
+  async #openByStat(target: FsTarget, signal: AbortSignal | undefined): Promise<OpenedFile> {
+    const info = await this.statTarget(target, signal)
+    if (info === undefined) throw FsError.notFound('read', target.displayPath)
+    if (info.type !== 'file') throw FsError.notRegularFile('read', target.displayPath)
+    return { info, chunks: await this.openBytes(target, signal) }
+  }
+
   /** The entries of a directory, in any order (core sorts): missing is `notFound`, a non-directory `notDirectory`. */
   protected abstract listEntries(target: FsTarget, signal: AbortSignal | undefined): Awaitable<FsDirEntry[]>
+
+  /**
+   * `listTree`: every entry below the directory `target`, a page at a time, each once, with its
+   * `path` below `target` (see `FileSystem.listTree`). Missing is `notFound` and a non-directory
+   * `notDirectory`, both before the first page; a directory named in `request.prune` is listed and
+   * never entered, a symlink to a directory listed with `link: true` and never entered. The default
+   * walks the directories through `listEntries`, looking at each directory entry with `lstatPath`;
+   * override it where the store lists a subtree at once (S3's prefix listing: a request per page
+   * whatever the depth) and declare `capabilities.listTree: 'native'`.
+   */
+  protected listSubtree(target: FsTarget, request: TreeRequest): Awaitable<TreePages> {
+    return walkTree(target, request, {
+      listEntries: (dir, signal) => this.listEntries(dir, signal),
+      lstatPath: (path, cwd, signal) => this.lstatPath(path, cwd, signal),
+      errorRow: (err) => this.errorRow(err),
+    })
+  }
 
   /**
    * Publishes `bytes` atomically under `request.expected` (a known guard kind; see `checkGuard`
@@ -115,6 +166,16 @@ export abstract class FileSystemHookBase {
     return Promise.reject(FsError.unsupported('create directory', target.displayPath, 'this store does not create directories'))
   }
 
+  /**
+   * Whether `publishBytes` and `updateBytes` honour a request's `fence` (see `WriteRequest.fence`):
+   * begin at once, publish only once it resolved. A layer hands one only to a hook that says so, and
+   * awaits it before calling any other. Default false; a remote backend that stages before it
+   * publishes says true, so a fence's re-resolve shares the write's first round trip.
+   */
+  protected takesFence(): boolean {
+    return false
+  }
+
   /** `processPath` where `capabilities.processPath` is true. */
   protected processPathOf(target: FsTarget): string {
     throw FsError.unsupported('resolve', target.displayPath, 'this store has no path a local process can open')
@@ -137,7 +198,9 @@ export abstract class FileSystemHookBase {
       lstatPath: (path, cwd, signal) => fs.lstatPath(path, cwd, signal),
       loadBytes: (target, request) => fs.loadBytes(target, request),
       openBytes: (target, signal) => fs.openBytes(target, signal),
+      openTarget: (target, signal) => fs.openTarget(target, signal),
       listEntries: (target, signal) => fs.listEntries(target, signal),
+      listSubtree: (target, request) => fs.listSubtree(target, request),
       publishBytes: (target, bytes, request) => fs.publishBytes(target, bytes, request),
       updateBytes: (target, request, transform) => fs.updateBytes(target, request, transform),
       removeTarget: (target, request) => fs.removeTarget(target, request),
@@ -146,6 +209,7 @@ export abstract class FileSystemHookBase {
       renameInPlace: (target, request) => fs.renameInPlace(target, request),
       rootTarget: (signal) => fs.rootTarget(signal),
       makeDirectory: (target, signal) => fs.makeDirectory(target, signal),
+      takesFence: () => fs.takesFence(),
       errorRow: (err) => fs.errorRow(err),
     }
   }

@@ -2,6 +2,7 @@ import { abortableChunks, releaseChunks, untilAborted } from './abort-wait.js'
 import { FsError, throwIfAborted } from './errors.js'
 import type { Awaitable, ByteChunks } from './hooks.js'
 import { decodeTextStream } from './text.js'
+import type { FsInfo, FsOpenFile } from './types.js'
 
 /** Turns anything a stream's hook throws into the `FsError` of the call. */
 type Translate = (err: unknown) => FsError
@@ -47,4 +48,34 @@ export async function* textStream(source: ByteChunks, path: string, signal: Abor
   } catch (err) {
     throw translate(err)
   }
+}
+
+/**
+ * `openFile`'s answer over what `openTarget` opened: `chunks` as `streamBytes` yields them, and a
+ * `close()` that releases the file whether or not its chunks were asked for (a generator that never
+ * started would skip its cleanup).
+ */
+export function openFileOf(info: FsInfo, source: ByteChunks, path: string, signal: AbortSignal | undefined, translate: Translate): FsOpenFile {
+  const stream = byteStream(source, path, signal, translate)
+  let started = false
+  let closed = false
+  const close = async (): Promise<void> => {
+    if (closed) return
+    closed = true
+    if (started) await stream.return(undefined).catch(() => undefined)
+    else await releaseChunks(source)
+  }
+  const iterator: AsyncIterableIterator<Uint8Array> = {
+    next: () => {
+      if (closed) return Promise.resolve({ done: true, value: undefined })
+      started = true
+      return stream.next()
+    },
+    return: async () => {
+      await close()
+      return { done: true, value: undefined }
+    },
+    [Symbol.asyncIterator]: () => iterator,
+  }
+  return { info, chunks: { [Symbol.asyncIterator]: () => iterator }, close }
 }

@@ -148,6 +148,34 @@ export interface FsCreateDirectoryOutcome {
   readonly created: boolean
 }
 
+/**
+ * A regular file opened by {@link FileSystem.openFile}: what `stat` says of it and its bytes, from one
+ * look at the store where the store allows. Read `chunks` to the end, stop early, or call `close()`:
+ * each releases the file.
+ */
+export interface FsOpenFile {
+  /** The file's metadata (`type` is `file`), of the content `chunks` yields. */
+  readonly info: FsInfo
+  /** The bytes, as `streamBytes` yields them; iterated once. */
+  readonly chunks: AsyncIterable<Uint8Array>
+  /** Releases the file without reading (the rest of) it; idempotent. */
+  close(): Promise<void>
+}
+
+/** One entry of {@link FileSystem.listTree}: a {@link FsDirEntry} with where it lies below the listed directory. */
+export interface FsTreeEntry extends FsDirEntry {
+  /** Its names below the listed directory, `/`-joined (`src/index.ts`); `name` is the last of them. */
+  readonly path: string
+  /** True on a directory entry that is a symbolic link (listed, never entered). */
+  readonly link?: boolean
+}
+
+/** Options of {@link FileSystem.listTree}. */
+export interface ListTreeOptions extends SignalOptions {
+  /** Names of directories that are listed but never entered (`.git`), compared exactly. */
+  readonly prune?: readonly string[] | undefined
+}
+
 /** Options of operations that only take a signal. */
 export interface SignalOptions {
   readonly signal?: AbortSignal | undefined
@@ -263,6 +291,12 @@ export interface FsCapabilities {
   readonly createDirectory?: 'native' | 'marker'
   /** `stat` reports `mtime`, the store's last-modification time (`lstat` and `listDir` where it is cheaply known). */
   readonly mtime?: boolean
+  /**
+   * How `listTree` lists a subtree: `native`, the store lists every entry below a directory at once,
+   * a request per page whatever the depth (S3's prefix listing without a delimiter); `walk` (or
+   * absent), core walks the directories one listing each, as a caller of `listDir` would.
+   */
+  readonly listTree?: 'native' | 'walk'
   /**
    * The store does not write (a snapshot, an archive, a read-only export): every mutation
    * (`writeText`, `writeBytes`, `editText`, `remove`, `rename`, `createDirectory`) is

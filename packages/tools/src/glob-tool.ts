@@ -6,7 +6,8 @@ import { pathShower } from './shown-path.js'
 import { COUNT, object, STRING } from './structured.js'
 import { run, toolInput, type ToolInput } from './tool-kit.js'
 import type { FileTool, StructuredOutput, ToolDeps } from './types.js'
-import { fencedFooter, pathMatcher, SearchControl, SearchTimeout, searchRoot, timeoutResult, walkFiles } from './walk.js'
+import { openRoot, searchFiles } from './tree-walk.js'
+import { fencedFooter, pathMatcher, SearchControl, SearchTimeout, timeoutResult } from './walk.js'
 
 /**
  * Canonical value of `glob`: the shown paths and how many matched in all. Each path is one any tool
@@ -86,13 +87,13 @@ export function globTool(deps: ToolDeps): FileTool<GlobValue> {
         const accept = pathMatcher('pattern', pattern)
         const control = new SearchControl('glob', config.searchTimeoutMs, context.signal)
         try {
-          const root = await searchRoot(deps, path, context, control)
+          const root = await openRoot(deps, path, context, control)
           if (root.info.type !== 'directory') {
             const shown = root.target.displayPath
             throw new FsError('FS_NOT_DIRECTORY', `cannot search "${shown}": not a directory`, { verb: 'list', path: shown })
           }
           const show = await control.race(pathShower(deps, context, root.target, control.signal))
-          const { files, fenced } = await walkFiles({ fs: deps.fs, root: root.target, control, accept, concurrency: config.searchConcurrency })
+          const { files, fenced } = await searchFiles({ fs: deps.fs, root, control, accept, concurrency: config.searchConcurrency })
           const value: GlobValue = {
             root: root.target.displayPath,
             pattern,

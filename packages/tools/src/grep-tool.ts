@@ -1,26 +1,17 @@
 import { FsError, isFsError } from '@seamfs/core'
 import { decodeText } from '@seamfs/core/backend'
 import { NON_BLANK } from './args.js'
-import { inOrder } from './bounded.js'
+import { inOrder, Limiter } from './bounded.js'
 import { RegexWorker, type WorkerMatch } from './grep-worker.js'
 import { quotePath } from './quote.js'
+import { ReadAhead } from './read-ahead.js'
 import { ok, ToolInputError } from './results.js'
 import { pathShower } from './shown-path.js'
+import { openRoot, searchFiles } from './tree-walk.js'
 import { COUNT, LINE_NUMBER, object, STRING } from './structured.js'
 import { run, toolInput, type ToolInput } from './tool-kit.js'
 import type { FileTool, StructuredOutput, ToolDeps } from './types.js'
-import {
-  fencedFooter,
-  isSkippable,
-  pathMatcher,
-  SearchControl,
-  SearchTimeout,
-  searchRoot,
-  timeoutResult,
-  walkFiles,
-  type PathMatcher,
-  type WalkedFile,
-} from './walk.js'
+import { fencedFooter, isSkippable, pathMatcher, SearchControl, SearchTimeout, timeoutResult, type PathMatcher, type WalkedFile } from './walk.js'
 
 /** One matching line: `text` is the preview exactly as shown after `Line <n>: `. */
 export interface GrepMatch {
@@ -238,27 +229,35 @@ async function scanFile({ deps, worker, control }: Scan, file: WalkedFile, fetch
   return { matches, count }
 }
 
+/** How far the reads may run ahead of the matcher, in files, per read in flight. */
+const LOOKAHEAD_PER_READ = 4
+
+/** grep's reads ahead of its matcher (see {@link ReadAhead}): within {@link PREFETCH_BYTES}, and with the walk under `limiter`. */
+function readAhead(deps: ToolDeps, control: SearchControl, limiter: Limiter): ReadAhead<WalkedFile, Fetched> {
+  const streamMin = deps.config.readStreamMinSize
+  return new ReadAhead({
+    limiter,
+    budget: PREFETCH_BYTES,
+    files: LOOKAHEAD_PER_READ * deps.config.searchConcurrency,
+    cost: (file) => prefetchCost(file, streamMin),
+    read: (file) => fetchFile(deps, file, control),
+    check: () => control.check(),
+  })
+}
+
 /**
  * Every file through the worker in search order, while the next ones are read ahead: up to
- * `searchConcurrency` reads in flight and {@link PREFETCH_BYTES} held (one file is always let
- * through), so a remote store pays about one round trip per `searchConcurrency` small files.
+ * `searchConcurrency` reads in flight (the walk's calls included, while it runs: the first reads
+ * start as it finds their files), a read that ends starting the next at once (behind a slow file,
+ * and while the worker matches), at most {@link LOOKAHEAD_PER_READ} files per read ahead of the
+ * matcher and {@link PREFETCH_BYTES} held (one file is always let through), so a remote store pays
+ * about one round trip per `searchConcurrency` small files.
  */
-async function* scanFiles(scan: Scan, files: readonly WalkedFile[], keep: () => number): AsyncGenerator<FileOutcome> {
+async function* scanFiles(scan: Scan, files: readonly WalkedFile[], keep: () => number, ahead: ReadAhead<WalkedFile, Fetched>): AsyncGenerator<FileOutcome> {
   const { deps, control } = scan
-  const streamMin = deps.config.readStreamMinSize
-  let held = 0
-  const options = {
-    admit: (file: WalkedFile) => held + prefetchCost(file, streamMin) <= PREFETCH_BYTES,
-    beforeStart: (file: WalkedFile) => {
-      control.check()
-      held += prefetchCost(file, streamMin)
-    },
-    release: (file: WalkedFile) => {
-      held -= prefetchCost(file, streamMin)
-    },
-  }
+  const concurrency = deps.config.searchConcurrency
   let index = 0
-  for await (const fetched of inOrder(files, deps.config.searchConcurrency, (file) => fetchFile(deps, file, control), options)) {
+  for await (const fetched of inOrder(files, concurrency, (file) => ahead.read(file), ahead.inOrder(LOOKAHEAD_PER_READ * concurrency))) {
     const file = files[index++] as WalkedFile
     control.check()
     yield fetched.ok ? await scanFile(scan, file, fetched.value, keep()) : skipOutcome(fetched.error, control)
@@ -343,13 +342,24 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
         const control = new SearchControl('grep', config.searchTimeoutMs, context.signal)
         const worker = new RegexWorker({ source: pattern, flags, maxUnits: config.grepMaxLineBytes, control })
         try {
-          const root = await searchRoot(deps, path, context, control)
+          const root = await openRoot(deps, path, context, control)
           const rootPath = root.target.displayPath
           const show = await control.race(pathShower(deps, context, root.target, control.signal))
           let files: WalkedFile[]
           let fencedEntries = 0
+          const limiter = new Limiter(config.searchConcurrency)
+          const ahead = readAhead(deps, control, limiter)
           if (root.info.type === 'directory') {
-            const walk = await walkFiles({ fs: deps.fs, root: root.target, control, accept, concurrency: config.searchConcurrency })
+            const found = (file: WalkedFile): void => ahead.offer(file)
+            const walk = await searchFiles({
+              fs: deps.fs,
+              root,
+              control,
+              accept,
+              concurrency: config.searchConcurrency,
+              found,
+              gate: (call) => limiter.first(call),
+            })
             files = walk.files
             fencedEntries = walk.fenced
           } else if (root.info.type === 'file') {
@@ -361,7 +371,7 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
           let totalMatches = 0
           let skippedFiles = 0
           let index = 0
-          for await (const outcome of scanFiles({ deps, worker, control }, files, () => config.grepMaxMatches - matches.length)) {
+          for await (const outcome of scanFiles({ deps, worker, control }, files, () => config.grepMaxMatches - matches.length, ahead)) {
             const file = files[index++] as WalkedFile
             if (outcome === 'binary') skippedFiles++
             if (outcome === 'fenced') fencedEntries++

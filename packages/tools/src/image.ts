@@ -15,7 +15,7 @@ export interface ImageRead {
 const IMAGE_NAME = /\.(?:png|jpe?g|gif|webp)$/i
 
 /** Enough of a file's start to tell every type below. */
-const SNIFF_BYTES = 12
+export const SNIFF_BYTES = 12
 
 const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
 const JPEG = [0xff, 0xd8, 0xff]
@@ -48,9 +48,22 @@ export class ImageReader {
     this.#maxBytes = maxBytes
   }
 
+  /** The largest image returned, in bytes. */
+  get maxBytes(): number {
+    return this.#maxBytes
+  }
+
   /** Whether the name suggests an image (then `read` tries the image first). */
   named(target: FsTarget): boolean {
     return IMAGE_NAME.test(target.displayPath)
+  }
+
+  /** `FS_TOO_LARGE` for an image of `size` bytes (when known) above `limit`. */
+  tooLarge(target: FsTarget, size: number | undefined, limit = this.#maxBytes): FsError {
+    const what = size === undefined ? 'the image' : `the image (${size} bytes)`
+    return FsError.at('FS_TOO_LARGE', 'read', target.displayPath, `${what} exceeds the ${limit}-byte limit on images`, {
+      details: size === undefined ? { limit } : { size, limit },
+    })
   }
 
   /** The image at `target` (of `size` bytes when known), or undefined when its bytes are not an image. */
@@ -70,10 +83,7 @@ export class ImageReader {
   /** A file too large to return: `FS_TOO_LARGE` when it is an image, else undefined (not ours to refuse). */
   async #tooLarge(target: FsTarget, size: number | undefined, limit: number, signal: AbortSignal | undefined): Promise<undefined> {
     if (sniffImage(await this.#head(target, signal)) === undefined) return undefined
-    const what = size === undefined ? 'the image' : `the image (${size} bytes)`
-    throw FsError.at('FS_TOO_LARGE', 'read', target.displayPath, `${what} exceeds the ${limit}-byte limit on images`, {
-      details: size === undefined ? { limit } : { size, limit },
-    })
+    throw this.tooLarge(target, size, limit)
   }
 
   /** The first bytes of the file, without reading the rest. */

@@ -1,9 +1,10 @@
-import { FsError, isFsError, type FsInfo, type FsTarget, type PolicyOwner } from '@seamfs/core'
+import { FsError, isFsError, type FsInfo, type FsOpenFile, type FsTarget, type PolicyOwner } from '@seamfs/core'
+import { decodeText } from '@seamfs/core/backend'
 import { NON_BLANK } from './args.js'
-import { ImageReader, imageText, toolImage } from './image.js'
+import { ImageReader, imageText, sniffImage, SNIFF_BYTES, toolImage, type ImageRead } from './image.js'
 import { ByteLineWindow } from './line-scan.js'
 import { quotePath } from './quote.js'
-import { LineWindow, readFooter, type ReadLine, type ReadWindow, type WindowLimits } from './read-window.js'
+import { ChunkReader, LineWindow, readFooter, type ReadLine, type ReadWindow, type WindowLimits } from './read-window.js'
 import { ok } from './results.js'
 import { COUNT, LINE_NUMBER, object, STRING } from './structured.js'
 import { resolveIn, run, sessionOf, toolInput, type ToolInput } from './tool-kit.js'
@@ -73,36 +74,69 @@ export function readInput(config: ToolsConfig): ToolInput<ReadArgs> {
   }))
 }
 
-/** A read of a regular file the call has stat'ed: what its image and text paths share. */
+/** A read of a regular file the call has opened: what its image and text paths share. */
 interface FileRead {
   readonly target: FsTarget
   readonly info: FsInfo
   readonly session: PolicyOwner
   readonly signal: AbortSignal | undefined
+  /** The file's chunks, its first bytes looked at before the rest is read. */
+  readonly chunks: ChunkReader
+  /** What its first bytes say it is: an image type, or undefined. */
+  readonly sniffed: ImageRead['mimeType'] | undefined
 }
 
 export function readTool(deps: ToolDeps): FileTool<ReadValue> {
   const { config } = deps
   const { inputSchema, parse } = readInput(config)
   const images = new ImageReader(deps.fs, config.readImageMaxBytes)
-  /** The file as an image result when its bytes are an image (else undefined); recorded like a text read. */
-  const imageRead = async ({ target, info, session, signal }: FileRead): Promise<ToolResult<ReadValue> | undefined> => {
-    const image = await images.read(target, info.size, signal)
-    if (image === undefined) return undefined
+  /** The result of an image read: recorded like a text read. */
+  const imageResult = ({ target, info, session }: FileRead, image: ImageRead): ToolResult<ReadValue> => {
     deps.policy?.recordPresent(session, target, info.version)
     const value: ReadValue = { path: target.displayPath, offset: 1, lines: [], totalLines: 0, image: { mimeType: image.mimeType, size: image.bytes.length } }
     return { ...ok(imageText(target.displayPath, image), value), image: toolImage(image) }
   }
-  /** Large files: lines counted on bytes, only the window decoded. */
-  const scanBytes = async ({ target, signal }: FileRead, limits: WindowLimits): Promise<ReadWindow> => {
-    const window = new ByteLineWindow(limits, target.displayPath)
-    for await (const chunk of await deps.fs.streamBytes(target, { signal })) window.push(chunk)
+  /** The file as an image, its first bytes saying it is one: returned whole up to the image limit, else `FS_TOO_LARGE`. */
+  const imageOf = async (read: FileRead, mimeType: ImageRead['mimeType'], bytes?: Uint8Array): Promise<ImageRead> => {
+    const { target, info } = read
+    if (bytes === undefined && info.size !== undefined && info.size > images.maxBytes) throw images.tooLarge(target, info.size)
+    const whole = bytes ?? (await read.chunks.all(images.maxBytes))
+    if (whole === undefined || whole.length > images.maxBytes) throw images.tooLarge(target, whole?.length ?? info.size)
+    return { mimeType, bytes: whole }
+  }
+  /** A small file's bytes, read whole under `readText`'s size limit. */
+  const readWhole = async ({ target, info, chunks }: FileRead): Promise<Uint8Array> => {
+    const maxBytes = deps.fs.maxTextBytes
+    if (info.size !== undefined && info.size > maxBytes) throw FsError.tooLarge('read', target.displayPath, info.size, maxBytes)
+    const bytes = await chunks.all(maxBytes)
+    if (bytes === undefined) throw FsError.tooLarge('read', target.displayPath, maxBytes + 1, maxBytes)
+    return bytes
+  }
+  /** Small files: decoded whole under `readText`'s rules (NUL sample, strict UTF-8, BOM), then windowed. */
+  const scanText = (bytes: Uint8Array, path: string, limits: WindowLimits): ReadWindow => {
+    const window = new LineWindow(limits)
+    window.push(decodeText(bytes, path, 'read'))
     return window.end()
   }
-  const scanText = async ({ target, signal }: FileRead, limits: WindowLimits): Promise<ReadWindow> => {
-    const window = new LineWindow(limits)
-    window.push(await deps.fs.readText(target, { signal }))
+  /** Large files: lines counted on bytes, only the window decoded. */
+  const scanBytes = async ({ target, chunks }: FileRead, limits: WindowLimits): Promise<ReadWindow> => {
+    const window = new ByteLineWindow(limits, target.displayPath)
+    for await (const chunk of chunks.rest()) window.push(chunk)
     return window.end()
+  }
+  /** Opens the file: absent is recorded, and both refusals say what they said before the open was one look. */
+  const open = async (target: FsTarget, session: PolicyOwner, signal: AbortSignal | undefined): Promise<FsOpenFile> => {
+    try {
+      return await deps.fs.openFile(target, { signal })
+    } catch (err) {
+      if (isFsError(err, 'FS_NOT_FOUND')) {
+        deps.policy?.recordAbsent(session, target)
+        // Core's shape, path raw: `failure` quotes it, as every filesystem message.
+        throw FsError.notFound('read', target.displayPath)
+      }
+      if (isFsError(err, 'FS_NOT_REGULAR_FILE')) throw FsError.notRegularFile('read', target.displayPath)
+      throw err
+    }
   }
   return {
     name: 'read',
@@ -118,33 +152,39 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
         const target = await resolveIn(deps, filePath, context)
         const shown = quotePath(target.displayPath)
         const session = sessionOf(deps, context)
-        const info = await deps.fs.stat(target, { signal: context.signal })
-        if (info === undefined) {
-          deps.policy?.recordAbsent(session, target)
-          // Core's shape, path raw: `failure` quotes it, as every filesystem message.
-          throw FsError.notFound('read', target.displayPath)
-        }
-        if (info.type !== 'file') throw FsError.notRegularFile('read', target.displayPath)
-        const read: FileRead = { target, info, session, signal: context.signal }
-        const named = images.named(target)
-        const first = named ? await imageRead(read) : undefined
-        if (first !== undefined) return first
-        const limits = { offset, limit, maxLineLength: config.readMaxLineLength, maxBytes: config.readMaxBytes }
+        const signal = context.signal
+        const file = await open(target, session, signal)
         let result: ReadWindow
         try {
-          result = info.size === undefined || info.size >= config.readStreamMinSize ? await scanBytes(read, limits) : await scanText(read, limits)
-        } catch (err) {
-          // Not text: an image under any name (a name that suggested one was tried above).
-          const image = !named && isFsError(err, 'FS_NOT_TEXT') ? await imageRead(read) : undefined
-          if (image === undefined) throw err
-          return image
+          const chunks = new ChunkReader(file.chunks)
+          const read: FileRead = { target, info: file.info, session, signal, chunks, sniffed: sniffImage(await chunks.head(SNIFF_BYTES)) }
+          const named = images.named(target)
+          // A name that suggests an image, and bytes that are one: the image, whatever else they might be.
+          if (named && read.sniffed !== undefined) return imageResult(read, await imageOf(read, read.sniffed))
+          const limits = { offset, limit, maxLineLength: config.readMaxLineLength, maxBytes: config.readMaxBytes }
+          const size = file.info.size
+          const whole = size === undefined || size >= config.readStreamMinSize ? undefined : await readWhole(read)
+          try {
+            result = whole === undefined ? await scanBytes(read, limits) : scanText(whole, target.displayPath, limits)
+          } catch (err) {
+            // Not text: an image under any name (a name that suggested one was decided above).
+            if (named || read.sniffed === undefined || !isFsError(err, 'FS_NOT_TEXT')) throw err
+            if (whole !== undefined) return imageResult(read, await imageOf(read, read.sniffed, whole))
+            // Streamed past its start: read again, as an image.
+            await file.close()
+            const image = await images.read(target, size, signal)
+            if (image === undefined) throw err
+            return imageResult(read, image)
+          }
+        } finally {
+          await file.close()
         }
         const emptyFileStart = offset === 1 && result.totalLines === 0
         if (offset > result.totalLines && !emptyFileStart && !result.truncatedByBytes) {
           const shown = target.displayPath
           throw new FsError('FS_NOT_FOUND', `offset ${offset} is out of range for "${shown}" (${result.totalLines} lines)`, { verb: 'read', path: shown })
         }
-        deps.policy?.recordPresent(session, target, info.version)
+        deps.policy?.recordPresent(session, target, file.info.version)
         const body = result.lines.map((line) => `${line.number}: ${line.text}`)
         const footer = readFooter(offset, result)
         const content = body.length === 0 ? footer : `${body.join('\n')}\n\n${footer}`

@@ -1,3 +1,5 @@
+import { Buffer } from 'node:buffer'
+
 /** One numbered line of a read window. */
 export interface ReadLine {
   readonly number: number
@@ -145,4 +147,82 @@ export function readFooter(offset: number, window: ReadWindow): string {
     return `(Showing lines ${offset}-${end} of ${window.totalLines}. Use offset=${end + 1} to continue.)`
   }
   return `(End of file - total ${window.totalLines} lines)`
+}
+
+/**
+ * The chunks of an opened file, read once and in order, with its first bytes looked at before the
+ * rest is consumed. A chunk is the source's again once the next one is asked for (it may reuse its
+ * buffer), so a chunk kept across that is copied first.
+ */
+export class ChunkReader {
+  readonly #source: AsyncIterator<Uint8Array>
+  /** Copies of chunks received and not yet handed out, in order. */
+  #kept: Uint8Array[] = []
+  #keptBytes = 0
+  /** The chunk received last, not yet handed out: the source's until the next one is asked for. */
+  #held: Uint8Array | undefined
+  #ended = false
+
+  constructor(chunks: AsyncIterable<Uint8Array>) {
+    this.#source = chunks[Symbol.asyncIterator]()
+  }
+
+  /** The first `n` bytes (fewer in a shorter file), a copy; nothing is consumed. */
+  async head(n: number): Promise<Uint8Array> {
+    while (this.#keptBytes + (this.#held?.length ?? 0) < n && (await this.#pull()));
+    const parts = this.#held === undefined ? this.#kept : [...this.#kept, this.#held]
+    return Buffer.concat(parts, Math.min(n, this.#keptBytes + (this.#held?.length ?? 0)))
+  }
+
+  /** Every remaining byte in one array of its own, or `undefined` as soon as there are more than `limit`. */
+  async all(limit: number): Promise<Uint8Array | undefined> {
+    while (await this.#pull()) if (this.#keptBytes > limit) return undefined
+    const last = this.#held
+    this.#held = undefined
+    if (last !== undefined) {
+      this.#kept.push(Buffer.from(last))
+      this.#keptBytes += last.length
+    }
+    if (this.#keptBytes > limit) return undefined
+    const kept = this.#kept
+    this.#kept = []
+    this.#keptBytes = 0
+    const [only] = kept
+    return kept.length === 1 && only !== undefined ? only : Buffer.concat(kept)
+  }
+
+  /** The remaining chunks, those looked at first; each is the caller's until it asks for the next one. */
+  async *rest(): AsyncGenerator<Uint8Array> {
+    const kept = this.#kept
+    this.#kept = []
+    this.#keptBytes = 0
+    yield* kept
+    for (;;) {
+      const held = this.#held
+      this.#held = undefined
+      if (held !== undefined) yield held
+      if (this.#ended) return
+      const step = await this.#source.next()
+      if (step.done === true) this.#ended = true
+      else this.#held = step.value
+    }
+  }
+
+  /** Receives one more chunk (copying the one held before asking); false at the end. */
+  async #pull(): Promise<boolean> {
+    if (this.#ended) return false
+    const held = this.#held
+    if (held !== undefined) {
+      this.#kept.push(Buffer.from(held))
+      this.#keptBytes += held.length
+      this.#held = undefined
+    }
+    const step = await this.#source.next()
+    if (step.done === true) {
+      this.#ended = true
+      return false
+    }
+    this.#held = step.value
+    return true
+  }
 }

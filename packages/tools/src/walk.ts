@@ -197,14 +197,19 @@ export function isSkippable(err: unknown): boolean {
   return SKIPPABLE.some((code) => isFsError(err, code))
 }
 
+/** Runs one store call of a search: at once, or when the search's shared limiter lets it (see `Limiter`). */
+export type Gate = <T>(call: () => Promise<T>) => Promise<T>
+
+const ungated: Gate = (call) => call()
+
 /**
  * Whether a directory entry is a symbolic link (only asked of backends that have them). An entry a
  * fence will not even `lstat` is treated as one: its listing is then refused, and counted.
  */
-async function isLink(fs: FileSystem, target: FsTarget, control: SearchControl): Promise<boolean> {
+async function isLink(fs: FileSystem, target: FsTarget, control: SearchControl, gate: Gate): Promise<boolean> {
   if (!fs.capabilities.symlinks) return false
   try {
-    return (await control.race(fs.lstat(target.displayPath, { signal: control.signal })))?.type === 'symlink'
+    return (await control.race(gate(() => fs.lstat(target.displayPath, { signal: control.signal }))))?.type === 'symlink'
   } catch (err) {
     if (isFsError(err, 'FS_SANDBOX_DENIED')) return true
     if (isSkippable(err)) return false
@@ -217,9 +222,9 @@ async function isLink(fs: FileSystem, target: FsTarget, control: SearchControl):
  * reads, which the sandbox lists as `other` (its target's type is not the model's to learn) and
  * whose `stat` it refuses. Only asked of backends that have links.
  */
-async function isFencedOut(fs: FileSystem, target: FsTarget, control: SearchControl): Promise<boolean> {
+export async function isFencedOut(fs: FileSystem, target: FsTarget, control: SearchControl, gate: Gate = ungated): Promise<boolean> {
   try {
-    await control.race(fs.stat(target, { signal: control.signal }))
+    await control.race(gate(() => fs.stat(target, { signal: control.signal })))
     return false
   } catch (err) {
     if (isFsError(err, 'FS_SANDBOX_DENIED')) return true
@@ -253,6 +258,10 @@ export interface WalkOptions {
   readonly accept: PathMatcher
   /** Listings and link checks in flight at a time (default 1). */
   readonly concurrency?: number | undefined
+  /** Told of each file `accept`ed as the walk finds it (in the order it finds them), for work that may start before the walk ends. */
+  readonly found?: ((file: WalkedFile) => void) | undefined
+  /** How each store call of the walk is run (default: at once). */
+  readonly gate?: Gate | undefined
 }
 
 /**
@@ -269,13 +278,13 @@ export interface WalkOptions {
  * one at a time.
  */
 export async function walkFiles(options: WalkOptions): Promise<Walk> {
-  const { fs, root, control, accept, concurrency = 1 } = options
+  const { fs, root, control, accept, concurrency = 1, found: onFound, gate = ungated } = options
   const found: WalkedFile[] = []
   let fenced = 0
   const seen = new Set<FsTargetKey>([root.targetKey])
   let level: Dir[] = [{ target: root, path: '' }]
   let links: Dir[] = []
-  const list = (dir: Dir): Promise<FsDirEntry[]> => control.race(fs.listDir(dir.target, { signal: control.signal }))
+  const list = (dir: Dir): Promise<FsDirEntry[]> => control.race(gate(() => fs.listDir(dir.target, { signal: control.signal })))
   const check = (): void => control.check()
   while (level.length > 0 || links.length > 0) {
     if (level.length === 0) {
@@ -290,7 +299,7 @@ export async function walkFiles(options: WalkOptions): Promise<Walk> {
     }
     const candidates: Dir[] = []
     const others: FsTarget[] = []
-    const linkChecks = (): Promise<boolean[]> => mapInOrder(candidates, concurrency, (dir) => isLink(fs, dir.target, control), check)
+    const linkChecks = (): Promise<boolean[]> => mapInOrder(candidates, concurrency, (dir) => isLink(fs, dir.target, control, gate), check)
     // The level's listings are in flight together; their entries are taken in level order, as one by one.
     let index = 0
     for await (const listed of inOrder(level, concurrency, list, { beforeStart: check })) {
@@ -308,7 +317,11 @@ export async function walkFiles(options: WalkOptions): Promise<Walk> {
       for (const entry of listed.value) {
         const path = dir.path === '' ? entry.name : `${dir.path}/${entry.name}`
         if (entry.type === 'file') {
-          if (accept(path)) found.push({ path, target: entry.target, size: entry.size })
+          if (accept(path)) {
+            const file = { path, target: entry.target, size: entry.size }
+            found.push(file)
+            onFound?.(file)
+          }
         } else if (entry.type === 'directory' && !VCS_DIRS.has(entry.name) && !seen.has(entry.target.targetKey)) {
           candidates.push({ target: entry.target, path })
         } else if (entry.type === 'other' && fs.capabilities.symlinks) {
@@ -316,7 +329,7 @@ export async function walkFiles(options: WalkOptions): Promise<Walk> {
         }
       }
     }
-    for (const out of await mapInOrder(others, concurrency, (target) => isFencedOut(fs, target, control), check)) if (out) fenced++
+    for (const out of await mapInOrder(others, concurrency, (target) => isFencedOut(fs, target, control, gate), check)) if (out) fenced++
     // Which directories are links: asked together too, then sorted in level order.
     const linked = await linkChecks()
     const next: Dir[] = []
@@ -341,7 +354,11 @@ export function fencedFooter(count: number, one: string, many: string): string |
 
 /** The resolved search root and what it is; a missing root is `FS_NOT_FOUND`. */
 export async function searchRoot(deps: ToolDeps, path: string, context: ToolContext, control: SearchControl): Promise<{ target: FsTarget; info: FsInfo }> {
-  const target = await control.race(resolveIn(deps, path, { ...context, signal: control.signal }))
+  return statRoot(deps, await control.race(resolveIn(deps, path, { ...context, signal: control.signal })), control)
+}
+
+/** What the resolved search root `target` is; a missing root is `FS_NOT_FOUND`. */
+export async function statRoot(deps: ToolDeps, target: FsTarget, control: SearchControl): Promise<{ target: FsTarget; info: FsInfo }> {
   const info = await control.race(deps.fs.stat(target, { signal: control.signal }))
   const shown = target.displayPath
   if (info === undefined) throw new FsError('FS_NOT_FOUND', `cannot search "${shown}": not found`, { verb: 'stat', path: shown })

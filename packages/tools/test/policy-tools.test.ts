@@ -5,7 +5,10 @@
  */
 import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import type { FsInfo, FsTarget } from '@seamfs/core'
+import type { OpenedFile } from '@seamfs/core/backend'
 import { createFileTools, ObservationPolicy, type FileTool, type ToolsConfig } from '@seamfs/tools'
+import { ChunkReader } from '../src/read-window.js'
 import { BACKENDS, expectError, expectOk, makeHarness, type BackendKind, type Harness, type HarnessOptions } from './tool-harness.js'
 
 const S = { session: 'session-1' }
@@ -18,6 +21,7 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
   afterEach(() => {
     harness?.dispose()
     harness = undefined
+    vi.restoreAllMocks()
   })
   const setup = (options: HarnessOptions = {}): Harness =>
     (harness = makeHarness(kind, { policy: new ObservationPolicy(), files: { 'a.txt': LINES, 'b.txt': 'bee\n' }, ...options }))
@@ -170,9 +174,9 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
 
     it('a file at or above the threshold streams, and returns the same window as a whole-file read', async () => {
       const h = setup({ files: { 'big.txt': BIG, 'edge.txt': 'x'.repeat(63) + '\n', 'small.txt': 'x'.repeat(62) + '\n' } })
-      // The streamed read takes the bytes through the backend's openBytes hook (a protected method).
-      const streamText = vi.spyOn(h.fs as unknown as { openBytes: () => unknown }, 'openBytes')
-      const readText = vi.spyOn(h.fs, 'readText')
+      // Every read opens the file once (openFile); a streamed read takes its chunks one at a time (`rest`), a whole-file read all at once (`all`).
+      const streamText = vi.spyOn(ChunkReader.prototype, 'rest')
+      const readText = vi.spyOn(ChunkReader.prototype, 'all')
       const streaming = tool(h, { readStreamMinSize: 64, readMaxBytes: 120 })
       const whole = tool(h, { readMaxBytes: 120 })
       for (const args of [{}, { offset: 7, limit: 5 }, { offset: 38 }, { offset: 40, limit: 1 }, { offset: 41 }]) {
@@ -208,17 +212,21 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
           h.put('chunks.txt', text)
           const bytes = Buffer.from(text, 'utf8')
           // Byte chunks cut anywhere: inside a CRLF, a multi-byte character, a long line.
-          const streamText = vi.spyOn(h.fs as unknown as { openBytes: () => Promise<AsyncIterable<Uint8Array>> }, 'openBytes').mockImplementation(async () =>
-            (async function* () {
+          const opened = vi.spyOn(h.fs as unknown as { openTarget: (t: FsTarget) => Promise<OpenedFile> }, 'openTarget').mockImplementation(async (t) => ({
+            info: (await h.fs.stat(t)) as FsInfo,
+            chunks: (async function* () {
               for (let at = 0, i = 0; at < bytes.length; i++) {
                 const size = sizes[i % sizes.length] ?? 1
                 yield bytes.subarray(at, at + size)
                 at += size
               }
             })(),
-          )
+          }))
+          const streamText = vi.spyOn(ChunkReader.prototype, 'rest')
           const streamed = await streaming.execute({ file_path: 'chunks.txt', offset, limit })
+          expect(opened).toHaveBeenCalledTimes(1)
           expect(streamText).toHaveBeenCalledTimes(text === '' ? 0 : 1) // an empty file is below any threshold
+          opened.mockRestore()
           streamText.mockRestore()
           expect(streamed).toEqual(await whole.execute({ file_path: 'chunks.txt', offset, limit }))
         }),
@@ -229,7 +237,7 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
     it('a streamed read authorizes like any read', async () => {
       const policy = new ObservationPolicy()
       const h = setup({ policy, files: { 'big.txt': BIG } })
-      const streamText = vi.spyOn(h.fs as unknown as { openBytes: () => unknown }, 'openBytes')
+      const streamText = vi.spyOn(ChunkReader.prototype, 'rest')
       expectOk(await tool(h, { readStreamMinSize: 64 }, policy).execute({ file_path: 'big.txt', offset: 20, limit: 1 }, S))
       expect(streamText).toHaveBeenCalledTimes(1)
       expectOk(await h.call('edit', { file_path: 'big.txt', old_string: 'row 20', new_string: 'ROW 20' }, S))
