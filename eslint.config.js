@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint'
 // `contains` and `close` are the backend's to implement.) Tests may override them to build broken
 // backends for the kit to catch.
 const CONTRACT_METHODS =
-  'resolve|processPath|stat|lstat|readText|streamText|streamBytes|listDir|writeText|editText|readBytes|writeBytes|remove|rename|createDirectory'
+  'resolve|processPath|stat|lstat|readText|streamText|streamBytes|openFile|listDir|listTree|writeText|editText|readBytes|writeBytes|remove|rename|createDirectory'
 const NO_CONTRACT_OVERRIDE = {
   selector: `:matches(MethodDefinition, PropertyDefinition)[override=true][key.name=/^(${CONTRACT_METHODS})$/]`,
   message: "A public FileSystem method is the contract: change behaviour through its protected hook (see ARCHITECTURE.md, 'The hooks').",

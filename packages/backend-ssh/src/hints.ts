@@ -2,18 +2,26 @@ import { performance } from 'node:perf_hooks'
 import type { Attrs } from './connection.js'
 import { kindOf } from './paths.js'
 
-/** How long a sighting of a regular file is trusted for sending an OPEN before its type is known again (ms). */
+/** How long a sighting (a regular file's size and mtime, a path inside the root) is trusted by a write (ms). */
 export const HINT_MS = 1_000
+/**
+ * How long a sighting of a regular file is trusted for sending a read's OPEN before its type is known
+ * again (ms): long enough for a search's reads of what its listing found (a grep of a few hundred
+ * files at 50 ms a round trip takes seconds). The window does not make the FIFO swap below easier for
+ * a process that loops swaps (any window is hit), and the request deadline bounds what it costs.
+ */
+export const OPEN_HINT_MS = 10_000
 /** Entries kept before the hints start over (they are only an optimisation). */
 const MAX_ENTRIES = 10_000
 
 /**
  * Paths this client saw as regular files moments ago (a `resolve`, `stat`,
  * listing or write), with the size seen. An operation on such a path sends
- * its OPEN with its first `stat` instead of a round trip after it. Elsewhere
+ * its OPEN with its first `stat` instead of a round trip after it (a read within
+ * `OPEN_HINT_MS` of the sighting; what a write trusts, within `HINT_MS`). Elsewhere
  * the OPEN waits for the `stat`: OpenSSH's sftp-server is one process that
  * answers in order, and an OPEN of a FIFO blocks it until a writer comes, so
- * the session would hang. A regular file replaced by a FIFO within `HINT_MS`
+ * the session would hang. A regular file replaced by a FIFO within `OPEN_HINT_MS`
  * of its sighting can still do that (as a swap between a `stat` and an OPEN
  * always could).
  *
@@ -42,13 +50,20 @@ export class FileHints {
     return this.file(key)?.size
   }
 
+  /** True when a regular file was seen at `key` within the last {@link OPEN_HINT_MS}: a read may send its OPEN at once. */
+  openable(key: string): boolean {
+    const hint = this.#seen.get(key)
+    if (hint === undefined) return false
+    if (performance.now() - hint.at <= OPEN_HINT_MS) return true
+    this.#seen.delete(key)
+    return false
+  }
+
   /** The size and mtime of the regular file seen at `key` within the last `HINT_MS`, else undefined. */
   file(key: string): { readonly size: number; readonly mtime: number } | undefined {
     const hint = this.#seen.get(key)
-    if (hint === undefined) return undefined
-    if (performance.now() - hint.at <= HINT_MS) return hint
-    this.#seen.delete(key)
-    return undefined
+    if (hint === undefined || performance.now() - hint.at > HINT_MS) return undefined
+    return hint
   }
 
   /** Records that the server's realpath of `key` was `key` itself, inside the root, just now. */

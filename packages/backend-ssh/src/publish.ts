@@ -479,11 +479,22 @@ class Astray extends Error {
   }
 }
 
-/** `createIfAbsent` lost: the name exists (whoever made it), or is not a file. */
+/**
+ * `createIfAbsent` lost: the name exists (whoever made it), or is not a file. OpenSSH answers a link
+ * onto an existing name (EEXIST) with a bare FAILURE, and in the target's own directory, with the
+ * temp file there, that is the one failure a link meets (no other device, no permission answer):
+ * where the name is gone again by the time it is looked at (another process made it and removed it
+ * right after), the create still lost to a file that was there, and says so.
+ */
 async function linkFailed(s: Session, req: PublishRequest, reason: unknown): Promise<void> {
   if (statusOf(reason) !== STATUS.FAILURE) return
   const existing = await s.lstat(req.key).catch(() => undefined)
-  if (existing === undefined) return
+  if (existing === undefined) {
+    throw FsError.notObserved(
+      req.displayPath,
+      new Error('another process created this file while it was being created here (and removed it again)', { cause: reason }),
+    )
+  }
   if (kindOf(existing.mode) !== 'file' && kindOf(existing.mode) !== 'symlink') throw FsError.notRegularFile(req.verb, req.displayPath, reason)
   throw FsError.notObserved(req.displayPath, reason)
 }

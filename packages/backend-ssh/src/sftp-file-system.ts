@@ -210,7 +210,7 @@ export class SftpFileSystem extends FileSystem {
     const { s } = await this.#sessionNotAbsent('stat', target.displayPath)
     const key = this.#targets.key(target, 'stat')
     // A file with no settled hash is read: its OPEN goes with the stat when the file was just seen.
-    const opening = this.#hints.fileSize(key) !== undefined && !this.#versions.has(key) ? sendOpen(s, key) : undefined
+    const opening = this.#hints.openable(key) && !this.#versions.has(key) ? sendOpen(s, key) : undefined
     const attrs = await this.#targets.current(s, key, 'stat', target).catch((err: unknown) => {
       dropOpening(s, opening)
       throw err
@@ -252,7 +252,7 @@ export class SftpFileSystem extends FileSystem {
   async #loadBytes(target: FsTarget, signal: AbortSignal | undefined, maxBytes: number): Promise<Uint8Array> {
     const { s } = await this.#session()
     const key = this.#targets.key(target, 'read')
-    const opening = this.#hints.fileSize(key) !== undefined ? sendOpen(s, key) : undefined
+    const opening = this.#hints.openable(key) ? sendOpen(s, key) : undefined
     let attrs: Attrs
     try {
       attrs = await this.#targets.regularFile(s, key, 'read', target)
@@ -293,7 +293,7 @@ export class SftpFileSystem extends FileSystem {
     const { s } = await this.#session()
     const key = this.#targets.key(target, 'read')
     const path = target.displayPath
-    const opening = this.#hints.fileSize(key) !== undefined ? sendOpen(s, key) : undefined
+    const opening = this.#hints.openable(key) ? sendOpen(s, key) : undefined
     let attrs: Attrs
     try {
       attrs = await this.#targets.regularFile(s, key, 'read', target)

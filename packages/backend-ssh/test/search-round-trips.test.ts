@@ -4,10 +4,10 @@
  * `searchConcurrency` at a time with the walk's calls, so it costs the walk plus about two round
  * trips (OPEN with the stat, then READ) per `searchConcurrency` files, never a round trip per file;
  * glob and list are pinned at today's counts. Through the tools as a harness mounts them (default
- * fence and config). One timing does show: a file the walk listed more than `HINT_MS` (1 s) before
- * its read has its OPEN wait for its stat (3 round trips, not 2), so the tight pin is on a tree
- * searched within that second; over 200 files (measured alone: grep 69–78 for a walk of 13) the pin
- * only keeps grep from paying a round trip per file.
+ * fence and config). One timing does show: a file the walk listed more than `OPEN_HINT_MS` (10 s)
+ * before its read has its OPEN wait for its stat (3 round trips, not 2), so the tight pin is on a
+ * tree searched well within that; over 200 files the pin only keeps grep from paying a round trip
+ * per file.
  */
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { SftpFileSystem } from '@seamfs/backend-ssh'
@@ -17,7 +17,7 @@ import { suiteScratch, type RawSftp } from './raw.js'
 
 const server = inject('sftp')
 const TREE = Array.from({ length: 200 }, (_, i) => `tree/d${Math.floor(i / 20)}/f${i % 20}.txt`)
-/** A tree small enough to be searched within `HINT_MS` (1 s) of its listing, even on a loaded machine. */
+/** A tree small enough to be searched within `OPEN_HINT_MS` (10 s) of its listing, even on a loaded machine. */
 const SMALL = Array.from({ length: 48 }, (_, i) => `small/d${Math.floor(i / 8)}/f${i % 8}.txt`)
 const NEEDLE = 'NEEDLE'
 const CONCURRENCY = DEFAULT_CONFIG.searchConcurrency

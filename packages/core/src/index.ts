@@ -36,7 +36,7 @@ export type {
   WriteOptions,
 } from './types.js'
 export { ObservationPolicy, type Observation, type ObservationSnapshot, type PolicyOwner } from './policy.js'
-export { DEFAULT_PROTECTED_NAMES, SANDBOX_MODES, SandboxedFileSystem, type SandboxMode, type SandboxOptions } from './sandbox.js'
+export { DEFAULT_PROTECTED_NAMES, DEFAULT_RESOLVE_MEMORY_MS, SANDBOX_MODES, SandboxedFileSystem, type SandboxMode, type SandboxOptions } from './sandbox.js'
 export { EXECUTED_NAMES } from './executes.js'
 export { loadedCodePaths, registerLoadedPackage } from './loaded-code.js'
 export { MountFileSystem, type MountOptions, type OverlapOptions } from './mounts.js'

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import { releaseChunks } from './abort-wait.js'
 import { FsError, isFsError, type FsErrorCode, type FsVerb } from './errors.js'
 import {
@@ -59,7 +60,23 @@ export interface SandboxOptions {
    * process runs is read-only (`loaded-code.ts`). Default true; `false` is an explicit widening.
    */
   readonly protectExecutables?: boolean | undefined
+  /**
+   * How long (ms) a `resolve` through this sandbox is answered from memory: the same path from the
+   * same base resolved successfully this recently costs no request (on a remote store, a round trip
+   * of each tool call). Every operation still re-resolves its target freshly behind the fence (sent
+   * with the operation itself) and acts on what that finds, so a remembered answer that a change of
+   * links has made stale is never acted on; it only decides nothing. Used where the fence checks
+   * every operation (`confineReads`, not `full-access`); forgotten on a remove or rename through this
+   * sandbox. Default {@link DEFAULT_RESOLVE_MEMORY_MS}; 0 resolves every time.
+   */
+  readonly resolveMemoryMs?: number | undefined
 }
+
+/** The default of {@link SandboxOptions.resolveMemoryMs}: one minute. */
+export const DEFAULT_RESOLVE_MEMORY_MS = 60_000
+
+/** Resolves remembered at most; a full memory starts over. */
+const MAX_REMEMBERED_RESOLVES = 4096
 
 /** Resolve failures that tell what exists where they happened (a file or a link loop on the way, a directory one may not enter). */
 const REVEALING: ReadonlySet<FsErrorCode> = new Set(['FS_NOT_FOUND', 'FS_NOT_DIRECTORY', 'FS_NOT_REGULAR_FILE', 'FS_PERMISSION_DENIED'])
@@ -112,6 +129,11 @@ export class SandboxedFileSystem extends FileSystemLayer {
   /** The loaded code that lies inside the roots, resolved once ({@link SandboxedFileSystem.#loadedCode}). */
   #loaded: Promise<FsTarget[]> | undefined
   #loadedCount = 0
+  /** Remembered resolves by `base \0 path` (see {@link SandboxOptions.resolveMemoryMs}), with when each began (monotonic). */
+  readonly #remembered = new Map<string, { readonly target: FsTarget; readonly at: number }>()
+  readonly #resolveMemoryMs: number
+  /** How many times the remembered resolves were forgotten. */
+  #forgotten = 0
   /** Each root's target once it resolved (see {@link SandboxedFileSystem.#resolvedRoots}). */
   readonly #pins: (Promise<FsTarget | undefined> | undefined)[] = []
 
@@ -128,12 +150,32 @@ export class SandboxedFileSystem extends FileSystemLayer {
     this.#protectedPaths = options.protectedPaths ?? []
     this.#protectedNames = new Set((options.protectedNames ?? DEFAULT_PROTECTED_NAMES).map((name) => name.toLowerCase()))
     this.#protectExecutables = options.protectExecutables ?? true
+    const memory = options.resolveMemoryMs ?? DEFAULT_RESOLVE_MEMORY_MS
+    if (!Number.isFinite(memory) || memory < 0) throw new RangeError(`resolveMemoryMs must be a finite number ≥ 0, got ${String(memory)}`)
+    this.#resolveMemoryMs = this.#confineReads && this.mode !== 'full-access' ? memory : 0
+  }
+
+  /** Forgets every remembered resolve, and any still under way (see {@link SandboxOptions.resolveMemoryMs}). */
+  #forget(): void {
+    this.#forgotten++
+    this.#remembered.clear()
   }
 
   protected override async resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
     const base = cwd ?? this.#workspaceRoot
+    const memoryKey = `${base}\0${path}`
+    const now = performance.now()
+    const remembered = this.#remembered.get(memoryKey)
+    if (remembered !== undefined && now - remembered.at < this.#resolveMemoryMs) return remembered.target
+    const epoch = this.#forgotten
     try {
-      return await super.resolvePath(path, base, signal)
+      const target = await super.resolvePath(path, base, signal)
+      // A resolve that a remove or rename overlapped is not remembered.
+      if (this.#resolveMemoryMs > 0 && epoch === this.#forgotten) {
+        if (this.#remembered.size >= MAX_REMEMBERED_RESOLVES) this.#remembered.clear()
+        this.#remembered.set(memoryKey, { target, at: now })
+      }
+      return target
     } catch (err) {
       // Where resolution fails tells what exists there (a file on the way, a link loop): outside the
       // confined roots that is not the model's to learn, so the failure becomes a denial there.
@@ -280,9 +322,14 @@ export class SandboxedFileSystem extends FileSystemLayer {
    * one, for a protected path that is a link) and, for a recursive remove, no protected name.
    */
   protected override async removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
-    const fresh = await this.#writable(target, 'remove', request.signal)
-    await this.#nothingProtectedBelow(target, fresh, { verb: 'remove', walk: request.recursive, signal: request.signal })
-    return super.removeTarget(fresh, request)
+    this.#forget()
+    try {
+      const fresh = await this.#writable(target, 'remove', request.signal)
+      await this.#nothingProtectedBelow(target, fresh, { verb: 'remove', walk: request.recursive, signal: request.signal })
+      return await super.removeTarget(fresh, request)
+    } finally {
+      this.#forget()
+    }
   }
 
   /**
@@ -321,6 +368,15 @@ export class SandboxedFileSystem extends FileSystemLayer {
    * move nothing, and a destination now inside the source is refused.
    */
   protected override async renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
+    this.#forget()
+    try {
+      return await this.#rename(from, to, request)
+    } finally {
+      this.#forget()
+    }
+  }
+
+  async #rename(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
     const source = await this.#writable(from, 'rename', request.signal)
     const destination = await this.#writable(to, 'rename', request.signal)
     if (source.targetKey === destination.targetKey) return super.renameInPlace(source, request)
