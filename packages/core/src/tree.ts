@@ -52,7 +52,8 @@ const childPath = (dir: string, name: string): string => (dir === '' ? name : `$
 
 /**
  * The default of `listSubtree`: breadth-first through `listEntries`, up to {@link WALK_CONCURRENCY}
- * directories at a time, one page per level. Each directory entry not pruned is looked at with
+ * directories at a time, a page per such batch (the next batch is listed only once the caller asks
+ * for more: a caller that stops at a bound stops the walk within a batch). Each directory entry not pruned is looked at with
  * `lstatPath` (a link is listed with `link: true`, never entered); each directory is entered once
  * (by `targetKey`). The root's listing happens before this returns, so its failures reject; a
  * directory below that is gone when its turn comes (or no longer a directory) is left out, any
@@ -68,6 +69,9 @@ async function* levels(root: FsTarget, first: FsDirEntry[], request: TreeRequest
   const fail = (err: unknown, path: string): FsError => translateError(err, 'list', path, (e) => hooks.errorRow(e))
   const seen = new Set<FsTargetKey>([root.targetKey])
   let listed: { dir: Dir; entries: Settled<FsDirEntry[]> }[] = [{ dir: { target: root, path: '' }, entries: { ok: true, value: first } }]
+  // Directories still to list, breadth-first: listed WALK_CONCURRENCY at a time, each batch's page
+  // handed out before the next batch is listed, so a caller that stops (a bound reached) stops the walk.
+  const queue: Dir[] = []
   while (listed.length > 0) {
     const page: FsTreeEntry[] = []
     const candidates: { dir: Dir; at: number; lstat: string }[] = []
@@ -88,7 +92,6 @@ async function* levels(root: FsTarget, first: FsDirEntry[], request: TreeRequest
     }
     throwIfAborted(signal, 'list')
     const kinds = await settledInOrder(candidates, WALK_CONCURRENCY, (c) => hooks.lstatPath(c.lstat, undefined, signal))
-    const next: Dir[] = []
     candidates.forEach((candidate, i) => {
       const kind = kinds[i] as Settled<FsPathInfo | undefined>
       if (!kind.ok) {
@@ -99,10 +102,11 @@ async function* levels(root: FsTarget, first: FsDirEntry[], request: TreeRequest
       if (kind.value?.type === 'symlink') page[candidate.at] = { ...(page[candidate.at] as FsTreeEntry), link: true }
       if (kind.value?.type !== 'directory' || seen.has(candidate.dir.target.targetKey)) return
       seen.add(candidate.dir.target.targetKey)
-      next.push(candidate.dir)
+      queue.push(candidate.dir)
     })
     if (page.length > 0) yield page
     throwIfAborted(signal, 'list')
+    const next = queue.splice(0, WALK_CONCURRENCY)
     const lists = await settledInOrder(next, WALK_CONCURRENCY, (dir) => hooks.listEntries(dir.target, signal))
     listed = next.map((dir, i) => ({ dir, entries: lists[i] as Settled<FsDirEntry[]> }))
   }

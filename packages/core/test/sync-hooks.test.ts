@@ -80,7 +80,8 @@ describe.each(['bare', 'sandbox', 'mounts'])('a hook that throws synchronously (
     const file = await fs.resolve('/w/a.txt')
     const dir = await fs.resolve('/w/d')
     const calls: Array<[Exclude<Fault, undefined>, () => Promise<unknown>]> = [
-      ['resolve', () => fs.resolve('/w/a.txt')],
+      // A path not resolved before: the sandbox remembers what it resolved (resolveMemoryMs).
+      ['resolve', () => fs.resolve('/w/d/b.txt')],
       ['read', () => fs.readText(file)],
       ['read', () => fs.readBytes(file)],
       ['write', () => fs.writeText(file, 'x')],

@@ -126,3 +126,45 @@ describe('listTree behind the sandbox', () => {
     await expectFsErrorAsync(small.remove(await small.resolve('t'), { recursive: true }), 'FS_TOO_LARGE')
   })
 })
+
+describe('the default walk is lazy', () => {
+  /** A memory store that counts the directories it is asked to list. */
+  class CountingLists extends MemoryFileSystem {
+    lists = 0
+    protected override listEntries(...args: Parameters<MemoryFileSystem['listEntries']>): ReturnType<MemoryFileSystem['listEntries']> {
+      this.lists++
+      return super.listEntries(...args)
+    }
+  }
+
+  it('a caller that stops after the first pages stops the walk within a batch, even in a wide level', async () => {
+    const files: Record<string, string> = {}
+    for (let d = 0; d < 64; d++) for (let f = 0; f < 50; f++) files[`wide/d${d}/f${f}.txt`] = 'x'
+    const fs = new CountingLists({ files })
+    const pages = await fs.listTree(await fs.resolve('/wide'))
+    let seen = 0
+    for await (const page of pages) {
+      seen += page.length
+      if (seen > 500) break
+    }
+    // The root, then batches of 8 directories (400 entries each): stopped after the second batch.
+    expect(fs.lists).toBeLessThanOrEqual(1 + 16)
+    // Walked to the end, every entry is there once.
+    fs.lists = 0
+    const all = await treeOf(fs, '/wide')
+    expect(all).toHaveLength(64 + 64 * 50)
+    expect(new Set(all.map((e) => e.path)).size).toBe(all.length)
+    expect(fs.lists).toBe(65)
+  })
+
+  it('a recursive remove past maxRemoveEntries through the sandbox lists no more than a batch past the bound, and removes nothing', async () => {
+    const files: Record<string, string> = {}
+    for (let d = 0; d < 64; d++) for (let f = 0; f < 50; f++) files[`w/wide/d${d}/f${f}.txt`] = 'x'
+    const inner = new CountingLists({ files, maxRemoveEntries: 300 })
+    const fs = new SandboxedFileSystem(inner, { mode: 'workspace-write', workspaceRoot: '/w' })
+    inner.lists = 0
+    await expectFsErrorAsync(fs.remove(await fs.resolve('wide'), { recursive: true }), 'FS_TOO_LARGE')
+    expect(inner.lists).toBeLessThanOrEqual(1 + 8)
+    expect(await fs.listDir(await fs.resolve('wide'))).toHaveLength(64)
+  })
+})
