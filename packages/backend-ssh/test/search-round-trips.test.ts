@@ -4,14 +4,14 @@
  * `searchConcurrency` at a time with the walk's calls, so it costs the walk plus about two round
  * trips (OPEN with the stat, then READ) per `searchConcurrency` files, never a round trip per file;
  * glob and list are pinned at today's counts. Through the tools as a harness mounts them (default
- * fence and config). One timing does show: a file the walk listed more than `OPEN_HINT_MS` (10 s)
- * before its read has its OPEN wait for its stat (3 round trips, not 2), so the tight pin is on a
- * tree searched well within that; over 200 files the pin only keeps grep from paying a round trip
- * per file.
+ * fence and config). Counted with no delay, a search's chain follows the order the answers come in
+ * and the matcher's pace (a loaded machine makes it longer), so the bounds here only keep grep from
+ * paying a round trip per file; the tight figures are pinned through the delay proxy in
+ * tool-round-trips.test.ts.
  */
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { SftpFileSystem } from '@seamfs/backend-ssh'
-import { createFileToolsByName, DEFAULT_CONFIG, type FileToolsByName, type ToolResult } from '@seamfs/tools'
+import { createFileToolsByName, type FileToolsByName, type ToolResult } from '@seamfs/tools'
 import { countingClient, titled, type CountingClient } from './helpers.js'
 import { suiteScratch, type RawSftp } from './raw.js'
 
@@ -20,7 +20,6 @@ const TREE = Array.from({ length: 200 }, (_, i) => `tree/d${Math.floor(i / 20)}/
 /** A tree small enough to be searched within `OPEN_HINT_MS` (10 s) of its listing, even on a loaded machine. */
 const SMALL = Array.from({ length: 48 }, (_, i) => `small/d${Math.floor(i / 8)}/f${i % 8}.txt`)
 const NEEDLE = 'NEEDLE'
-const CONCURRENCY = DEFAULT_CONFIG.searchConcurrency
 
 describe.skipIf(server === null)(titled('searches on SFTP: round trips', server, inject('sftpWhy')), () => {
   let raw: RawSftp
@@ -69,12 +68,15 @@ describe.skipIf(server === null)(titled('searches on SFTP: round trips', server,
     return { rts, value: value as V }
   }
 
-  it(`grep: the walk, then 2 round trips per ${CONCURRENCY} files (OPEN with the stat, then READ), its first reads overlapping the walk`, async () => {
+  it('grep of a small tree: fewer round trips than files, its first reads overlapping the walk', async () => {
     const glob = await roundTrips(() => tools.glob.execute({ pattern: '*.txt', path: 'small' }))
     const grep = await roundTrips(() => tools.grep.execute({ pattern: NEEDLE, path: 'small' }))
     expect(glob.value.totalPaths).toBe(48)
     expect(grep.value.totalMatches).toBe(5)
-    expect(grep.rts).toBeLessThanOrEqual(glob.rts + 2 * Math.ceil(48 / CONCURRENCY) + 2)
+    // Counted with no delay, the chain of requests follows the order answers come in and how fast the matcher takes
+    // the files (a loaded machine makes it longer): the tight figure is pinned through the delay proxy in
+    // tool-round-trips.test.ts. Here: less than a round trip per file, where reads one at a time would cost 2 each.
+    expect(grep.rts).toBeLessThanOrEqual(glob.rts + 48)
   })
 
   it("glob and grep over 200 small files: the walk at today's count; grep never a round trip per file", async () => {
@@ -84,9 +86,10 @@ describe.skipIf(server === null)(titled('searches on SFTP: round trips', server,
     expect(glob.value.totalPaths).toBe(200)
     expect(grep.value.totalMatches).toBe(20)
     expect(glob.rts).toBeLessThanOrEqual(15)
-    // 2 round trips per file and `searchConcurrency` files at a time is 50; a read the listing's sighting no longer
-    // covers (see above) waits for its stat, and a loaded machine shows more of those: a bound, not the target.
-    expect(grep.rts).toBeLessThanOrEqual(glob.rts + 5 * Math.ceil(200 / CONCURRENCY))
+    // 2 round trips per file and `searchConcurrency` files at a time is 50; counted with no delay the chain follows
+    // the order answers come in and the matcher's pace (68-150 seen on a loaded machine): a bound, not the target,
+    // which tool-round-trips.test.ts pins through the delay proxy. Reads one at a time would cost 400.
+    expect(grep.rts).toBeLessThanOrEqual(glob.rts + 200)
   }, 60_000)
 
   it('list of 100 entries: 3 round trips (resolve; the stat with both OPENDIRs; the READDIRs)', async () => {
