@@ -1,3 +1,4 @@
+import { posix } from 'node:path'
 import type { Attrs, Session } from './connection.js'
 import { statusOf } from './errors.js'
 import { containsPath } from './paths.js'
@@ -138,18 +139,38 @@ export async function settlePlace(s: Session, root: string, at: Place, first: Si
 /** Attempts (one round trip each) to remove a temp file or directory that a swapped link sent out of the root. */
 const HUNT_ROUNDS = 16
 
+/** Where a {@link hunt} also looks each round: `dir`, the directory the entry was made in, by the server's realpath. */
+export interface HuntWatch {
+  readonly s: Session
+  readonly root: string
+  readonly dir: string
+}
+
 /**
  * Removes what a write left astray (a staging directory, a directory it made):
  * `remove` is tried at each of `places` (its own path, and the outside places
  * a probe saw it at), again and again for a bounded number of round trips
  * while a swapped directory on its path may lead to it once more. Its name is
  * random, so whatever answers to it is this write's; true once a removal worked.
+ *
+ * With `watch`, each round also sends `realpath(dir)`: where it leads out of the root, the
+ * entry's name there becomes a place of the next rounds. A MKDIR that went out while every probe
+ * around it hit the directory in place is found so: a swapper flipping `dir` cannot keep the
+ * realpath in step for 16 round trips, and the place it shows is a real directory, not swapped.
  */
-export async function hunt(places: readonly string[], remove: (p: string) => Promise<void>): Promise<boolean> {
+export async function hunt(first: readonly string[], remove: (p: string) => Promise<void>, watch?: HuntWatch): Promise<boolean> {
+  const places = [...first]
+  const name = posix.basename(places[0] ?? '')
   for (let round = 0; round < HUNT_ROUNDS; round++) {
+    const real = watch === undefined ? undefined : watch.s.realpath(watch.dir).catch(() => undefined)
     const results = await Promise.allSettled(places.map(remove))
+    const led = await real
     if (results.some((r) => r.status === 'fulfilled')) return true
     if (results.some((r) => r.status === 'rejected' && statusOf(r.reason) === undefined)) return false
+    if (watch !== undefined && led !== undefined && !containsPath(watch.root, led)) {
+      const place = `${led}/${name}`
+      if (!places.includes(place)) places.push(place)
+    }
   }
   return false
 }

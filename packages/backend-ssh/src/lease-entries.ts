@@ -77,10 +77,14 @@ export async function makeStage(site: EntrySite, s: Session, stage: string, temp
   await close()
   const name = posix.basename(stage)
   // The names are random: whatever answers to them is this create's (its temp file is empty).
-  const removed = await hunt([stage, ...settled.outside], async (p) => {
-    const [, rmdir] = await Promise.allSettled([s.unlink(`${p}/${name}`), s.rmdir(p)])
-    if (rmdir.status === 'rejected') throw rmdir.reason
-  })
+  const removed = await hunt(
+    [stage, ...settled.outside],
+    async (p) => {
+      const [, rmdir] = await Promise.allSettled([s.unlink(`${p}/${name}`), s.rmdir(p)])
+      if (rmdir.status === 'rejected') throw rmdir.reason
+    },
+    { s, root: site.root(), dir: posix.dirname(stage) },
+  )
   // Not found: tried again by its name over the next operations (a swap no probe caught may lead there once more).
   if (!removed) site.orphans.set(stage, { stage: name })
   if (settled.outside.length > 0) {

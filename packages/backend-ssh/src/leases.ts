@@ -336,7 +336,7 @@ export class SftpLeaseStore implements LeaseStore {
   async #ageOf(s: Session, path: string, text: string, attrs: Attrs): Promise<number> {
     const record = parseLeaseRecord(text)
     if (record !== undefined && record.host === HOST_ID && record.pid === process.pid && abandonedTexts.has(text)) return MAX_LEASE_MS + 1
-    if (!this.#site.clock.known) await sightClock(s, posix.dirname(path), this.#site.clock)
+    if (!this.#site.clock.known) await sightClock(s, this.#site.root(), this.#site.clock)
     const { lo, hi } = this.#site.clock.age(attrs.mtime)
     if (hi < 0) return hi
     return lo > 0 ? lo : 0

@@ -249,7 +249,7 @@ export class Publisher {
       if (mkdir.status === 'rejected') throw mkdir.reason
       // Made, but not found by the open: a swapped directory may have led the mkdir, or the open, elsewhere.
       const outside = seen === undefined ? [] : [seen[0], ...seen[1].reals].filter((r): r is string => r !== undefined && !containsPath(this.#root(), r))
-      if (!(await hunt([at.stage, ...outside], (p) => s.rmdir(p)))) this.#orphans.add(at.stage)
+      if (!(await hunt([at.stage, ...outside], (p) => s.rmdir(p), { s, root: this.#root(), dir: at.dir }))) this.#orphans.add(at.stage)
       if (outside.length > 0)
         throw sandboxed(at.req, `a directory on the path was swapped for a link (it led to ${JSON.stringify(outside[0])}); nothing was written`)
       throw open.reason
@@ -323,10 +323,14 @@ export class Publisher {
     const erased = await erase(s, staged.handle)
     const name = posix.basename(staged.temp)
     // The outside places seen are realpaths of `stage/.`: the staging directory there itself.
-    const removed = await hunt([staged.stage, ...settled.outside], async (p) => {
-      const [, rmdir] = await Promise.allSettled([s.unlink(`${p}/${name}`), s.rmdir(p)])
-      if (rmdir.status === 'rejected') throw rmdir.reason
-    })
+    const removed = await hunt(
+      [staged.stage, ...settled.outside],
+      async (p) => {
+        const [, rmdir] = await Promise.allSettled([s.unlink(`${p}/${name}`), s.rmdir(p)])
+        if (rmdir.status === 'rejected') throw rmdir.reason
+      },
+      { s, root: this.#root(), dir: staged.dir },
+    )
     const left = removed ? 'removed' : `left${erased ? ' empty' : ''} at a place this client could not find`
     if (settled.outside.length === 0) {
       // Nothing seen leading out of the root: another process moved or removed this write's stage.

@@ -85,7 +85,7 @@ async function stageAt(s: Session, site: StageSite, dir: string, path: string): 
   }
   // Hunted down by its own path too: a swap that no probe caught may have led the MKDIR out (its
   // name is random: whatever answers to it is this operation's).
-  const removed = await hunt([path, ...settled.outside], (p) => s.rmdir(p))
+  const removed = await hunt([path, ...settled.outside], (p) => s.rmdir(p), { s, root: site.root, dir })
   if (!removed) site.orphan(path)
   if (settled.outside.length === 0) {
     // Made, and not found where it was made, with no path seen leading out: most likely another

@@ -128,7 +128,7 @@ export class Sweeper {
     if (stages.length === 0 && locks.length === 0) return removed
     const clock = this.#site.clock
     const judged = stages.filter((e) => ownerState(e.name) === 'unknown')
-    if (judged.length > 0 && !clock.known && entries[0] !== undefined) await sightClock(s, posix.dirname(via(entries[0].name)), clock)
+    if (judged.length > 0 && !clock.known) await sightClock(s, this.#site.root(), clock)
     // A live stage is kept fresh by its keeper (its own mtime, set by the server), however long its write runs.
     const gone = stages.filter((e) => {
       const owner = ownerState(e.name)

@@ -48,6 +48,9 @@ export interface Figures {
   /** Outside files (present before the attack) that are gone: removed, or moved away. */
   readonly removedOutside: number
   readonly tempsOutside: number
+  /** Where they are (relative to the outside directory; a trailing `/` for a staging directory), and the bytes the temp files hold. */
+  readonly tempsOutsideAt: string[]
+  readonly tempBytesOutside: number
   /** Results (reads, listings, `before` texts) that carried outside content or names, and their bytes. */
   readonly outsideResults: number
   readonly outsideBytesReturned: number
@@ -198,6 +201,8 @@ function inspect(arena: Arena): Omit<Figures, 'swapper' | keyof Tally> {
     replacedOutside: 0,
     removedOutside: 0,
     tempsOutside: 0,
+    tempsOutsideAt: [] as string[],
+    tempBytesOutside: 0,
     copiedIn: 0,
     tempsInside: 0,
   }
@@ -206,14 +211,19 @@ function inspect(arena: Arena): Omit<Figures, 'swapper' | keyof Tally> {
   for (const [path, isDir] of walk(arena.hostOutside)) {
     if (isDir) {
       // A staging directory of a write counts as a temp file left outside.
-      if (/\/\.seamfs-tmp-[^/]*$/.test(path)) f.tempsOutside++
-      else if (path !== outsideDir) f.dirsOutside++
+      if (/\/\.seamfs-tmp-[^/]*$/.test(path)) {
+        f.tempsOutside++
+        f.tempsOutsideAt.push(`${path.slice(arena.hostOutside.length + 1)}/`)
+      } else if (path !== outsideDir) f.dirsOutside++
       continue
     }
     const name = path.slice(outsideDir.length + 1)
     const bytes = readFileSync(path)
-    if (/(^|\/)\.seamfs-tmp-/.test(name)) f.tempsOutside++
-    else if (bytes.includes(AGENT)) {
+    if (/(^|\/)\.seamfs-tmp-/.test(name)) {
+      f.tempsOutside++
+      f.tempsOutsideAt.push(path.slice(arena.hostOutside.length + 1))
+      f.tempBytesOutside += bytes.length
+    } else if (bytes.includes(AGENT)) {
       f.writesOutside++
       f.bytesOutside += bytes.length
       if (ORIGINALS[name] !== undefined) f.replacedOutside++
@@ -239,7 +249,7 @@ export function report(title: string, f: Figures): string {
     `${title}: swapper ${f.swapper.swaps} swaps in ${f.swapper.elapsedMs.toFixed(0)} ms (${rate.toFixed(2)}/ms)`,
     `  operations attempted ${f.attempted} (succeeded/attempted: ${kinds}); failures ${JSON.stringify(f.codes)}`,
     `  writes landed outside: ${f.writesOutside} files, ${f.bytesOutside} bytes; replaced outside files ${f.replacedOutside}; removed ${f.removedOutside}; ` +
-      `emptied files left outside ${f.emptyFilesOutside}; directories made outside ${f.dirsOutside}; temp files outside ${f.tempsOutside}`,
+      `emptied files left outside ${f.emptyFilesOutside}; directories made outside ${f.dirsOutside}; temp files outside ${f.tempsOutside}${f.tempsOutside > 0 ? ` (${f.tempsOutsideAt.join(', ')}: ${f.tempBytesOutside} bytes)` : ''}`,
     `  outside content returned: ${f.outsideResults} results, ${f.outsideBytesReturned} bytes; files in the root holding outside content ${f.copiedIn}; temp files left inside ${f.tempsInside}`,
   ].join('\n')
 }
