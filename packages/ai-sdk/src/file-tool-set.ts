@@ -1,6 +1,6 @@
 import { jsonSchema, tool, type Tool, type ToolExecutionOptions } from 'ai'
 import type { PolicyOwner } from '@seamfs/core'
-import { createFileTools, hostPolicy, type FileTool, type HostToolsOptions, type ToolResult } from '@seamfs/tools'
+import { briefedDescription, createFileTools, hostPolicy, type FileTool, type HostToolsOptions, type ToolResult } from '@seamfs/tools'
 import { FileToolError } from './errors.js'
 import { toModelOutput } from './model-output.js'
 
@@ -41,20 +41,21 @@ export type FileToolSet = {
  * - A failure rejects with a {@link FileToolError} whose message is the tool's text: the SDK
  *   records a `tool-error` part (the application reads `error.code`) and sends the model
  *   `error-text` with that text.
+ * - Each tool's description carries its usage guidance (`prompt`), unless `includePrompt: false`.
  * - The SDK's `abortSignal` is the call's `signal`: an aborted run fails the call with `FS_ABORTED`.
  * - One policy session per tool set (or `options.session`): make one tool set per agent run.
  */
 export function fileToolSet(options: FileToolSetOptions): FileToolSet {
   const tools = createFileTools({ fs: options.fs, policy: hostPolicy(options.policy), cwd: options.cwd, config: options.config, sandbox: options.sandbox })
   const set: Record<string, FileAiTool> = {}
-  for (const fileTool of tools) set[fileTool.name] = aiTool(fileTool, options.session)
+  for (const fileTool of tools) set[fileTool.name] = aiTool(fileTool, options.session, briefedDescription(fileTool, options.includePrompt))
   return set as unknown as FileToolSet
 }
 
-function aiTool(fileTool: FileTool, session: PolicyOwner | undefined): FileAiTool {
+function aiTool(fileTool: FileTool, session: PolicyOwner | undefined, description: string): FileAiTool {
   return tool<FileToolInput, ToolResult>({
     title: fileTool.annotations.title,
-    description: fileTool.description,
+    description,
     inputSchema: jsonSchema<FileToolInput>(fileTool.inputSchema),
     execute: async (input: FileToolInput, { abortSignal }: ToolExecutionOptions): Promise<ToolResult> => {
       const result = await fileTool.execute(input, { session, signal: abortSignal })

@@ -1,7 +1,7 @@
 import type { PolicyOwner } from '@seamfs/core'
 import { ToolMessage } from '@langchain/core/messages'
 import { tool, type DynamicStructuredTool, type ToolRunnableConfig } from '@langchain/core/tools'
-import { createFileTools, FileToolError, hostPolicy, type FileTool, type HostToolsOptions, type ToolResult } from '@seamfs/tools'
+import { briefedDescription, createFileTools, FileToolError, hostPolicy, type FileTool, type HostToolsOptions, type ToolResult } from '@seamfs/tools'
 import { FileStructuredTool, inputRejection, type InputRejection } from './input-errors.js'
 
 /** Options of {@link fileTools}: `@seamfs/tools`' host options (read-before-write on unless `policy: false`, `session`). */
@@ -51,6 +51,7 @@ function modelContent(result: ToolResult): ModelContent {
  * `@langchain/core` refuses before the tool runs) fail the same way, with the seamfs tool's input
  * error (`parseArgs` of `@seamfs/tools`, the tool's own check): nothing is read or changed.
  *
+ * Each tool's description carries its usage guidance (`prompt`), unless `includePrompt: false`.
  * The run's `signal` is the call's signal. One policy session per `fileTools` call (or
  * `options.session`): make one set per agent run.
  */
@@ -63,12 +64,17 @@ export function fileTools(options: FileToolsOptions): FileLangChainTools {
     config: options.config,
     sandbox: options.sandbox,
   })) {
-    tools[fileTool.name] = langChainTool(fileTool, inputRejection(fileTool.name, options.config), options.session)
+    tools[fileTool.name] = langChainTool(
+      fileTool,
+      inputRejection(fileTool.name, options.config),
+      options.session,
+      briefedDescription(fileTool, options.includePrompt),
+    )
   }
   return tools as unknown as FileLangChainTools
 }
 
-function langChainTool(fileTool: FileTool, reject: InputRejection, session: PolicyOwner | undefined): FileLangChainTool {
+function langChainTool(fileTool: FileTool, reject: InputRejection, session: PolicyOwner | undefined, description: string): FileLangChainTool {
   const run = async (input: unknown, config: ToolRunnableConfig): Promise<ToolMessage | ModelContent> => {
     const result = await fileTool.execute(input, { session, signal: config.signal })
     const toolCallId = config.toolCall?.id
@@ -81,7 +87,7 @@ function langChainTool(fileTool: FileTool, reject: InputRejection, session: Poli
   }
   const fields = {
     name: fileTool.name,
-    description: fileTool.description,
+    description,
     schema: fileTool.inputSchema,
     metadata: { annotations: fileTool.annotations },
   }

@@ -11,7 +11,7 @@ import type { PolicyOwner } from '@seamfs/core'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { FileTool, ToolResult } from '@seamfs/tools'
+import { briefedDescription, type FileTool, type ToolResult } from '@seamfs/tools'
 import { BoundedStdioTransport } from './mcp-stdio.js'
 import { capStructuredContent } from './structured-cap.js'
 
@@ -90,11 +90,10 @@ function ownVersion(): string {
  */
 export function toMcpTool(tool: FileTool, includePrompt = true): Tool {
   const a = tool.annotations
-  const prompt = tool.prompt.trim()
   return {
     name: tool.name,
     title: a.title,
-    description: includePrompt && prompt !== '' ? `${tool.description}\n\n${prompt}` : tool.description,
+    description: briefedDescription(tool, includePrompt),
     // Our schemas are JSON Schema objects with `type: 'object'` at the root, as MCP requires.
     inputSchema: tool.inputSchema as Tool['inputSchema'],
     ...(tool.structured === undefined ? {} : { outputSchema: tool.structured.schema as NonNullable<Tool['outputSchema']> }),

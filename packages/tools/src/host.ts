@@ -1,6 +1,6 @@
 import { ObservationPolicy, type FsErrorCode, type PolicyOwner } from '@seamfs/core'
 import type { FileToolsOptions } from './file-tools.js'
-import type { ToolResult } from './types.js'
+import type { FileTool, ToolResult } from './types.js'
 
 /**
  * What the framework adapters (`@seamfs/ai-sdk`, `@seamfs/langchain`, `@seamfs/deepagents`) take:
@@ -20,6 +20,19 @@ export interface HostToolsOptions extends Omit<FileToolsOptions, 'policy'> {
    * several tool sets must share a session, or when a tool set outlives a run.
    */
   readonly session?: PolicyOwner | undefined
+  /**
+   * Append each tool's `prompt` (its usage guidance: which tool to use for what, how to continue a
+   * long read…) to the description the framework sends the model, as the MCP server does. Default
+   * true: the description is the only text of a tool a model is shown. `false` for a host that
+   * briefs the model itself (its system prompt holds each tool's `prompt`).
+   */
+  readonly includePrompt?: boolean | undefined
+}
+
+/** The description a host sends the model for `tool`: its description, then its `prompt` guidance unless `includePrompt` is false. */
+export function briefedDescription(tool: Pick<FileTool, 'description' | 'prompt'>, includePrompt: boolean | undefined = true): string {
+  const prompt = tool.prompt.trim()
+  return includePrompt && prompt !== '' ? `${tool.description}\n\n${prompt}` : tool.description
 }
 
 /** The policy a host's tools run with: the given one, a fresh one by default, none only when asked (`false`). */

@@ -11,7 +11,7 @@ export { parseArgs, type ArgsCheck, type FileToolArgs, type ParseArgsOptions } f
 export { DEFAULT_CONFIG } from './config.js'
 export { MAX_ERROR_CHARS, toolFailure, ToolInputError } from './results.js'
 export { deadlineSignal } from './deadline.js'
-export { FileToolError, hostPolicy, isFileToolError, type HostToolsOptions } from './host.js'
+export { briefedDescription, FileToolError, hostPolicy, isFileToolError, type HostToolsOptions } from './host.js'
 export type { ReadLine } from './read-window.js'
 export type { ReadArgs, ReadValue } from './read-tool.js'
 export type { EditArgs, EditValue } from './edit-tool.js'
