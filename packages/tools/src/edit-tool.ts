@@ -1,4 +1,4 @@
-import type { FsEditOutcome, FsEditRequest } from '@seamfs/core'
+import { FsError, isFsError, type FsEditOutcome, type FsEditRequest, type FsTarget, type FsVersion, type PolicyOwner } from '@seamfs/core'
 import { NON_BLANK, type ToolArgs } from './args.js'
 import { changeDiffAsync, diffOutcome } from './diff.js'
 import { previewEdit } from './dry-run.js'
@@ -70,13 +70,20 @@ function requestOf(a: ToolArgs, at: string): FsEditRequest {
   return { oldString, newString, replaceAll: a.boolean('replace_all', false) }
 }
 
-/** The single form (`old_string`/`new_string`/`replace_all`) or the `edits` list: exactly one of them. */
-function requested(a: ToolArgs): Pick<EditArgs, 'edits' | 'asList'> {
-  const list = a.optionalList('edits')
-  const single = ['old_string', 'new_string', 'replace_all'].filter((k) => a.has(k))
-  if (list !== undefined && single.length > 0) {
+const SINGLE_FORM = ['old_string', 'new_string', 'replace_all'] as const
+
+/** Both forms given: refused before either is checked (an `edits: []` beside `old_string` is told this, not the list's shape). */
+function notBoth(given: (name: string) => boolean): void {
+  const single = SINGLE_FORM.filter(given)
+  if (given('edits') && single.length > 0) {
     throw new ToolInputError(`edit takes either old_string/new_string/replace_all or edits, not both (given: ${single.join(', ')} and edits)`)
   }
+}
+
+/** The single form (`old_string`/`new_string`/`replace_all`) or the `edits` list: exactly one of them. */
+function requested(a: ToolArgs): Pick<EditArgs, 'edits' | 'asList'> {
+  notBoth((k) => a.has(k))
+  const list = a.optionalList('edits')
   if (list !== undefined) return { edits: list.map((item, i) => requestOf(item, `edits[${i}].`)), asList: true }
   if (!a.has('old_string') || !a.has('new_string')) {
     throw new ToolInputError('edit needs old_string and new_string, or edits (a list of {old_string, new_string, replace_all})')
@@ -131,10 +138,45 @@ export function editInput(): ToolInput<EditArgs> {
     required: ['file_path'],
     additionalProperties: false,
   }
-  return toolInput(inputSchema, (a): EditArgs => {
-    const filePath = a.string('file_path')
-    return { filePath, ...requested(a), dryRun: a.boolean('dryRun', false) }
-  })
+  return toolInput(
+    inputSchema,
+    (a): EditArgs => {
+      const filePath = a.string('file_path')
+      return { filePath, ...requested(a), dryRun: a.boolean('dryRun', false) }
+    },
+    (raw) => notBoth((k) => raw[k] !== undefined && raw[k] !== null),
+  )
+}
+
+/**
+ * The policy's guard for the edit. A file the session never read that does not exist is
+ * `FS_NOT_FOUND`, not `FS_NOT_OBSERVED`: reading it first could not help (as delete and move say);
+ * the look costs a stat only when the policy refuses. Without a policy, the contract's answer for a
+ * missing file (`FS_STALE_VERSION`, "no longer exists") is said the same way.
+ */
+async function editIntent(
+  deps: ToolDeps,
+  session: PolicyOwner,
+  target: FsTarget,
+  signal: AbortSignal | undefined,
+): Promise<{ readonly version: FsVersion } | undefined> {
+  try {
+    return deps.policy?.editIntent(session, target)
+  } catch (err) {
+    if (!isFsError(err, 'FS_NOT_OBSERVED')) throw err
+    if (await missing(deps, target, signal)) throw notFound(target)
+    throw err
+  }
+}
+
+/** Whether `target` is surely absent now (a failed look says nothing). */
+async function missing(deps: ToolDeps, target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
+  return (await deps.fs.stat(target, { signal }).catch(() => null)) === undefined
+}
+
+function notFound(target: FsTarget): FsError {
+  const path = target.displayPath
+  return new FsError('FS_NOT_FOUND', `cannot edit "${path}": not found`, { verb: 'edit', path })
 }
 
 export function editTool(deps: ToolDeps): FileTool<EditValue> {
@@ -165,9 +207,15 @@ export function editTool(deps: ToolDeps): FileTool<EditValue> {
             dryRun: true,
           })
         }
-        const outcome = await remedied(() => {
-          const expected = deps.policy?.editIntent(session, target)
-          return deps.fs.editText(target, edits, { expected, signal: context.signal })
+        const outcome = await remedied(async () => {
+          const expected = await editIntent(deps, session, target, context.signal)
+          try {
+            return await deps.fs.editText(target, edits, { expected, signal: context.signal })
+          } catch (err) {
+            // Unguarded (no policy), the contract calls a missing file stale: to the model it is not found.
+            if (expected === undefined && isFsError(err, 'FS_STALE_VERSION') && (await missing(deps, target, context.signal))) throw notFound(target)
+            throw err
+          }
         }, reword)
         deps.policy?.recordPresent(session, target, outcome.version)
         // The diff comes from the changed region of the outcome's bytes: neither whole text is decoded

@@ -19,10 +19,21 @@ export interface ToolInput<A> {
   readonly parse: (args: unknown) => A
 }
 
-/** A tool's input from its schema and `read`, which takes the schema-checked arguments to the tool's (and may refuse them). */
-export function toolInput<A>(inputSchema: JsonSchema, read: (checked: ToolArgs) => A): ToolInput<A> {
+/**
+ * A tool's input from its schema and `read`, which takes the schema-checked arguments to the
+ * tool's (and may refuse them). `first`, when given, sees the raw arguments before the schema
+ * check: a rule between arguments that must be told before what the schema says of either (an
+ * argument that should not be there at all is not worth describing the shape of).
+ */
+export function toolInput<A>(inputSchema: JsonSchema, read: (checked: ToolArgs) => A, first?: (raw: Readonly<Record<string, unknown>>) => void): ToolInput<A> {
   const check = argsParser(inputSchema)
-  return { inputSchema, parse: (args) => read(check(args)) }
+  return {
+    inputSchema,
+    parse: (args) => {
+      if (first !== undefined && typeof args === 'object' && args !== null && !Array.isArray(args)) first(args as Record<string, unknown>)
+      return read(check(args))
+    },
+  }
 }
 
 /** The checked arguments of a tool that takes one path and nothing else (`delete`, `create_directory`). */

@@ -339,6 +339,22 @@ describe.each(BACKENDS)('golden texts on %s', (kind: BackendKind) => {
         'edit takes either old_string/new_string/replace_all or edits, not both (given: replace_all and edits)',
       ],
       ['edit', { file_path: 'a.txt', edits: [] }, 'edits must be a non-empty list of at most 100 objects when given'],
+      // Both forms: told so before the shape of either (an empty or malformed list beside old_string).
+      [
+        'edit',
+        { file_path: 'a.txt', old_string: 'a', new_string: 'b', edits: [] },
+        'edit takes either old_string/new_string/replace_all or edits, not both (given: old_string, new_string and edits)',
+      ],
+      [
+        'edit',
+        { file_path: 'a.txt', old_string: 'a', edits: 'x' },
+        'edit takes either old_string/new_string/replace_all or edits, not both (given: old_string and edits)',
+      ],
+      [
+        'edit',
+        { file_path: 'a.txt', old_string: null, new_string: null, replace_all: null, edits: [] },
+        'edits must be a non-empty list of at most 100 objects when given',
+      ],
       ['edit', { file_path: 'a.txt', edits: [{ old_string: 'a', new_string: 'b' }, 'x'] }, 'edits[1] must be an object'],
       [
         'edit',

@@ -46,6 +46,27 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
     expect(h.peek('a.txt')).toBe(LINES)
   })
 
+  it('an edit of a file that does not exist is FS_NOT_FOUND, read or not, policy or not (reading first could not help)', async () => {
+    const notFound = (h: Harness, rel: string): string => `Error: cannot edit "${h.abs(rel)}": not found`
+    for (const policy of [new ObservationPolicy(), undefined]) {
+      const h = makeHarness(kind, { policy, files: { 'a.txt': LINES } })
+      for (const rel of ['missing.txt', 'no/such/dir/missing.txt']) {
+        expectError(await h.call('edit', { file_path: rel, old_string: 'a', new_string: 'b' }, S), notFound(h, rel), 'FS_NOT_FOUND')
+        // A read that found nothing (recorded absent) changes nothing of that.
+        expect((await h.call('read', { file_path: rel }, S)).code).toBe('FS_NOT_FOUND')
+        expectError(await h.call('edit', { file_path: rel, old_string: 'a', new_string: 'b' }, S), notFound(h, rel), 'FS_NOT_FOUND')
+      }
+      expect(h.peek('missing.txt')).toBeUndefined()
+      h.dispose()
+    }
+    // A file read and then deleted behind the session's back is still stale: re-reading is the remedy.
+    const h = setup()
+    expectOk(await h.call('read', { file_path: 'b.txt' }, S))
+    h.remove('b.txt')
+    const gone = await h.call('edit', { file_path: 'b.txt', old_string: 'bee', new_string: 'b' }, S)
+    expectError(gone, `Error: cannot edit "${h.abs('b.txt')}": file no longer exists${REREAD}`, 'FS_STALE_VERSION')
+  })
+
   it('a read authorizes a write, and the write authorizes the next edit and write', async () => {
     const h = setup()
     expectOk(await h.call('read', { file_path: 'a.txt' }, S))
