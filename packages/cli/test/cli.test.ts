@@ -129,18 +129,18 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       expect(await run(['mv', 'a.txt', 'moved/a.txt'])).toEqual(ok(`Moved file "${abs('a.txt')}" to "${abs('moved/a.txt')}".`))
       expectToolError(
         await run(['rm', 'src']),
-        `Error: cannot remove "${abs('src')}": directory not empty — delete its entries first; delete removes only files and empty directories`,
+        `Error: cannot delete "${abs('src')}": directory not empty — delete its entries first; delete removes only files and empty directories`,
         'FS_NOT_EMPTY',
       )
       expect(await run(['rm', 'src/b.ts'])).toEqual(ok(`Deleted file "${abs('src/b.ts')}".`))
-      expectToolError(await run(['rm', 'nope.txt']), `Error: cannot remove "${abs('nope.txt')}": not found`, 'FS_NOT_FOUND')
+      expectToolError(await run(['rm', 'nope.txt']), `Error: cannot delete "${abs('nope.txt')}": not found`, 'FS_NOT_FOUND')
       if (kind === 'local') {
         expect(readFileSync(join(cwd, 'moved/a.txt'), 'utf8')).toBe('one\ntwo\nthree\n')
         expect([existsSync(join(cwd, 'a.txt')), existsSync(join(cwd, 'src/b.ts')), existsSync(join(cwd, 'new/deep'))]).toEqual([false, false, true])
         const outside = join(tempDir('outside'), 'outside.txt')
         writeFileSync(outside, 'keep')
-        expectToolError(await run(['rm', outside]), `Error: cannot stat "${outside}": outside the sandbox roots`, 'FS_SANDBOX_DENIED')
-        expectToolError(await run(['mv', outside, 'in.txt']), `Error: cannot stat "${outside}": outside the sandbox roots`, 'FS_SANDBOX_DENIED')
+        expectToolError(await run(['rm', outside]), `Error: cannot delete "${outside}": outside the sandbox roots`, 'FS_SANDBOX_DENIED')
+        expectToolError(await run(['mv', outside, 'in.txt']), `Error: cannot move "${outside}": outside the sandbox roots`, 'FS_SANDBOX_DENIED')
         expect(readFileSync(outside, 'utf8')).toBe('keep')
       }
     })

@@ -98,7 +98,7 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('a mounts config through the
     expect(existsSync(join(l.docs, 'new.md'))).toBe(false)
     expect(readFileSync(join(l.docs, 'guide.md'), 'utf8')).toBe('# Guide\nTODO docs\n')
     const across = await run(['mv', 'src/a.ts', '/mem/a.ts'])
-    expect(across).toMatchObject({ code: 1, stderr: 'Error: cannot rename "/src/a.ts": cannot rename across mounts (to "/mem/a.ts") [FS_UNSUPPORTED]\n' })
+    expect(across).toMatchObject({ code: 1, stderr: 'Error: cannot move "/src/a.ts": cannot rename across mounts (to "/mem/a.ts") [FS_UNSUPPORTED]\n' })
     expect(existsSync(join(l.project, 'src/a.ts'))).toBe(true)
   })
 

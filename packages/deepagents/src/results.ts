@@ -6,10 +6,11 @@ import type { FileOperationError } from 'deepagents'
  * A failure of a call this package makes itself (a refused path, binary reads and writes,
  * listings, transfers) as the model reads it: the seamfs tools' own failure text (`Error: <message>`,
  * the remedy of a refused mutation, control characters escaped, a long text cut at
- * `MAX_ERROR_CHARS`), so every deepagents tool words it alike.
+ * `MAX_ERROR_CHARS`), so every deepagents tool words it alike; with `toolVerb` (`delete`) in place
+ * of the contract's verb.
  */
-export function errorText(err: unknown): string {
-  return toolFailure(err).text
+export function errorText(err: unknown, toolVerb?: string): string {
+  return toolFailure(err, toolVerb).text
 }
 
 /** `text` without its leading `Error: `: for the deepagents tools that add their own prefix (`read_file`, `ls`, `glob`). */

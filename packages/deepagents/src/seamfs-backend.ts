@@ -177,7 +177,7 @@ export class SeamfsBackend implements BackendProtocolV2 {
       if (result === undefined) throw FsError.unsupported('remove', virtual, 'this store does not remove files')
       return result.isError ? { error: await this.#scope.virtualize(result.text) } : { path: virtual, filesUpdate: null }
     } catch (err) {
-      return { error: await this.#scope.virtualize(errorText(err)) }
+      return { error: await this.#scope.virtualize(errorText(err, 'delete')) }
     }
   }
 

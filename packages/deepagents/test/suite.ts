@@ -151,8 +151,8 @@ export function describeBackend(name: string, make: () => Promise<Fixture>): voi
       await backend.read('/f.txt')
       expect(await backend.delete('/f.txt')).toEqual({ path: '/f.txt', filesUpdate: null })
       expect(await backend.delete('/empty')).toEqual({ path: '/empty', filesUpdate: null })
-      expect((await backend.delete('/tree')).error).toMatch(/^Error: cannot remove "\/tree": directory not empty/)
-      expect((await backend.delete('/')).error).toMatch(/^Error: cannot remove "\/": the agent's root is never deleted/)
+      expect((await backend.delete('/tree')).error).toMatch(/^Error: cannot delete "\/tree": directory not empty/)
+      expect((await backend.delete('/')).error).toMatch(/^Error: cannot delete "\/": the agent's root is never deleted/)
       expect((await backend.ls('/')).files?.map((f) => f.path)).toEqual(['/tree/'])
     })
 

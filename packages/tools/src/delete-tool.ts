@@ -58,6 +58,6 @@ export function deleteTool(deps: ToolDeps): FileTool<DeleteValue> {
         const text =
           outcome.type === 'file' ? `Deleted file ${messagePath(target.displayPath)}.` : `Deleted empty directory ${messagePath(target.displayPath)}.`
         return ok(text, { path: target.displayPath, type: outcome.type })
-      }),
+      }, 'delete'),
   }
 }

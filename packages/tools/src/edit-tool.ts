@@ -222,6 +222,6 @@ export function editTool(deps: ToolDeps): FileTool<EditValue> {
         // unless the value's `before` or `after` is read.
         const diff = (await diffOutcome(outcome)).text
         return ok(`${successLine(shown, request)}\n\n${diff}`, editValue(target.displayPath, outcome, diff))
-      }),
+      }, 'edit'),
   }
 }

@@ -111,6 +111,6 @@ export function listTool(deps: ToolDeps): FileTool<ListValue> {
         const footer = listFooter(value)
         const content = lines.length === 0 ? footer : `${lines.join('\n')}\n\n${footer}`
         return ok(`<path>${quotePath(target.displayPath)}</path>\n<type>directory</type>\n<content>\n${content}\n</content>`, value)
-      }),
+      }, 'list'),
   }
 }

@@ -120,6 +120,6 @@ export function moveTool(deps: ToolDeps): FileTool<MoveValue> {
         else if (from.targetKey !== to.targetKey) deps.policy?.recordAbsent(session, from)
         const value: MoveValue = { from: from.displayPath, to: to.displayPath, type: outcome.type, replaced: outcome.replaced }
         return ok(successText(from, to, outcome.type, outcome.replaced), value)
-      }),
+      }, 'move'),
   }
 }

@@ -190,6 +190,6 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
         const content = body.length === 0 ? footer : `${body.join('\n')}\n\n${footer}`
         const text = `<path>${shown}</path>\n<type>file</type>\n<content>\n${content}\n</content>`
         return ok(text, { path: target.displayPath, offset, lines: result.lines, totalLines: result.totalLines })
-      }),
+      }, 'read'),
   }
 }

@@ -18,11 +18,11 @@ export function ok<V>(text: string, value: V): ToolResult<V> {
  * the error's `path` is quoted here as a listing quotes names ({@link errorText}), and nothing
  * from the store is echoed raw.
  */
-export function failure(err: unknown): ToolResult<never> {
+export function failure(err: unknown, toolVerb?: string): ToolResult<never> {
   // The tools' own deadline ended the call (through the store's abort): the store was slow, not the caller.
   if (isFsError(err, 'FS_ABORTED') && isToolDeadline(err.cause)) return timedOut(err.cause.ms, err.indeterminate)
   if (isFsError(err)) {
-    const text = `Error: ${bounded(errorText(err))}`
+    const text = `Error: ${bounded(inToolWords(errorText(err), toolVerb))}`
     const base = { isError: true, code: err.code, ...(err.retryable ? { retryable: true } : {}) }
     // A failed mutation whose answer was lost may have landed: the model must look before it repeats it.
     if (err.indeterminate) return { ...base, text: `${text}${INDETERMINATE_REMEDY}`, indeterminate: true }
@@ -32,6 +32,18 @@ export function failure(err: unknown): ToolResult<never> {
   // A backend not built on core's base class may reject with Node's own AbortError.
   if (isAbortError(err)) return { text: 'Error: the operation was aborted', isError: true, code: 'FS_ABORTED' }
   return { text: `Error: internal error: ${bounded(escapeUnsafe(detailOf(err)))}`, isError: true, code: 'FS_IO_ERROR' }
+}
+
+/**
+ * A failure's text in the words of the tool the model called: the contract's verb at its start
+ * (`cannot remove "…"`, `cannot rename`, `cannot stat` for the look a tool takes first) becomes the
+ * tool's (`cannot delete "…"`, `cannot move`, `cannot read`). The error's `verb` field stays the
+ * contract's, for the application.
+ */
+function inToolWords(text: string, toolVerb: string | undefined): string {
+  if (toolVerb === undefined) return text
+  const said = /^cannot ([a-z]+) "/.exec(text)
+  return said === null || said[1] === toolVerb ? text : `cannot ${toolVerb} "${text.slice(said[0].length)}`
 }
 
 /** What the model is told after a mutation whose outcome is not known. */
@@ -182,8 +194,9 @@ export function withMoveRemedy(err: unknown, to: string, into: string | undefine
 /**
  * Any failure as a tool reports it, for hosts that call the contract themselves next to the tools
  * (the deepagents backend): {@link failure} of the error with the tools' remedy for a refused
- * mutation. Never throws; nothing from the store is echoed raw; a long text is cut.
+ * mutation. Never throws; nothing from the store is echoed raw; a long text is cut. `toolVerb`:
+ * the host's word for the call (`delete`), said in place of the contract's (`remove`).
  */
-export function toolFailure(err: unknown): ToolResult<never> {
-  return failure(withRemedy(err))
+export function toolFailure(err: unknown, toolVerb?: string): ToolResult<never> {
+  return failure(withRemedy(err), toolVerb)
 }

@@ -61,12 +61,15 @@ export function resolveIn(deps: ToolDeps, path: string, context: ToolContext): P
   return deps.fs.resolve(path, { cwd: context.cwd ?? deps.cwd, signal: context.signal })
 }
 
-/** Runs a tool body; every failure, whatever it is, becomes an `isError` result. */
-export async function run<V>(body: () => Promise<ToolResult<V>>): Promise<ToolResult<V>> {
+/**
+ * Runs a tool body; every failure, whatever it is, becomes an `isError` result, worded with
+ * `toolVerb` (the tool's own verb: `delete`, not the contract's `remove`) where given.
+ */
+export async function run<V>(body: () => Promise<ToolResult<V>>, toolVerb?: string): Promise<ToolResult<V>> {
   try {
     return await body()
   } catch (err) {
-    return failure(err)
+    return failure(err, toolVerb)
   }
 }
 

@@ -93,6 +93,6 @@ export function writeTool(deps: ToolDeps): FileTool<WriteValue> {
         const value: WriteValue = { path: target.displayPath, operation: outcome.operation, before: outcome.before, after: outcome.after, diff, dryRun: false }
         const verb = outcome.operation === 'create' ? 'Created file' : 'Updated file'
         return ok(`<path>${shown}</path>\n<type>file</type>\n<content>\n${contentOf(verb, value)}\n</content>`, value)
-      }),
+      }, 'write'),
   }
 }

@@ -60,3 +60,24 @@ describe('errorText: an error as the model reads it, from its fields', () => {
     expect(result.code).toBe('FS_STALE_VERSION')
   })
 })
+
+describe("a failure in the tool's words", () => {
+  it("the contract's verb at the start becomes the tool's; the error's fields stay the contract's", () => {
+    const err = FsError.notFound('remove', '/w/a.txt')
+    const said = toolFailure(err, 'delete')
+    expect(said.text).toBe('Error: cannot delete "/w/a.txt": not found')
+    expect(said.code).toBe('FS_NOT_FOUND')
+    expect(err.verb).toBe('remove')
+    // A look taken first (`stat`) is said as the call the model made, and a reason naming a verb is left alone.
+    expect(toolFailure(FsError.sandboxDenied('stat', '/x', 'outside the sandbox roots'), 'move').text).toBe(
+      'Error: cannot move "/x": outside the sandbox roots',
+    )
+    expect(toolFailure(FsError.unsupported('rename', '/a', 'cannot rename across mounts'), 'move').text).toBe(
+      'Error: cannot move "/a": cannot rename across mounts',
+    )
+    // The same verb, no verb, or a message of another shape: unchanged.
+    expect(toolFailure(err, 'remove').text).toBe('Error: cannot remove "/w/a.txt": not found')
+    expect(toolFailure(err).text).toBe('Error: cannot remove "/w/a.txt": not found')
+    expect(toolFailure(new FsError('FS_IO_ERROR', 'the store is gone'), 'read').text).toBe('Error: the store is gone')
+  })
+})

@@ -66,7 +66,7 @@ describe.each(CAPABLE)('delete, move and create_directory on %s', (kind: Backend
       h.put('a.txt', 'rewritten by someone else\n')
       expectError(
         await h.call('delete', { path: 'a.txt' }, S),
-        `Error: cannot remove "${h.abs('a.txt')}": file changed since it was read${REREAD}`,
+        `Error: cannot delete "${h.abs('a.txt')}": file changed since it was read${REREAD}`,
         'FS_STALE_VERSION',
       )
       expect(h.peek('a.txt')).toBe('rewritten by someone else\n')
@@ -91,7 +91,7 @@ describe.each(CAPABLE)('delete, move and create_directory on %s', (kind: Backend
       expectError(await h.call('list', { path: 'e' }), `Error: cannot list "${h.abs('e')}": not found`, 'FS_NOT_FOUND')
       expectError(
         await h.call('delete', { path: 'd' }, S),
-        `Error: cannot remove "${h.abs('d')}": directory not empty — delete its entries first; delete removes only files and empty directories`,
+        `Error: cannot delete "${h.abs('d')}": directory not empty — delete its entries first; delete removes only files and empty directories`,
         'FS_NOT_EMPTY',
       )
       expect(h.peek('d/x.txt')).toBe('x\n')
@@ -99,7 +99,7 @@ describe.each(CAPABLE)('delete, move and create_directory on %s', (kind: Backend
 
     it('a missing path is FS_NOT_FOUND; there is no recursive option', async () => {
       const h = setup()
-      expectError(await h.call('delete', { path: 'nope.txt' }, S), `Error: cannot remove "${h.abs('nope.txt')}": not found`, 'FS_NOT_FOUND')
+      expectError(await h.call('delete', { path: 'nope.txt' }, S), `Error: cannot delete "${h.abs('nope.txt')}": not found`, 'FS_NOT_FOUND')
       expectError(await h.call('delete', { path: 'd', recursive: true }, S), 'Error: unknown argument "recursive" (allowed: path)')
       expect(h.peek('d/x.txt')).toBe('x\n')
     })
@@ -182,7 +182,7 @@ describe.each(CAPABLE)('delete, move and create_directory on %s', (kind: Backend
       h.put('a.txt', 'changed\n')
       expectError(
         await h.call('move', { source_path: 'a.txt', destination_path: 'c.txt' }, S),
-        `Error: cannot rename "${h.abs('a.txt')}": file changed since it was read${REREAD}`,
+        `Error: cannot move "${h.abs('a.txt')}": file changed since it was read${REREAD}`,
         'FS_STALE_VERSION',
       )
       expect([h.peek('a.txt'), h.peek('c.txt')]).toEqual(['changed\n', undefined])
@@ -217,7 +217,7 @@ describe.each(CAPABLE)('delete, move and create_directory on %s', (kind: Backend
       expect(h.peek('b.txt')).toBe('bee\n')
       expectError(
         await h.call('move', { source_path: 'moved', destination_path: 'moved/inner' }, S),
-        `Error: cannot rename "${h.abs('moved')}": cannot move a directory into itself ("${h.abs('moved/inner')}")`,
+        `Error: cannot move "${h.abs('moved')}": cannot move a directory into itself ("${h.abs('moved/inner')}")`,
         'FS_UNSUPPORTED',
       )
     })
@@ -235,7 +235,7 @@ describe.each(CAPABLE)('delete, move and create_directory on %s', (kind: Backend
       const h = setup()
       expectError(
         await h.call('move', { source_path: 'nope', destination_path: 'c.txt' }, S),
-        `Error: cannot rename "${h.abs('nope')}": not found`,
+        `Error: cannot move "${h.abs('nope')}": not found`,
         'FS_NOT_FOUND',
       )
     })
@@ -328,7 +328,7 @@ describe('which tools a backend is offered', () => {
     expect(JSON.stringify(move.inputSchema)).not.toContain('directory')
     expectError(
       await move.execute({ source_path: 'd', destination_path: 'e' }),
-      'Error: cannot rename "/w/d": this store moves files only, not directories',
+      'Error: cannot move "/w/d": this store moves files only, not directories',
       'FS_UNSUPPORTED',
     )
     expect(fs.toJSON()).toEqual({ 'a.txt': 'a\n', 'd/x': 'x' })
@@ -362,7 +362,7 @@ describe('behind the sandbox fence (workspace-write on /w/ws)', () => {
   it('a delete outside the workspace is FS_SANDBOX_DENIED, after a read too', async () => {
     const { fs, call } = fenced()
     expectOk(await call('read', { file_path: '../out.txt' }))
-    expectError(await call('delete', { path: '../out.txt' }), `Error: cannot remove "/w/out.txt": ${DENIED}`, 'FS_SANDBOX_DENIED')
+    expectError(await call('delete', { path: '../out.txt' }), `Error: cannot delete "/w/out.txt": ${DENIED}`, 'FS_SANDBOX_DENIED')
     expect(fs.volume.readFileSync('/w/out.txt', 'utf8')).toBe('out\n')
   })
 
@@ -372,12 +372,12 @@ describe('behind the sandbox fence (workspace-write on /w/ws)', () => {
     expectOk(await call('read', { file_path: '../out.txt' }))
     expectError(
       await call('move', { source_path: 'in.txt', destination_path: '../moved.txt' }),
-      `Error: cannot rename "/w/moved.txt": ${DENIED}`,
+      `Error: cannot move "/w/moved.txt": ${DENIED}`,
       'FS_SANDBOX_DENIED',
     )
     expectError(
       await call('move', { source_path: '../out.txt', destination_path: 'moved.txt' }),
-      `Error: cannot rename "/w/out.txt": ${DENIED}`,
+      `Error: cannot move "/w/out.txt": ${DENIED}`,
       'FS_SANDBOX_DENIED',
     )
     expect([fs.volume.existsSync('/w/ws/in.txt'), fs.volume.existsSync('/w/out.txt'), fs.volume.existsSync('/w/moved.txt')]).toEqual([true, true, false])
@@ -392,10 +392,10 @@ describe('behind the sandbox fence (workspace-write on /w/ws)', () => {
     expectOk(await ro.call('read', { file_path: 'in.txt' }))
     expectError(
       await ro.call('delete', { path: 'in.txt' }),
-      `Error: cannot remove "${WS}/in.txt": file access denied under read-only mode`,
+      `Error: cannot delete "${WS}/in.txt": file access denied under read-only mode`,
       'FS_SANDBOX_DENIED',
     )
-    expectError(await ro.call('delete', { path: 'e' }), `Error: cannot remove "${WS}/e": file access denied under read-only mode`, 'FS_SANDBOX_DENIED')
+    expectError(await ro.call('delete', { path: 'e' }), `Error: cannot delete "${WS}/e": file access denied under read-only mode`, 'FS_SANDBOX_DENIED')
     expect((await ro.call('move', { source_path: 'in.txt', destination_path: 'x.txt' })).code).toBe('FS_SANDBOX_DENIED')
     expect((await ro.call('create_directory', { path: 'n' })).code).toBe('FS_SANDBOX_DENIED')
     expect(ro.fs.volume.existsSync(`${WS}/in.txt`)).toBe(true)
