@@ -1,4 +1,4 @@
-import { FsError, isFsError } from '@seamfs/core'
+import { FsError, isFsError, type FsErrorCode } from '@seamfs/core'
 import { isAbortError, MAX_EDIT_SCAN_BYTES } from '@seamfs/core/backend'
 import { errorText, escapeUnsafe, messagePath } from './quote.js'
 import type { ToolResult } from './types.js'
@@ -106,9 +106,9 @@ function detailOf(err: unknown): string {
  * `err` with a model-facing message; code, retryability, outcome, details, verb and cause are kept.
  * `path` is the path the new message quotes raw (`"<path>"`), as core's messages do: `err`'s own by default.
  */
-function restated(err: FsError, message: string, path: string | undefined = err.path): FsError {
+function restated(err: FsError, message: string, path: string | undefined = err.path, code: FsErrorCode = err.code): FsError {
   const { retryable, indeterminate, details, verb } = err
-  return new FsError(err.code, message, { cause: err, retryable, indeterminate, ...(details && { details }), verb, path })
+  return new FsError(code, message, { cause: err, retryable, indeterminate, ...(details && { details }), verb, path })
 }
 
 /**
@@ -179,14 +179,14 @@ export function withDeleteRemedy(err: unknown): unknown {
  * A refused `move` in the store. An existing destination (`FS_NOT_OBSERVED`) is restated from the
  * code and the destination path, with the way on: a file is replaced only after the session read
  * it; a directory (`into` is then the path inside it the model may have meant; also for
- * `FS_NOT_REGULAR_FILE`) is never replaced. Other refusals get
- * {@link withRemedy}.
+ * `FS_NOT_REGULAR_FILE`) is never replaced, and is said as `FS_NOT_REGULAR_FILE` whatever the
+ * store answered: no read helps, another path does. Other refusals get {@link withRemedy}.
  */
 export function withMoveRemedy(err: unknown, to: string, into: string | undefined): unknown {
   const exists = `cannot move onto existing "${to}"`
   // `to` goes in raw, as the error's path; `into`, a second path, is quoted here.
   if (into !== undefined && isFsError(err))
-    return restated(err, `${exists}: it is a directory — to move into it, give the full new path (${messagePath(into)})`, to)
+    return restated(err, `${exists}: it is a directory — to move into it, give the full new path (${messagePath(into)})`, to, 'FS_NOT_REGULAR_FILE')
   if (isFsError(err, 'FS_NOT_OBSERVED')) return restated(err, `${exists} — read it first to replace it, or choose another destination_path`, to)
   return withRemedy(err)
 }
