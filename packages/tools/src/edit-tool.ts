@@ -164,7 +164,7 @@ async function editIntent(
     return deps.policy?.editIntent(session, target)
   } catch (err) {
     if (!isFsError(err, 'FS_NOT_OBSERVED')) throw err
-    if (await missing(deps, target, signal)) throw notFound(target)
+    if (await missing(deps, target, signal)) throw FsError.notFound('edit', target.displayPath, err)
     throw err
   }
 }
@@ -172,11 +172,6 @@ async function editIntent(
 /** Whether `target` is surely absent now (a failed look says nothing). */
 async function missing(deps: ToolDeps, target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
   return (await deps.fs.stat(target, { signal }).catch(() => null)) === undefined
-}
-
-function notFound(target: FsTarget): FsError {
-  const path = target.displayPath
-  return new FsError('FS_NOT_FOUND', `cannot edit "${path}": not found`, { verb: 'edit', path })
 }
 
 export function editTool(deps: ToolDeps): FileTool<EditValue> {
@@ -213,7 +208,8 @@ export function editTool(deps: ToolDeps): FileTool<EditValue> {
             return await deps.fs.editText(target, edits, { expected, signal: context.signal })
           } catch (err) {
             // Unguarded (no policy), the contract calls a missing file stale: to the model it is not found.
-            if (expected === undefined && isFsError(err, 'FS_STALE_VERSION') && (await missing(deps, target, context.signal))) throw notFound(target)
+            if (expected === undefined && isFsError(err, 'FS_STALE_VERSION') && (await missing(deps, target, context.signal)))
+              throw FsError.notFound('edit', target.displayPath, err)
             throw err
           }
         }, reword)

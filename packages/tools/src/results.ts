@@ -1,6 +1,6 @@
 import { FsError, isFsError, type FsErrorCode } from '@seamfs/core'
 import { isAbortError, MAX_EDIT_SCAN_BYTES } from '@seamfs/core/backend'
-import { errorText, escapeUnsafe, messagePath } from './quote.js'
+import { errorText, escapeUnsafe, messagePath, type PathMessage } from './quote.js'
 import type { ToolResult } from './types.js'
 
 /** A bad argument: reported as `Error: <message>`, without a filesystem code. */
@@ -22,7 +22,7 @@ export function failure(err: unknown, toolVerb?: string): ToolResult<never> {
   // The tools' own deadline ended the call (through the store's abort): the store was slow, not the caller.
   if (isFsError(err, 'FS_ABORTED') && isToolDeadline(err.cause)) return timedOut(err.cause.ms, err.indeterminate)
   if (isFsError(err)) {
-    const text = `Error: ${bounded(inToolWords(errorText(err), toolVerb))}`
+    const text = `Error: ${bounded(errorText(inToolWords(err, toolVerb)))}`
     const base = { isError: true, code: err.code, ...(err.retryable ? { retryable: true } : {}) }
     // A failed mutation whose answer was lost may have landed: the model must look before it repeats it.
     if (err.indeterminate) return { ...base, text: `${text}${INDETERMINATE_REMEDY}`, indeterminate: true }
@@ -35,15 +35,17 @@ export function failure(err: unknown, toolVerb?: string): ToolResult<never> {
 }
 
 /**
- * A failure's text in the words of the tool the model called: the contract's verb at its start
- * (`cannot remove "…"`, `cannot rename`, `cannot stat` for the look a tool takes first) becomes the
- * tool's (`cannot delete "…"`, `cannot move`, `cannot read`). The error's `verb` field stays the
+ * A failure in the words of the tool the model called: the message's opening, as the error's own
+ * fields spell it (`cannot <verb> "<path>"`, from `verb` and `path`: the message is not parsed),
+ * says the tool's verb instead (`cannot delete "…"`, not `remove`; `cannot move`, not `rename`;
+ * `cannot read`, not the `stat` a tool looks with first). The error's `verb` field stays the
  * contract's, for the application.
  */
-function inToolWords(text: string, toolVerb: string | undefined): string {
-  if (toolVerb === undefined) return text
-  const said = /^cannot ([a-z]+) "/.exec(text)
-  return said === null || said[1] === toolVerb ? text : `cannot ${toolVerb} "${text.slice(said[0].length)}`
+function inToolWords(err: FsError, toolVerb: string | undefined): PathMessage {
+  const { message, verb, path } = err
+  if (toolVerb === undefined || verb === undefined || path === undefined || verb === toolVerb) return err
+  const opening = `cannot ${verb} "${path}"`
+  return message.startsWith(opening) ? { message: `cannot ${toolVerb} "${path}"${message.slice(opening.length)}`, path } : err
 }
 
 /** What the model is told after a mutation whose outcome is not known. */

@@ -79,5 +79,12 @@ describe("a failure in the tool's words", () => {
     expect(toolFailure(err, 'remove').text).toBe('Error: cannot remove "/w/a.txt": not found')
     expect(toolFailure(err).text).toBe('Error: cannot remove "/w/a.txt": not found')
     expect(toolFailure(new FsError('FS_IO_ERROR', 'the store is gone'), 'read').text).toBe('Error: the store is gone')
+    expect(toolFailure(new FsError('FS_IO_ERROR', 'remove of "/w/a.txt" failed', { verb: 'remove', path: '/w/a.txt' }), 'delete').text).toBe(
+      'Error: remove of "/w/a.txt" failed',
+    )
+    // From the fields, not from the text: a hostile path is still named once, escaped.
+    const hostile = toolFailure(FsError.notFound('remove', HOSTILE), 'delete').text
+    expect(hostile).toBe(`Error: cannot delete ${HOSTILE_SHOWN}: not found`)
+    expect(hostile).not.toMatch(UNSAFE)
   })
 })
