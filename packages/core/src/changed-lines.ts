@@ -4,7 +4,7 @@
  */
 import { Buffer } from 'node:buffer'
 import type { KeptBytes } from './edit-engine.js'
-import { countLineEnds } from './line-ends.js'
+import { countLineEnds, type LineEndTally } from './line-ends.js'
 import { asBuffer, hasUtf8Bom, textOf } from './text.js'
 import type { FsEditOutcome, FsWriteOutcome } from './types.js'
 
@@ -38,6 +38,9 @@ interface ByteTexts {
   readonly after: Buffer
   /** What the edit engine knows: bytes equal at the start and end of both, and whether `before` is free of CRLF. */
   readonly kept: { readonly head: number; readonly tail: number; readonly lf: boolean } | undefined
+  /** The line ends of `before`'s bytes ahead of the change, counted meanwhile; `beforeStart` is where `before` starts in them. */
+  readonly tally: LineEndTally | undefined
+  readonly beforeStart: number
 }
 
 const sources = new WeakMap<object, ByteTexts>()
@@ -48,7 +51,14 @@ const sources = new WeakMap<object, ByteTexts>()
  * `bom` is where each text starts: an edit's texts both start past the BOM the file had (an edit
  * that writes U+FEFF at the start of a file without one writes text, not a BOM); a write's each past its own.
  */
-export function recordOutcomeBytes(outcome: object, before: Uint8Array, after: Uint8Array, bom: 'input' | 'each', kept?: KeptBytes): void {
+export function recordOutcomeBytes(
+  outcome: object,
+  before: Uint8Array,
+  after: Uint8Array,
+  bom: 'input' | 'each',
+  kept?: KeptBytes,
+  tally?: LineEndTally,
+): void {
   const start = (bytes: Uint8Array): number => (hasUtf8Bom(bytes) ? 3 : 0)
   const startBefore = start(before)
   const startAfter = bom === 'input' ? startBefore : start(after)
@@ -57,6 +67,8 @@ export function recordOutcomeBytes(outcome: object, before: Uint8Array, after: U
     after: asBuffer(after).subarray(startAfter),
     // The engine's offsets count the BOM; the texts here start past it.
     kept: kept === undefined ? undefined : { head: Math.max(0, kept.head - startBefore), tail: kept.tail, lf: kept.lf },
+    tally,
+    beforeStart: startBefore,
   })
 }
 
@@ -77,9 +89,10 @@ const hasCrlf = (bytes: Buffer): boolean => bytes.indexOf(13) !== -1 && bytes.in
  * look at (the common leading lines and the common trailing lines left out, never overlapping),
  * found by comparing bytes and decoding only the region's first `maxLines` lines a side.
  *
- * Cost: a native compare up to the change from each end, a count of the line ends before the
- * region (the line number the diff's hunks show), and the region itself; neither whole text is
- * decoded. `undefined` when the outcome's bytes are not known (an outcome core did not build, a
+ * Cost: a native compare up to the change from each end (for an edit, none: the engine knows
+ * where it changed the bytes), a count of the line ends before the region (the line number the
+ * diff's hunks show; for an edit, counted in the background while the store wrote it, see
+ * `LineEndTally`), and the region itself; neither whole text is decoded. `undefined` when the outcome's bytes are not known (an outcome core did not build, a
  * write whose previous content was not fetched) or a text holds a CRLF, whose LF-normalized
  * lines are not its bytes': the caller then diffs `before` and `after` themselves.
  */
@@ -117,7 +130,9 @@ export function changedLines(outcome: FsEditOutcome | FsWriteOutcome, options: C
   const right = region(b, from, endB, options.maxLines)
   // A CRLF the edit made (a lone CR before an inserted LF) lies in the region, which starts and ends at line ends.
   if (lf && (left.text.includes('\r\n') || right.text.includes('\r\n'))) return undefined
-  return { skipped: countLineEnds(a, 0, from), before: left.text, after: right.text, beforeLines: left.lines, afterLines: right.lines }
+  // The line number: counted while the store wrote the edit, where core could (a BOM holds no line end).
+  const skipped = texts.tally === undefined ? countLineEnds(a, 0, from) : texts.tally.upTo(texts.beforeStart + from)
+  return { skipped, before: left.text, after: right.text, beforeLines: left.lines, afterLines: right.lines }
 }
 
 /** The offset just past the first `\n` at or after `at`, or the text's end. */

@@ -2,6 +2,7 @@
 import { performance } from 'node:perf_hooks'
 import { throwIfAborted, type FsVerb } from './errors.js'
 import type { KeptBytes } from './edit-engine.js'
+import { LineEndTally } from './line-ends.js'
 import { normalizeLf, textOf } from './text.js'
 
 /**
@@ -22,6 +23,7 @@ export class ByteEditResult {
   #after: string | undefined
   /** What the edits left as it was at both ends, when the engine knows (see `Budget.kept`). */
   readonly kept: KeptBytes | undefined
+  #tally: LineEndTally | undefined
 
   constructor(input: Uint8Array, start: number, bytes: Uint8Array, kept?: KeptBytes) {
     this.bytes = bytes
@@ -29,6 +31,17 @@ export class ByteEditResult {
     this.#input = input
     this.#start = start
     this.kept = kept
+  }
+
+  /**
+   * The line ends of the input ahead of the change, counted in the background from the first call
+   * on (see {@link LineEndTally}): `editText` starts it as the store begins to write the result, so
+   * that the diff's line numbers are ready when the write is. Only for an input without CRLF, the
+   * one whose change `changedLines` locates on its bytes.
+   */
+  tally(): LineEndTally | undefined {
+    if (this.#tally === undefined && this.#input !== undefined && this.kept?.lf === true) this.#tally = new LineEndTally(this.#input, this.kept.head)
+    return this.#tally
   }
 
   /** The bytes the edit read (BOM included), until `before` is built. */

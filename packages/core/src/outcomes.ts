@@ -61,7 +61,7 @@ function editOutcome(version: FsVersion, done: ByteEditResult): FsEditOutcome {
             return done.after
           },
         }
-  if (input !== undefined) recordOutcomeBytes(outcome, input, done.bytes, 'input', done.kept)
+  if (input !== undefined) recordOutcomeBytes(outcome, input, done.bytes, 'input', done.kept, done.tally())
   return outcome
 }
 
@@ -89,14 +89,21 @@ function editTransform(run: EditRun, bytes: Uint8Array, edit: FsEditRequest | re
   run.pending = undefined
   if (bytes.length > maxBytes) throw FsError.tooLarge('edit', path, bytes.length, maxBytes)
   const prepared = run.prepared
-  if (prepared !== undefined && sameBytes(prepared.input, bytes)) return (run.done = prepared.result).bytes
+  if (prepared !== undefined && sameBytes(prepared.input, bytes)) return published(run, prepared.result)
   const steps = editSteps(bytes, edit, path, maxBytes)
   const finished = editTextSync(() => runEditFor(steps, editTuning.sync), path, bytes.length, maxBytes)
   if (finished === undefined) {
     run.pending = { input: bytes, steps }
     throw FsError.io('edit', path, 'the edit is being finished outside the critical section')
   }
-  return (run.done = finished.value).bytes
+  return published(run, finished.value)
+}
+
+/** The bytes of `result`, which the store is about to write: the diff's line count starts meanwhile. */
+function published(run: EditRun, result: ByteEditResult): Uint8Array {
+  run.done = result
+  result.tally()
+  return result.bytes
 }
 
 /** True when `a` and `b` hold the same bytes (a native compare: tens of GB/s). */

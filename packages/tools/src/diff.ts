@@ -298,8 +298,10 @@ function* regionDiffSteps(region: Region): Steps<ChangeDiff> {
  * it (hunks with three lines of context, no file headers, cut to {@link DIFF_MAX_LINES} lines and
  * {@link DIFF_MAX_BYTES} bytes with a footer): exactly the diff of its `before` and `after`,
  * computed from the region core finds on the outcome's bytes where it can (`changedLines`), so
- * that neither whole text is decoded or compared: the cost follows the change (plus a count of
- * the line ends before it, for the hunk's line numbers), not the file. Other outcomes are diffed
+ * that neither whole text is decoded or compared: the cost follows the change, not the file. The
+ * line ends before the change (the hunk's line numbers) are counted by core while the store writes
+ * an edit; a write's are counted here, with a native compare to find the change (both bounded by
+ * the write's diff basis, `diffBasisMaxBytes`). Other outcomes are diffed
  * as texts (a write's `before` of `null` as the empty text: the tools show no diff for those).
  */
 export async function diffOutcome(outcome: FsEditOutcome | FsWriteOutcome): Promise<ChangeDiff> {

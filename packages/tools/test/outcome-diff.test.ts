@@ -94,3 +94,30 @@ describe.each([
     expect(await diffOutcome(outcome)).toEqual(textDiff(outcome))
   })
 })
+
+describe('the line numbers of a large edit, counted while the store writes it', () => {
+  /** 3 MiB of numbered lines: the part ahead of a change is counted in the background (above 1 MiB). */
+  const lines = 48 * 1024
+  const text = Array.from({ length: lines }, (_, i) => `${String(i).padStart(8, '0')} ${'.'.repeat(54)}\n`).join('')
+  const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+  it.each([
+    ['near the start', 5],
+    ['past the first slices', 40_000],
+    ['at the last line', lines - 1],
+  ])('are those of the whole texts for a change %s, asked for at once or after the count is done', async (_where, line) => {
+    const fs = new MemoryFileSystem({ cwd: '/w', files: { 'f.txt': text } })
+    const target = await fs.resolve('f.txt')
+    const name = String(line).padStart(8, '0')
+    const first = await fs.editText(target, { oldString: `${name} `, newString: `${name} changed `, replaceAll: false })
+    // Asked for at once: whatever the background has not counted yet is counted now.
+    const atOnce = await diffOutcome(first)
+    expect(atOnce).toEqual(textDiff(first))
+    expect(atOnce.text.split('\n')[0]).toBe(
+      `@@ -${Math.max(1, line - 2)},${Math.min(line, 3) + 1 + Math.min(3, lines - 1 - line)} +${Math.max(1, line - 2)},${Math.min(line, 3) + 1 + Math.min(3, lines - 1 - line)} @@`,
+    )
+    const second = await fs.editText(target, { oldString: `${name} changed `, newString: `${name} `, replaceAll: false })
+    for (let i = 0; i < 4; i++) await turn()
+    expect(await diffOutcome(second)).toEqual(textDiff(second))
+  })
+})
