@@ -71,8 +71,18 @@ export function canonicalPath(abs: string, hops = 0): string {
   return here
 }
 
-/** True when `child` is `parent` or below it (keys are canonical absolute paths). */
+/** A path with a `.` or `..` segment, or an empty one: not in canonical form, so compared the long way. */
+const NOT_CANONICAL = /\/\.{0,2}(?:\/|$)/
+
+/**
+ * True when `child` is `parent` or below it (keys are canonical absolute paths). Canonical keys are
+ * compared by prefix at a segment boundary; anything else (a key a caller built by hand, with `..`
+ * in it) the long way, normalized.
+ */
 export function containsPath(parent: string, child: string): boolean {
+  if (sep === '/' && child.startsWith(parent) && !NOT_CANONICAL.test(child) && !NOT_CANONICAL.test(parent)) {
+    if (child.length === parent.length || parent.endsWith(sep) || child[parent.length] === sep) return true
+  }
   const rel = relative(parent, child)
   if (rel === '') return true
   return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)

@@ -136,6 +136,9 @@ export class SandboxedFileSystem extends FileSystemLayer {
   #forgotten = 0
   /** Each root's target once it resolved (see {@link SandboxedFileSystem.#resolvedRoots}). */
   readonly #pins: (Promise<FsTarget | undefined> | undefined)[] = []
+  /** Each root's target once its pin resolved to one, and all of them once every root has: pins never move. */
+  readonly #pinned: (FsTarget | undefined)[] = []
+  #allPinned: FsTarget[] | undefined
 
   constructor(inner: FileSystem, options: Readonly<SandboxOptions>) {
     super(inner)
@@ -191,7 +194,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
    * model's to see). Bounded: at most {@link ANCESTOR_TRIES} ancestors are tried, then it is not.
    */
   async #failsInside(path: string, base: string, signal: AbortSignal | undefined): Promise<boolean> {
-    const roots = await this.#resolvedRoots(signal)
+    const roots = this.#allPinned ?? (await this.#resolvedRoots(signal))
     let rest = path.replace(/\/+$/, '')
     for (let i = 0; i < ANCESTOR_TRIES; i++) {
       const cut = rest.lastIndexOf('/')
@@ -239,7 +242,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
   protected override async listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
     const entries = await this.#reading(target, 'list', signal, (at) => super.listEntries(at, signal))
     if (!this.#confineReads || this.mode === 'full-access') return entries
-    const roots = await this.#resolvedRoots(signal)
+    const roots = this.#allPinned ?? (await this.#resolvedRoots(signal))
     return entries.map((entry) =>
       roots.some((root) => this.inner.contains(root, entry.target)) ? entry : { name: entry.name, type: 'other', target: entry.target },
     )
@@ -256,7 +259,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
     const { signal } = request
     const pages = await this.#reading(target, 'list', signal, (at) => this.innerListSubtree(at, request), releaseChunks)
     if (!this.#confineReads || this.mode === 'full-access') return pages
-    const roots = await this.#resolvedRoots(signal)
+    const roots = this.#allPinned ?? (await this.#resolvedRoots(signal))
     return mapPages(pages, (entry) =>
       roots.some((root) => this.inner.contains(root, entry.target)) ? entry : { name: entry.name, path: entry.path, type: 'other', target: entry.target },
     )
@@ -312,7 +315,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
     if (this.mode !== 'workspace-write' || !this.innerTakesFence()) return false
     const named = [target.displayPath, target.targetKey].some((path) => path.split(/[\\/]/).some((segment) => this.#protectedNames.has(segment.toLowerCase())))
     if (named) return false
-    const roots = await this.#resolvedRoots(signal)
+    const roots = this.#allPinned ?? (await this.#resolvedRoots(signal))
     return roots.some((root) => root.targetKey !== target.targetKey && this.inner.contains(root, target))
   }
 
@@ -464,7 +467,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
         : await this.#fresh(target, signal, denied)
     await this.#unprotected(target, fresh, verb, signal)
     if (this.mode === 'full-access') return fresh
-    const roots = await this.#resolvedRoots(signal)
+    const roots = this.#allPinned ?? (await this.#resolvedRoots(signal))
     const inside = roots.some((root) => root.targetKey !== fresh.targetKey && this.inner.contains(root, fresh))
     if (!inside) throw denied(roots.some((root) => root.targetKey === fresh.targetKey) ? ' (a root itself is not a file)' : '')
     return fresh
@@ -519,7 +522,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
     this.#loadedCount = paths.length
     if (this.#loaded !== undefined) return this.#loaded
     const loading = (async () => {
-      const roots = await this.#resolvedRoots(signal)
+      const roots = this.#allPinned ?? (await this.#resolvedRoots(signal))
       const found = await Promise.all(paths.map((path) => this.#resolveOrNone(path, this.#workspaceRoot, signal)))
       return found.filter((t): t is FsTarget => t !== undefined && roots.some((root) => this.inner.contains(root, t)))
     })()
@@ -537,7 +540,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
    */
   async #lstatable(path: string, base: string, signal: AbortSignal | undefined): Promise<void> {
     const denied = (why: string, cause?: unknown): FsError => FsError.sandboxDenied('lstat', path, `outside the sandbox roots${why}`, cause)
-    const roots = await this.#resolvedRoots(signal)
+    const roots = this.#allPinned ?? (await this.#resolvedRoots(signal))
     const inside = async (p: string): Promise<boolean> => {
       const target = await this.#resolveOrNone(p, base, signal)
       return target !== undefined && roots.some((root) => this.inner.contains(root, target))
@@ -565,7 +568,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
     drop?: (value: T) => unknown,
   ): Promise<T> {
     if (!this.#confineReads || this.mode === 'full-access') return read(target)
-    const roots = await this.#resolvedRoots(signal)
+    const roots = this.#allPinned ?? (await this.#resolvedRoots(signal))
     if (!roots.some((root) => this.inner.contains(root, target))) return read(await this.#readable(target, verb, signal))
     const reading = Promise.resolve().then(() => read(target))
     const [checked, answered] = await Promise.allSettled([this.#readable(target, verb, signal), reading])
@@ -589,7 +592,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
     if (!this.#confineReads || this.mode === 'full-access') return target
     const denied = (why: string, cause?: unknown): FsError => FsError.sandboxDenied(verb, target.displayPath, `outside the sandbox roots${why}`, cause)
     const fresh = await this.#fresh(target, signal, denied)
-    const roots = await this.#resolvedRoots(signal)
+    const roots = this.#allPinned ?? (await this.#resolvedRoots(signal))
     if (!roots.some((root) => this.inner.contains(root, fresh))) throw denied('')
     return fresh
   }
@@ -650,7 +653,12 @@ export class SandboxedFileSystem extends FileSystemLayer {
     const forget = (): void => {
       if (this.#pins[i] === pending) this.#pins[i] = undefined
     }
-    pending.then((root) => root === undefined && forget(), forget)
+    pending.then((root) => {
+      if (root === undefined) return forget()
+      this.#pinned[i] = root
+      const all = this.#roots.map((_, k) => this.#pinned[k])
+      if (all.every((r) => r !== undefined)) this.#allPinned = all
+    }, forget)
     return pending
   }
 

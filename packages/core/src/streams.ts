@@ -56,6 +56,7 @@ export async function* textStream(source: ByteChunks, path: string, signal: Abor
  * started would skip its cleanup).
  */
 export function openFileOf(info: FsInfo, source: ByteChunks, path: string, signal: AbortSignal | undefined, translate: Translate): FsOpenFile {
+  if (Array.isArray(source)) return heldFileOf(info, source as readonly Uint8Array[], path, signal, translate)
   const stream = byteStream(source, path, signal, translate)
   let started = false
   let closed = false
@@ -78,4 +79,34 @@ export function openFileOf(info: FsInfo, source: ByteChunks, path: string, signa
     [Symbol.asyncIterator]: () => iterator,
   }
   return { info, chunks: { [Symbol.asyncIterator]: () => iterator }, close }
+}
+
+/**
+ * {@link openFileOf} over chunks the store already handed over whole (a small file read at the
+ * open): the same answers as {@link byteStream} gives for them (the signal checked before each
+ * chunk), without its generators, whose turns cost a small read more than its bytes do.
+ */
+function heldFileOf(info: FsInfo, held: readonly Uint8Array[], path: string, signal: AbortSignal | undefined, translate: Translate): FsOpenFile {
+  let next = 0
+  const end = (): Promise<IteratorResult<Uint8Array>> => {
+    next = held.length
+    return Promise.resolve({ done: true, value: undefined })
+  }
+  const iterator: AsyncIterableIterator<Uint8Array> = {
+    next: () => {
+      if (next >= held.length) return end()
+      if (signal?.aborted === true) {
+        next = held.length
+        return Promise.reject(translate(FsError.aborted('read', signal.reason, { path })))
+      }
+      return Promise.resolve({ done: false, value: held[next++] as Uint8Array })
+    },
+    return: end,
+    [Symbol.asyncIterator]: () => iterator,
+  }
+  return {
+    info,
+    chunks: { [Symbol.asyncIterator]: () => iterator },
+    close: async () => void (await end()),
+  }
 }

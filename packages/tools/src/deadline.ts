@@ -1,4 +1,5 @@
 import { getEventListeners } from 'node:events'
+import { performance } from 'node:perf_hooks'
 import { timedOut, ToolDeadline } from './results.js'
 import type { FileTool, ToolContext, ToolResult } from './types.js'
 
@@ -28,6 +29,48 @@ function giveBack(controller: AbortController): void {
 }
 
 /**
+ * Deadlines fall due in buckets of this many milliseconds: one timer a bucket, shared by every call
+ * that falls due in it, where a timer a call cost a small call more than its own bookkeeping. A
+ * deadline fires up to this much late.
+ */
+const BUCKET_MS = 50
+
+interface Bucket {
+  readonly timer: ReturnType<typeof setTimeout>
+  /** What the calls due in it do at their deadline; a call that ends leaves. */
+  readonly due: Set<() => void>
+}
+
+const buckets = new Map<number, Bucket>()
+
+/**
+ * Runs `fire` once `ms` have passed, unless the returned function is called first. The bucket's timer
+ * holds the process open only while a call waits in it, as a timer of the call's own would.
+ */
+function atDeadline(ms: number, fire: () => void): () => void {
+  const at = Math.ceil((performance.now() + ms) / BUCKET_MS) * BUCKET_MS
+  let bucket = buckets.get(at)
+  if (bucket === undefined) {
+    const due = new Set<() => void>()
+    const timer = setTimeout(
+      () => {
+        buckets.delete(at)
+        for (const f of due) f()
+      },
+      Math.max(0, at - performance.now()),
+    )
+    bucket = { timer, due }
+    buckets.set(at, bucket)
+  }
+  const { timer, due } = bucket
+  if (due.size === 0) timer.ref()
+  due.add(fire)
+  return () => {
+    if (due.delete(fire) && due.size === 0) timer.unref()
+  }
+}
+
+/**
  * `tool` with a deadline on every call: the call's signal is the caller's, plus one that
  * aborts after `ms`. Core honours an abort at once, so a call on a frozen store ends at the deadline
  * with {@link timedOut} (the caller's own abort stays `FS_ABORTED`). A body that does not end within
@@ -42,10 +85,10 @@ export function withDeadline<V>(tool: FileTool<V>, ms: number): FileTool<V> {
     let hardStop: ReturnType<typeof setTimeout> | undefined
     let stopNow: (result: ToolResult<never>) => void = () => undefined
     const stopped = new Promise<ToolResult<never>>((resolve) => (stopNow = resolve))
-    const timer = setTimeout(() => {
+    const leave = atDeadline(ms, () => {
       deadline.abort(new ToolDeadline(ms))
       hardStop = setTimeout(() => stopNow(timedOut(ms, mutates)), HARD_STOP_MS)
-    }, ms)
+    })
     const signal = caller === undefined ? deadline.signal : AbortSignal.any([caller, deadline.signal])
     try {
       const result = await Promise.race([tool.execute(args, { ...context, signal }), stopped])
@@ -54,7 +97,7 @@ export function withDeadline<V>(tool: FileTool<V>, ms: number): FileTool<V> {
       }
       return result
     } finally {
-      clearTimeout(timer)
+      leave()
       if (hardStop !== undefined) clearTimeout(hardStop)
       // A signal combined with the caller's may still be referenced by it: only a bare one is reused.
       if (caller === undefined) giveBack(deadline)

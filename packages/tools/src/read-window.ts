@@ -23,8 +23,6 @@ export interface WindowLimits {
   readonly maxBytes: number
 }
 
-const encoder = new TextEncoder()
-
 /**
  * Cuts a line window out of text pushed in chunks, in bounded memory: it keeps
  * the selected lines (each at most `maxLineLength` characters plus a suffix)
@@ -117,7 +115,7 @@ export class LineWindow {
     if (this.#selecting()) {
       const length = this.#lastChar === '\r' ? this.#length - 1 : this.#length
       const text = lineText(this.#head, length, this.#limits.maxLineLength)
-      const cost = encoder.encode(text).length + (this.#lines.length > 0 ? 1 : 0)
+      const cost = Buffer.byteLength(text, 'utf8') + (this.#lines.length > 0 ? 1 : 0)
       // The first line of a window always fits: a cap below one line must not make a footer that
       // points back at the same offset forever.
       if (this.#lines.length > 0 && this.#bytes + cost > this.#limits.maxBytes) this.#truncatedByBytes = true
