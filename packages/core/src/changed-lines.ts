@@ -76,9 +76,10 @@ const CRLF = Buffer.from('\r\n')
 /**
  * Bytes compared at a time when looking for the common prefix and suffix, largest first: each
  * size runs until a chunk differs, then the next size takes over from there (one native compare
- * a chunk; the last few bytes one by one).
+ * a chunk; the last few bytes one by one). A size a quarter of the one before: past the first, each
+ * takes at most three compares, so a change a few KiB in costs a dozen compares, not dozens.
  */
-const COMPARE_CHUNKS = [64 * 1024, 2048, 64] as const
+const COMPARE_CHUNKS = [64 * 1024, 16 * 1024, 4096, 1024, 256, 64, 16] as const
 
 /** True when `bytes` hold a CRLF (one native scan for the CR settles most files). */
 const hasCrlf = (bytes: Buffer): boolean => bytes.indexOf(13) !== -1 && bytes.indexOf(CRLF) !== -1

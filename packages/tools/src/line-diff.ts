@@ -59,9 +59,9 @@ function intern(a: readonly string[], b: readonly string[]): { a: Int32Array; b:
  * edit length D, so the memory is bounded by the edit length, not by the texts.
  */
 class Trace {
-  oldPos = new Int32Array(256)
-  prev = new Int32Array(256)
-  kind = new Uint8Array(256)
+  oldPos = new Int32Array(16)
+  prev = new Int32Array(16)
+  kind = new Uint8Array(16)
   size = 0
 
   push(oldPos: number, prev: number, kind: Kind): number {
@@ -226,7 +226,12 @@ function hunksOf(runs: readonly Run[], context: number): LineHunk[] {
 
 /** Each line without its `\n`; one that had none is followed by `\ No newline at end of file`. */
 function withEofMarks(lines: readonly string[]): string[] {
-  return lines.flatMap((line) => (line.endsWith('\n') ? [line.slice(0, -1)] : [line, '\\ No newline at end of file']))
+  const out: string[] = []
+  for (const line of lines) {
+    if (line.charCodeAt(line.length - 1) === 10) out.push(line.slice(0, -1))
+    else out.push(line, '\\ No newline at end of file')
+  }
+  return out
 }
 
 /**
