@@ -98,8 +98,8 @@ export function countByIndexOf(bytes: Uint8Array, from: number, to: number): num
   return count
 }
 
-/** Below this many bytes ahead of a change, its line ends are counted when asked (microseconds): no background count. */
-const TALLY_MIN_BYTES = 1024 * 1024
+/** Below this many bytes ahead of a change, its line ends are counted when asked (a few microseconds): no background count. */
+const TALLY_MIN_BYTES = 64 * 1024
 /** Bytes a background count takes between turns of the event loop (about half a millisecond). */
 const TALLY_SLICE_BYTES = 2 * 1024 * 1024
 

@@ -96,7 +96,7 @@ describe.each([
 })
 
 describe('the line numbers of a large edit, counted while the store writes it', () => {
-  /** 3 MiB of numbered lines: the part ahead of a change is counted in the background (above 1 MiB). */
+  /** 3 MiB of numbered lines: the part ahead of a change is counted in the background (above 64 KiB). */
   const lines = 48 * 1024
   const text = Array.from({ length: lines }, (_, i) => `${String(i).padStart(8, '0')} ${'.'.repeat(54)}\n`).join('')
   const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
