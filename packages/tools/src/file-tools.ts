@@ -20,8 +20,12 @@ import type { FileTool, ToolsConfig } from './types.js'
 /** Options of {@link createFileTools}. */
 export interface FileToolsOptions {
   readonly fs: FileSystem
-  /** The read-before-write policy; omit to run against the bare backend (unconditional writes and edits). */
-  readonly policy?: ObservationPolicy | undefined
+  /**
+   * The read-before-write policy; omit it (or pass `false`, as the hosts' options take it) to run
+   * against the bare backend (unconditional writes and edits). Anything else is a `TypeError` here,
+   * not a failure of every later write.
+   */
+  readonly policy?: ObservationPolicy | false | undefined
   /** Base of relative paths (a call's `context.cwd` overrides it); default the backend's own cwd. */
   readonly cwd?: string | undefined
   readonly config?: Partial<ToolsConfig> | undefined
@@ -91,7 +95,7 @@ export function createFileTools(options: FileToolsOptions): FileTool[] {
 export function createFileToolsByName(options: FileToolsOptions): FileToolsByName {
   const session = Object.freeze({ tools: 'default session' })
   const fs = fencedFs(options)
-  const deps = { fs, policy: options.policy, session, cwd: options.cwd, config: resolveConfig(options.config) }
+  const deps = { fs, policy: policyOf(options.policy), session, cwd: options.cwd, config: resolveConfig(options.config) }
   const { capabilities } = fs
   const bound = <V>(tool: FileTool<V>): FileTool<V> => withDeadline(tool, deps.config.callTimeoutMs)
   // A tool the backend cannot serve is not offered, rather than answering FS_UNSUPPORTED on every call.
@@ -106,6 +110,16 @@ export function createFileToolsByName(options: FileToolsOptions): FileToolsByNam
     ...(capabilities.rename === undefined ? {} : { move: bound(moveTool(deps)) }),
     ...(capabilities.remove === true ? { delete: bound(deleteTool(deps)) } : {}),
   })
+}
+
+/** The policy the tools use: `undefined` for none; what is not a policy is refused when the tools are made. */
+function policyOf(policy: unknown): ObservationPolicy | undefined {
+  if (policy === undefined || policy === false) return undefined
+  const methods = ['writeIntent', 'editIntent', 'removeIntent', 'renameIntent', 'recordPresent', 'recordAbsent', 'recordRenamed'] as const
+  if (typeof policy !== 'object' || policy === null || methods.some((m) => typeof (policy as Record<string, unknown>)[m] !== 'function')) {
+    throw new TypeError(`policy must be an ObservationPolicy, false or omitted; got ${policy === null ? 'null' : typeof policy}`)
+  }
+  return policy as ObservationPolicy
 }
 
 /** The tools of {@link createFileToolsByName}, each typed with its canonical value. */

@@ -266,3 +266,22 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
     })
   })
 })
+
+describe('the policy option of createFileTools', () => {
+  it('false means none, as the hosts take it: a blind overwrite goes through', async () => {
+    const { MemoryFileSystem } = await import('@seamfs/backend-memory')
+    const fs = new MemoryFileSystem({ cwd: '/w', files: { 'a.txt': 'old\n' } })
+    const [write] = createFileTools({ fs, policy: false }).filter((t) => t.name === 'write')
+    const result = await (write as FileTool).execute({ file_path: 'a.txt', content: 'new\n' })
+    expect(result.isError).toBe(false)
+    expect(await fs.readText(await fs.resolve('a.txt'))).toBe('new\n')
+  })
+
+  it('anything else that is not a policy is a TypeError when the tools are made, not a failure of every write', async () => {
+    const { MemoryFileSystem } = await import('@seamfs/backend-memory')
+    const fs = new MemoryFileSystem({ cwd: '/w' })
+    for (const policy of [true, {}, 'on', null, { writeIntent: () => undefined }]) {
+      expect(() => createFileTools({ fs, policy: policy as unknown as ObservationPolicy })).toThrow(/policy must be an ObservationPolicy, false or omitted/)
+    }
+  })
+})
