@@ -139,8 +139,16 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
         expect([existsSync(join(cwd, 'a.txt')), existsSync(join(cwd, 'src/b.ts')), existsSync(join(cwd, 'new/deep'))]).toEqual([false, false, true])
         const outside = join(tempDir('outside'), 'outside.txt')
         writeFileSync(outside, 'keep')
-        expectToolError(await run(['rm', outside]), `Error: cannot delete "${outside}": outside the sandbox roots`, 'FS_SANDBOX_DENIED')
-        expectToolError(await run(['mv', outside, 'in.txt']), `Error: cannot move "${outside}": outside the sandbox roots`, 'FS_SANDBOX_DENIED')
+        expectToolError(
+          await run(['rm', outside]),
+          `Error: cannot delete "${outside}": outside the sandbox roots; use a path under "${cwd}"`,
+          'FS_SANDBOX_DENIED',
+        )
+        expectToolError(
+          await run(['mv', outside, 'in.txt']),
+          `Error: cannot move "${outside}": outside the sandbox roots; use a path under "${cwd}"`,
+          'FS_SANDBOX_DENIED',
+        )
         expect(readFileSync(outside, 'utf8')).toBe('keep')
       }
     })

@@ -185,7 +185,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
       const code = isFsError(err) ? err.code : this.errorRow(err)?.code
       if (!this.#confineReads || this.mode === 'full-access' || code === undefined || !REVEALING.has(code)) throw err
       if (await this.#failsInside(path, base, signal)) throw err
-      throw FsError.sandboxDenied('resolve', path, 'outside the sandbox roots', err)
+      throw FsError.sandboxDenied('resolve', path, `outside the sandbox roots${this.#rootsHint('a path')}`, err)
     }
   }
 
@@ -459,7 +459,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
   async #writable(target: FsTarget, verb: FsVerb, signal: AbortSignal | undefined): Promise<FsTarget> {
     const denied = (why: string, cause?: unknown): FsError =>
       FsError.sandboxDenied(verb, target.displayPath, `file access denied under ${this.mode} mode${why}`, cause)
-    if (this.mode === 'read-only') throw denied('')
+    if (this.mode === 'read-only') throw denied(' (this session cannot change files)')
     // In full-access a path that does not resolve now goes to the backend as it is, for the backend's own error.
     const fresh =
       this.mode === 'full-access'
@@ -469,7 +469,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
     if (this.mode === 'full-access') return fresh
     const roots = this.#allPinned ?? (await this.#resolvedRoots(signal))
     const inside = roots.some((root) => root.targetKey !== fresh.targetKey && this.inner.contains(root, fresh))
-    if (!inside) throw denied(roots.some((root) => root.targetKey === fresh.targetKey) ? ' (a root itself is not a file)' : '')
+    if (!inside) throw denied(roots.some((root) => root.targetKey === fresh.targetKey) ? ' (a root itself is not a file)' : this.#rootsHint('changes'))
     return fresh
   }
 
@@ -539,7 +539,8 @@ export class SandboxedFileSystem extends FileSystemLayer {
    * that itself lies inside (its parent directory does) wherever it points: the link is not followed.
    */
   async #lstatable(path: string, base: string, signal: AbortSignal | undefined): Promise<void> {
-    const denied = (why: string, cause?: unknown): FsError => FsError.sandboxDenied('lstat', path, `outside the sandbox roots${why}`, cause)
+    const denied = (why: string, cause?: unknown): FsError =>
+      FsError.sandboxDenied('lstat', path, `outside the sandbox roots${why}${this.#rootsHint('a path')}`, cause)
     const roots = this.#allPinned ?? (await this.#resolvedRoots(signal))
     const inside = async (p: string): Promise<boolean> => {
       const target = await this.#resolveOrNone(p, base, signal)
@@ -590,11 +591,22 @@ export class SandboxedFileSystem extends FileSystemLayer {
   /** The target a read may touch: unchanged, unless reads are confined. */
   async #readable(target: FsTarget, verb: FsVerb, signal: AbortSignal | undefined): Promise<FsTarget> {
     if (!this.#confineReads || this.mode === 'full-access') return target
-    const denied = (why: string, cause?: unknown): FsError => FsError.sandboxDenied(verb, target.displayPath, `outside the sandbox roots${why}`, cause)
+    const denied = (why: string, cause?: unknown): FsError =>
+      FsError.sandboxDenied(verb, target.displayPath, `outside the sandbox roots${why}${this.#rootsHint('a path')}`, cause)
     const fresh = await this.#fresh(target, signal, denied)
     const roots = this.#allPinned ?? (await this.#resolvedRoots(signal))
     if (!roots.some((root) => this.inner.contains(root, fresh))) throw denied('')
     return fresh
+  }
+
+  /**
+   * What a denial for lying outside tells the model to do: where `what` (a path, changes) may go,
+   * naming the roots as they were pinned (as configured, before they first resolve).
+   */
+  #rootsHint(what: 'a path' | 'changes'): string {
+    const names = (this.#allPinned?.map((root) => root.displayPath) ?? this.#roots).map((name) => `"${name}"`)
+    const where = names.length === 1 ? `under ${names[0]}` : names.length === 2 ? `under ${names[0]} or ${names[1]}` : `under one of ${names.join(', ')}`
+    return what === 'a path' ? `; use a path ${where}` : `; changes must lie ${where}`
   }
 
   /** Re-resolves the target now; a path that no longer resolves cannot be proven inside. */

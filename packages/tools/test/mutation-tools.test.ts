@@ -358,7 +358,8 @@ describe('behind the sandbox fence (workspace-write on /w/ws)', () => {
     const tools = Object.fromEntries(createFileTools({ fs: sandboxed, policy: new ObservationPolicy(), cwd: WS }).map((t) => [t.name, t]))
     return { fs, call: (name, args) => (tools[name] as FileTool).execute(args, S) }
   }
-  const DENIED = 'file access denied under workspace-write mode'
+  // A denial names where changes may go.
+  const DENIED = `file access denied under workspace-write mode; changes must lie under "${WS}"`
 
   it('a delete outside the workspace is FS_SANDBOX_DENIED, after a read too', async () => {
     const { fs, call } = fenced()
@@ -393,10 +394,14 @@ describe('behind the sandbox fence (workspace-write on /w/ws)', () => {
     expectOk(await ro.call('read', { file_path: 'in.txt' }))
     expectError(
       await ro.call('delete', { path: 'in.txt' }),
-      `Error: cannot delete "${WS}/in.txt": file access denied under read-only mode`,
+      `Error: cannot delete "${WS}/in.txt": file access denied under read-only mode (this session cannot change files)`,
       'FS_SANDBOX_DENIED',
     )
-    expectError(await ro.call('delete', { path: 'e' }), `Error: cannot delete "${WS}/e": file access denied under read-only mode`, 'FS_SANDBOX_DENIED')
+    expectError(
+      await ro.call('delete', { path: 'e' }),
+      `Error: cannot delete "${WS}/e": file access denied under read-only mode (this session cannot change files)`,
+      'FS_SANDBOX_DENIED',
+    )
     expect((await ro.call('move', { source_path: 'in.txt', destination_path: 'x.txt' })).code).toBe('FS_SANDBOX_DENIED')
     expect((await ro.call('create_directory', { path: 'n' })).code).toBe('FS_SANDBOX_DENIED')
     expect(ro.fs.volume.existsSync(`${WS}/in.txt`)).toBe(true)
