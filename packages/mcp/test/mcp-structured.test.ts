@@ -139,7 +139,7 @@ describe('structuredContent of a real call, for every tool', () => {
     expect(edited).toMatchObject({ path: `${CWD}/a.txt`, dryRun: false })
     expect(edited['diff']).toMatch(/-there\n\+you/)
     expect(await ok('edit', { file_path: 'a.txt', old_string: 'you', new_string: 'me', dryRun: true })).toMatchObject({ dryRun: true })
-    expect(await ok('glob', { pattern: '*.ts' })).toEqual({ root: CWD, pattern: '*.ts', paths: ['src/x.ts'], totalPaths: 1, fencedDirs: 0 })
+    expect(await ok('glob', { pattern: '*.ts' })).toEqual({ root: CWD, pattern: '*.ts', paths: ['src/x.ts'], totalPaths: 1, fencedDirs: 0, fencedPaths: [] })
     expect(await ok('grep', { pattern: 'hello' })).toEqual({
       root: CWD,
       pattern: 'hello',
@@ -150,6 +150,8 @@ describe('structuredContent of a real call, for every tool', () => {
       totalMatches: 2,
       skippedFiles: 1,
       fencedEntries: 0,
+      skippedPaths: ['p.png'],
+      fencedPaths: [],
     })
     expect(await ok('create_directory', { path: 'd' })).toEqual({ path: `${CWD}/d`, created: true })
     expect(await ok('move', { source_path: 'a.txt', destination_path: 'd/b.txt' })).toEqual({

@@ -24,6 +24,8 @@ export interface GlobValue {
    * a file or a directory: the fence does not say which) and directories it refused to list.
    */
   readonly fencedDirs: number
+  /** The first of those entries (at most five, in path order), each a path the other tools accept: the footer names them. */
+  readonly fencedPaths: string[]
 }
 
 /** The checked arguments of `glob`, defaults filled in; `pattern` compiles as a glob. */
@@ -34,12 +36,26 @@ export interface GlobArgs {
 }
 
 export const globStructured: StructuredOutput<GlobValue> = {
-  schema: object({ root: STRING, pattern: STRING, paths: { type: 'array', items: STRING }, totalPaths: COUNT, fencedDirs: COUNT }),
-  content: (v) => ({ root: v.root, pattern: v.pattern, paths: [...v.paths], totalPaths: v.totalPaths, fencedDirs: v.fencedDirs }),
+  schema: object({
+    root: STRING,
+    pattern: STRING,
+    paths: { type: 'array', items: STRING },
+    totalPaths: COUNT,
+    fencedDirs: COUNT,
+    fencedPaths: { type: 'array', items: STRING },
+  }),
+  content: (v) => ({
+    root: v.root,
+    pattern: v.pattern,
+    paths: [...v.paths],
+    totalPaths: v.totalPaths,
+    fencedDirs: v.fencedDirs,
+    fencedPaths: [...v.fencedPaths],
+  }),
 }
 
 export function globText(value: GlobValue): string {
-  const fenced = fencedFooter(value.fencedDirs, 'linked file or directory', 'linked files or directories')
+  const fenced = fencedFooter(value.fencedDirs, 'linked file or directory', 'linked files or directories', value.fencedPaths)
   const footers: string[] = []
   if (value.paths.length < value.totalPaths)
     footers.push(`(Showing ${value.paths.length} of ${value.totalPaths} paths. Narrow the pattern or path to see the rest.)`)
@@ -93,13 +109,14 @@ export function globTool(deps: ToolDeps): FileTool<GlobValue> {
             throw new FsError('FS_NOT_DIRECTORY', `cannot search "${shown}": not a directory`, { verb: 'list', path: shown })
           }
           const show = await control.race(pathShower(deps, context, root.target, control.signal))
-          const { files, fenced } = await searchFiles({ fs: deps.fs, root, control, accept, concurrency: config.searchConcurrency })
+          const { files, fenced, fencedPaths } = await searchFiles({ fs: deps.fs, root, control, accept, concurrency: config.searchConcurrency })
           const value: GlobValue = {
             root: root.target.displayPath,
             pattern,
             paths: files.slice(0, config.globMaxResults).map((f) => show(f.path)),
             totalPaths: files.length,
             fencedDirs: fenced,
+            fencedPaths: fencedPaths.map(show),
           }
           return ok(globText(value), value)
         } catch (err) {

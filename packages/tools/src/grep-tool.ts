@@ -11,7 +11,18 @@ import { openRoot, searchFiles } from './tree-walk.js'
 import { COUNT, LINE_NUMBER, object, STRING } from './structured.js'
 import { run, toolInput, type ToolInput } from './tool-kit.js'
 import type { FileTool, StructuredOutput, ToolDeps } from './types.js'
-import { fencedFooter, isSkippable, pathMatcher, SearchControl, SearchTimeout, timeoutResult, type PathMatcher, type WalkedFile } from './walk.js'
+import {
+  fencedFooter,
+  isSkippable,
+  namedSkips,
+  pathMatcher,
+  SearchControl,
+  SearchTimeout,
+  Skipped,
+  timeoutResult,
+  type PathMatcher,
+  type WalkedFile,
+} from './walk.js'
 
 /** One matching line: `text` is the preview exactly as shown after `Line <n>: `. */
 export interface GrepMatch {
@@ -33,6 +44,9 @@ export interface GrepValue {
   readonly skippedFiles: number
   /** Entries a fence kept out of (links pointing outside confined reads; files or directories it refused to read or list): skipped. */
   readonly fencedEntries: number
+  /** The first of the binary files and of the fenced entries (at most five each, in path order), as the other tools accept them: the footers name them. */
+  readonly skippedPaths: string[]
+  readonly fencedPaths: string[]
 }
 
 /** The checked arguments of `grep`, defaults filled in: `pattern` compiles (with `flags`), `include` is one valid glob. */
@@ -53,6 +67,8 @@ export const grepStructured: StructuredOutput<GrepValue> = {
     totalMatches: COUNT,
     skippedFiles: COUNT,
     fencedEntries: COUNT,
+    skippedPaths: { type: 'array', items: STRING },
+    fencedPaths: { type: 'array', items: STRING },
   }),
   content: (v) => ({
     root: v.root,
@@ -61,6 +77,8 @@ export const grepStructured: StructuredOutput<GrepValue> = {
     totalMatches: v.totalMatches,
     skippedFiles: v.skippedFiles,
     fencedEntries: v.fencedEntries,
+    skippedPaths: [...v.skippedPaths],
+    fencedPaths: [...v.fencedPaths],
   }),
 }
 
@@ -121,8 +139,12 @@ export function grepText(value: GrepValue): string {
   const total = value.totalMatches
   const footers: string[] = []
   if (shown < total) footers.push(`(Showing ${shown} of ${total} matches. Narrow the pattern, path or include to see the rest.)`)
-  if (value.skippedFiles > 0) footers.push(`(${plural(value.skippedFiles, 'binary or non-UTF-8 file', 'binary or non-UTF-8 files')} skipped)`)
-  const fenced = fencedFooter(value.fencedEntries, 'linked file or directory', 'linked files or directories')
+  if (value.skippedFiles > 0) {
+    footers.push(
+      `(${plural(value.skippedFiles, 'binary or non-UTF-8 file', 'binary or non-UTF-8 files')} skipped${namedSkips(value.skippedFiles, value.skippedPaths)})`,
+    )
+  }
+  const fenced = fencedFooter(value.fencedEntries, 'linked file or directory', 'linked files or directories', value.fencedPaths)
   if (fenced !== undefined) footers.push(fenced)
   let body: string
   if (total === 0) {
@@ -346,7 +368,7 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
           const rootPath = root.target.displayPath
           const show = await control.race(pathShower(deps, context, root.target, control.signal))
           let files: WalkedFile[]
-          let fencedEntries = 0
+          const fenced = new Skipped()
           const limiter = new Limiter(config.searchConcurrency)
           const ahead = readAhead(deps, control, limiter)
           if (root.info.type === 'directory') {
@@ -361,7 +383,7 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
               gate: (call) => limiter.first(call),
             })
             files = walk.files
-            fencedEntries = walk.fenced
+            fenced.addAll(walk.fenced, walk.fencedPaths)
           } else if (root.info.type === 'file') {
             files = accept(lastSegment(rootPath)) ? [{ path: '', target: root.target, size: root.info.size }] : []
           } else {
@@ -369,19 +391,28 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
           }
           const matches: GrepMatch[] = []
           let totalMatches = 0
-          let skippedFiles = 0
+          const skipped = new Skipped()
           let index = 0
           for await (const outcome of scanFiles({ deps, worker, control }, files, () => config.grepMaxMatches - matches.length, ahead)) {
             const file = files[index++] as WalkedFile
-            if (outcome === 'binary') skippedFiles++
-            if (outcome === 'fenced') fencedEntries++
+            if (outcome === 'binary') skipped.add(file.path)
+            if (outcome === 'fenced') fenced.add(file.path)
             if (typeof outcome !== 'object') continue
             totalMatches += outcome.count
             for (const m of outcome.matches) {
               matches.push({ path: show(file.path), line: m.line, text: previewLine(m.text, m.cut, config.grepMaxLineBytes) })
             }
           }
-          const value: GrepValue = { root: rootPath, pattern, matches, totalMatches, skippedFiles, fencedEntries }
+          const value: GrepValue = {
+            root: rootPath,
+            pattern,
+            matches,
+            totalMatches,
+            skippedFiles: skipped.count,
+            fencedEntries: fenced.count,
+            skippedPaths: skipped.paths().map(show),
+            fencedPaths: fenced.paths().map(show),
+          }
           return ok(grepText(value), value)
         } catch (err) {
           const final = control.translate(err)

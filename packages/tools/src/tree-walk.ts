@@ -9,7 +9,19 @@ import { compareNames } from '@seamfs/core/backend'
 import { mapInOrder } from './bounded.js'
 import { resolveIn } from './tool-kit.js'
 import type { ToolContext, ToolDeps } from './types.js'
-import { isFencedOut, isSkippable, statRoot, VCS_DIRS, walkFiles, type Gate, type PathMatcher, type SearchControl, type Walk, type WalkedFile } from './walk.js'
+import {
+  isFencedOut,
+  isSkippable,
+  Skipped,
+  statRoot,
+  VCS_DIRS,
+  walkFiles,
+  type Gate,
+  type PathMatcher,
+  type SearchControl,
+  type Walk,
+  type WalkedFile,
+} from './walk.js'
 
 /** What the walk never enters: listed, never entered, by the store itself where it can. */
 const PRUNE: readonly string[] = [...VCS_DIRS]
@@ -93,19 +105,19 @@ const byPath = (a: { readonly path: string }, b: { readonly path: string }): num
 async function treeFiles(search: TreeSearch, root: Branch): Promise<Walk> {
   const { fs, control, accept, concurrency, gate } = search
   const found: WalkedFile[] = []
-  let fenced = 0
+  const fenced = new Skipped()
   const seen = new Set<FsTargetKey>([root.target.targetKey])
   let wave: Branch[] = [root]
   while (wave.length > 0) {
     const links: Branch[] = []
-    const others: FsTarget[] = []
+    const others: { readonly target: FsTarget; readonly path: string }[] = []
     for (const branch of wave) {
       let entries: FsTreeEntry[]
       try {
         entries = await collect(search, branch)
       } catch (err) {
         const final = control.translate(err)
-        if (branch.path !== '' && isFsError(final, 'FS_SANDBOX_DENIED')) fenced++
+        if (branch.path !== '' && isFsError(final, 'FS_SANDBOX_DENIED')) fenced.add(branch.path)
         else if (branch.path === '' || !isSkippable(final)) throw final
         continue
       }
@@ -128,12 +140,13 @@ async function treeFiles(search: TreeSearch, root: Branch): Promise<Walk> {
           } else if (seen.has(key)) claimed.push(entry.path)
           else seen.add(key)
         } else if (fs.capabilities.symlinks) {
-          others.push(entry.target)
+          others.push({ target: entry.target, path })
         }
       }
     }
     const check = (): void => control.check()
-    for (const out of await mapInOrder(others, concurrency, (target) => isFencedOut(fs, target, control, gate), check)) if (out) fenced++
+    const outs = await mapInOrder(others, concurrency, (other) => isFencedOut(fs, other.target, control, gate), check)
+    outs.forEach((out, i) => out && fenced.add(others[i]!.path))
     wave = []
     for (const link of links.sort(byPath)) {
       if (seen.has(link.target.targetKey)) continue
@@ -141,7 +154,7 @@ async function treeFiles(search: TreeSearch, root: Branch): Promise<Walk> {
       wave.push(link)
     }
   }
-  return { files: found.sort(byPath), fenced }
+  return { files: found.sort(byPath), fenced: fenced.count, fencedPaths: fenced.paths() }
 }
 
 /** Every entry of a branch's tree listing, each page waited for within the search's budget. */

@@ -241,6 +241,41 @@ export interface Walk {
    * as `other`, their `stat` `FS_SANDBOX_DENIED`), and directories whose listing was refused.
    */
   readonly fenced: number
+  /** The first {@link NAMED_SKIPS} of those entries' paths (relative to the root), in path order: the footer names them. */
+  readonly fencedPaths: string[]
+}
+
+/** How many skipped entries a search footer names; the rest it counts. */
+export const NAMED_SKIPS = 5
+
+/** Keeps the first {@link NAMED_SKIPS} paths of skipped entries, in path order; counts them all. */
+export class Skipped {
+  count = 0
+  readonly #paths: string[] = []
+
+  add(path: string): void {
+    this.count++
+    this.#paths.push(path)
+    if (this.#paths.length > 4 * NAMED_SKIPS) this.#trim()
+  }
+
+  /** Takes in another tally: `count` entries, of which `paths` are the first. */
+  addAll(count: number, paths: readonly string[]): void {
+    this.count += count
+    this.#paths.push(...paths)
+    this.#trim()
+  }
+
+  /** The first paths in path order. */
+  paths(): string[] {
+    this.#trim()
+    return [...this.#paths]
+  }
+
+  #trim(): void {
+    this.#paths.sort(compareNames)
+    this.#paths.length = Math.min(this.#paths.length, NAMED_SKIPS)
+  }
 }
 
 interface Dir {
@@ -280,7 +315,7 @@ export interface WalkOptions {
 export async function walkFiles(options: WalkOptions): Promise<Walk> {
   const { fs, root, control, accept, concurrency = 1, found: onFound, gate = ungated } = options
   const found: WalkedFile[] = []
-  let fenced = 0
+  const fenced = new Skipped()
   const seen = new Set<FsTargetKey>([root.targetKey])
   let level: Dir[] = [{ target: root, path: '' }]
   let links: Dir[] = []
@@ -298,7 +333,7 @@ export async function walkFiles(options: WalkOptions): Promise<Walk> {
       continue
     }
     const candidates: Dir[] = []
-    const others: FsTarget[] = []
+    const others: Dir[] = []
     const linkChecks = (): Promise<boolean[]> => mapInOrder(candidates, concurrency, (dir) => isLink(fs, dir.target, control, gate), check)
     // The level's listings are in flight together; their entries are taken in level order, as one by one.
     let index = 0
@@ -306,7 +341,7 @@ export async function walkFiles(options: WalkOptions): Promise<Walk> {
       const dir = level[index++] as Dir
       if (!listed.ok) {
         const err = listed.error
-        if (dir.path !== '' && isFsError(err, 'FS_SANDBOX_DENIED')) fenced++
+        if (dir.path !== '' && isFsError(err, 'FS_SANDBOX_DENIED')) fenced.add(dir.path)
         else if (dir.path === '' || !isSkippable(err)) {
           // One at a time, the link checks of the directories listed before would have failed first.
           await linkChecks()
@@ -325,11 +360,12 @@ export async function walkFiles(options: WalkOptions): Promise<Walk> {
         } else if (entry.type === 'directory' && !VCS_DIRS.has(entry.name) && !seen.has(entry.target.targetKey)) {
           candidates.push({ target: entry.target, path })
         } else if (entry.type === 'other' && fs.capabilities.symlinks) {
-          others.push(entry.target)
+          others.push({ target: entry.target, path })
         }
       }
     }
-    for (const out of await mapInOrder(others, concurrency, (target) => isFencedOut(fs, target, control, gate), check)) if (out) fenced++
+    const outs = await mapInOrder(others, concurrency, (other) => isFencedOut(fs, other.target, control, gate), check)
+    outs.forEach((out, i) => out && fenced.add((others[i] as Dir).path))
     // Which directories are links: asked together too, then sorted in level order.
     const linked = await linkChecks()
     const next: Dir[] = []
@@ -344,12 +380,19 @@ export async function walkFiles(options: WalkOptions): Promise<Walk> {
     })
     level = next
   }
-  return { files: found.sort((a, b) => compareNames(a.path, b.path)), fenced }
+  return { files: found.sort((a, b) => compareNames(a.path, b.path)), fenced: fenced.count, fencedPaths: fenced.paths() }
 }
 
-/** The footer line of skipped fenced entries, or none. */
-export function fencedFooter(count: number, one: string, many: string): string | undefined {
-  return count === 0 ? undefined : `(${count} ${count === 1 ? one : many} outside the sandbox skipped)`
+/** The footer line of skipped fenced entries, naming the first (`named`, as the model may use them), or none. */
+export function fencedFooter(count: number, one: string, many: string, named: readonly string[] = []): string | undefined {
+  return count === 0 ? undefined : `(${count} ${count === 1 ? one : many} outside the sandbox skipped${namedSkips(count, named)})`
+}
+
+/** `: "a", "b" and 3 more`: the paths a footer names, and how many it does not. */
+export function namedSkips(count: number, named: readonly string[]): string {
+  if (named.length === 0) return ''
+  const rest = count - named.length
+  return `: ${named.map((path) => JSON.stringify(path)).join(', ')}${rest > 0 ? ` and ${rest} more` : ''}`
 }
 
 /** The resolved search root and what it is; a missing root is `FS_NOT_FOUND`. */

@@ -59,8 +59,9 @@ describe.each([
     const { glob } = tools()
     const r = await glob.execute({ pattern: '**/*' })
     expect(r.isError).toBe(false)
-    expect(r.text).toBe('src/a.txt\n\n(2 linked files or directories outside the sandbox skipped)')
-    expect(r.value).toMatchObject({ paths: ['src/a.txt'], totalPaths: 1, fencedDirs: 2 })
+    // Named, as paths the other tools take.
+    expect(r.text).toBe('src/a.txt\n\n(2 linked files or directories outside the sandbox skipped: "cache", "venv/bin/python")')
+    expect(r.value).toMatchObject({ paths: ['src/a.txt'], totalPaths: 1, fencedDirs: 2, fencedPaths: ['cache', 'venv/bin/python'] })
     expect(r.text).not.toContain('more.txt')
   })
 
@@ -68,8 +69,10 @@ describe.each([
     const { grep } = tools()
     const r = await grep.execute({ pattern: 'secret' })
     expect(r.isError).toBe(false)
-    expect(r.text).toBe('Found 1 match\n\nsrc/a.txt\nLine 1: a secret inside\n\n(2 linked files or directories outside the sandbox skipped)')
-    expect(r.value).toMatchObject({ totalMatches: 1, fencedEntries: 2 })
+    expect(r.text).toBe(
+      'Found 1 match\n\nsrc/a.txt\nLine 1: a secret inside\n\n(2 linked files or directories outside the sandbox skipped: "cache", "venv/bin/python")',
+    )
+    expect(r.value).toMatchObject({ totalMatches: 1, fencedEntries: 2, fencedPaths: ['cache', 'venv/bin/python'] })
   })
 
   it('a search rooted at the outbound link itself is refused, not skipped', async () => {

@@ -91,6 +91,7 @@ describe.each(BACKENDS)('glob on %s', (_kind, setup) => {
       paths: ['lib/a-b.ts', 'lib/a/z.ts', 'src/a.ts', 'src/nested/c.ts', 'src/nested/deep/d.test.ts'],
       totalPaths: 5,
       fencedDirs: 0,
+      fencedPaths: [],
     })
   })
 
@@ -238,10 +239,11 @@ describe.each(BACKENDS)('grep on %s', (_kind, setup) => {
       'latin1.txt': new Uint8Array([0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0xe9, 0x0a]),
     })
     const r = await s.grep({ pattern: 'needle' })
-    expect(r.text).toBe('Found 1 match\n\na.txt\nLine 1: needle\n\n(2 binary or non-UTF-8 files skipped)')
+    expect(r.text).toBe('Found 1 match\n\na.txt\nLine 1: needle\n\n(2 binary or non-UTF-8 files skipped: "bin.dat", "latin1.txt")')
     expect(r.value?.skippedFiles).toBe(2)
+    expect(r.value?.skippedPaths).toEqual(['bin.dat', 'latin1.txt'])
     const none = await s.grep({ pattern: 'needle', include: '*.dat' })
-    expect(none.text).toBe('No matches found\n\n(1 binary or non-UTF-8 file skipped)')
+    expect(none.text).toBe('No matches found\n\n(1 binary or non-UTF-8 file skipped: "bin.dat")')
   })
 
   it('matches per line, stripping one trailing CR', async () => {
@@ -268,7 +270,7 @@ describe.each(BACKENDS)('grep on %s', (_kind, setup) => {
     const r = await s.grep({ pattern: 'x\\d' })
     expect(r.text).toBe(
       'Found 4 of 6 matches\n\na.txt\nLine 1: x1\nLine 2: x2\nLine 3: x3\n\nb.txt\nLine 1: x4\n\n' +
-        '(Showing 4 of 6 matches. Narrow the pattern, path or include to see the rest.)\n(1 binary or non-UTF-8 file skipped)',
+        '(Showing 4 of 6 matches. Narrow the pattern, path or include to see the rest.)\n(1 binary or non-UTF-8 file skipped: "z.bin")',
     )
     expect(r.value?.totalMatches).toBe(6)
     expect(r.value?.matches).toHaveLength(4)
@@ -373,5 +375,18 @@ describe('registration', () => {
       expect(tool.annotations.readOnlyHint).toBe(true)
       expect(tool.prompt.length).toBeGreaterThan(0)
     }
+  })
+})
+
+describe('search footers name what they skipped', () => {
+  it('the first five in path order, then how many more', async () => {
+    const files: Record<string, Uint8Array | string> = { 'a.txt': 'needle\n' }
+    for (const name of ['z9', 'b2', 'b1', 'd/x', 'c', 'a0', 'e']) files[`${name}.bin`] = new Uint8Array([0x6e, 0x00])
+    const fs = new MemoryFileSystem({ cwd: '/w', files })
+    const grep = createFileTools({ fs, cwd: '/w' }).find((t) => t.name === 'grep') as FileTool
+    const r = await grep.execute({ pattern: 'needle' })
+    expect(r.text).toBe(
+      'Found 1 match\n\na.txt\nLine 1: needle\n\n(7 binary or non-UTF-8 files skipped: "a0.bin", "b1.bin", "b2.bin", "c.bin", "d/x.bin" and 2 more)',
+    )
   })
 })
