@@ -123,6 +123,12 @@ function parseConfig(raw: unknown, where: string): SftpConfig {
   return checkConfig(parseConfigFields(value, where, 'sftp', FIELDS) as SftpConfig, where)
 }
 
+/** `root` as an sftp URI's path: absolute as it is, relative to the login directory under `/~/`. */
+function rootInUrl(root: string | undefined): string {
+  if (root === undefined) return ''
+  return root.startsWith('/') ? root : `/~/${root}`
+}
+
 export const sftpBackend: BackendDefinition<SftpConfig> = {
   type: 'sftp',
   url: 'sftp://<user>@<host>[:port]/<path>?key=<private key file>&hostKeySha256=<SHA256:…>',
@@ -142,7 +148,8 @@ export const sftpBackend: BackendDefinition<SftpConfig> = {
       host: url.hostname,
       ...(url.port === '' ? {} : { port: Number(url.port) }),
       username: decoded(url.username, spec, where),
-      ...(path === '' || path === '/' ? {} : { root: path }),
+      // `/~/x` (and `/~`): relative to the login directory, as sftp URIs write it.
+      ...(path === '' || path === '/' || path === '/~' || path === '/~/' ? {} : { root: path.startsWith('/~/') ? path.slice(3) : path }),
       ...query,
     }
     return parseConfig(raw, where)
@@ -183,6 +190,6 @@ export const sftpBackend: BackendDefinition<SftpConfig> = {
     })
   },
   describe: (config) =>
-    `sftp://${config.username}@${config.host}${config.port === undefined ? '' : `:${config.port}`}${config.root ?? ''}` +
+    `sftp://${config.username}@${config.host}${config.port === undefined ? '' : `:${config.port}`}${rootInUrl(config.root)}` +
     (config.insecureAcceptAnyHostKey === true ? ' (INSECURE: any host key accepted)' : ''),
 }

@@ -2,8 +2,16 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { DEFAULT_PROTECTED_NAMES, FileSystem, ObservationPolicy, SandboxedFileSystem, registerLoadedPackage, type SandboxOptions } from '@seamfs/core'
-import { isConfigError, type ConfigEnv } from '@seamfs/core/backend'
+import {
+  DEFAULT_PROTECTED_NAMES,
+  FileSystem,
+  ObservationPolicy,
+  SandboxedFileSystem,
+  registerLoadedPackage,
+  isFsError,
+  type SandboxOptions,
+} from '@seamfs/core'
+import { Found, isConfigError, type ConfigEnv } from '@seamfs/core/backend'
 import { createFileTools, type FileTool } from '@seamfs/tools'
 import { backendDefinition } from './backends.js'
 import { ConfigError, validateConfig, type BackendConfig, type HarnessConfig } from './config.js'
@@ -203,11 +211,33 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
     ;({ fs: backend, protectedPaths, warnings } = await openMounts(config.mounts, { baseDir, env, hostFiles, open: mountBackend }))
   }
   try {
+    await assertRootThere(backend, sandbox)
     return await harnessOver(config, backend, sandbox, protectedPaths, await describeStores(config, baseDir), warnings)
   } catch (err) {
     await backend.close().catch(() => undefined)
     throw err
   }
+}
+
+/**
+ * A workspace root that is surely not there is a config error now, not a fence that denies every
+ * path as "outside the sandbox roots". Only where directories exist on their own (an S3 prefix
+ * exists once written to); a store that cannot be asked now (a server down) is not judged here.
+ */
+async function assertRootThere(backend: FileSystem, sandbox: HarnessSandbox): Promise<void> {
+  if (!backend.capabilities.emptyDirectories) return
+  let missing: string
+  try {
+    const root = await backend.resolve(sandbox.workspaceRoot)
+    if ((await backend.stat(root)) !== undefined) return
+    missing = root.displayPath
+  } catch (err) {
+    // A root the store cannot even resolve because it is not there (an SFTP root's realpath).
+    if (!isFsError(err, 'FS_NOT_FOUND') || err.path === undefined) return
+    missing = err.path
+  }
+  const where = sandbox.workspaceRoot === '.' ? 'backend.root' : 'sandbox.workspaceRoot'
+  throw new ConfigError(where, 'an existing directory', new Found(`"${missing}", which does not exist`))
 }
 
 /** What is served, without secrets: the backend, or each mount. */

@@ -40,6 +40,16 @@ describe('BACKENDS: each type is defined by its package', () => {
   })
 })
 
+describe('the serving line of an SFTP backend', () => {
+  it('writes a relative root under /~/ (the login directory), an absolute one as it is, and reads the first back', async () => {
+    const definition = await backendDefinition('sftp', 'backend.type')
+    const describeSftp = (root?: string): string =>
+      definition.describe(definition.parseConfig({ type: 'sftp', host: 'h', username: 'u', ...(root === undefined ? {} : { root }) }, 'backend'))
+    expect([describeSftp('data/x'), describeSftp('/srv/x'), describeSftp()]).toEqual(['sftp://u@h/~/data/x', 'sftp://u@h/srv/x', 'sftp://u@h'])
+    expect(await parseFsUrl(describeSftp('data/x'))).toEqual({ type: 'sftp', host: 'h', username: 'u', root: 'data/x' })
+  })
+})
+
 describe('a backend package that is not installed', () => {
   it('is a ConfigError naming the package to install', async () => {
     const err = await rejection(importDefinition('@seamfs/backend-nope', 'nopeBackend', 'backend.type'))

@@ -78,6 +78,22 @@ describe('loadHarness on the live servers', () => {
       }
     })
 
+    it('a root that does not exist is a config error when the harness opens, not a fence that denies every path', async () => {
+      if (sftp === null) return
+      const root = `${sftp.root}/missing-${Date.now()}`
+      const backend = { type: 'sftp', host: sftp.host, port: sftp.port, username: sftp.username, root, hostKeySha256: sftp.hostKeySha256 }
+      const dir = mkdtempSync(join(tmpdir(), 'seamfs-cli-sftp-'))
+      const keyFile = join(dir, 'id')
+      writeFileSync(keyFile, sftp.privateKey, { mode: 0o600 })
+      try {
+        await expect(loadHarness({ backend: { ...backend, privateKeyFile: keyFile } })).rejects.toThrow(
+          `config: backend.root: expected an existing directory, found "${root}", which does not exist`,
+        )
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    })
+
     it('a wrong pinned host key refuses the connection', async () => {
       if (sftp === null) return
       const h = await loadHarness({

@@ -227,6 +227,9 @@ describe('parseFsUrl', () => {
     ['s3://bucket/a/b/?forcePathStyle=false', { type: 's3', bucket: 'bucket', prefix: 'a/b/', forcePathStyle: false }],
     ['sftp://user@host:2222/srv?key=~/.ssh/id', { type: 'sftp', host: 'host', port: 2222, username: 'user', root: '/srv', privateKeyFile: '~/.ssh/id' }],
     ['sftp://user@host', { type: 'sftp', host: 'host', username: 'user' }],
+    // `/~/…`: relative to the login directory, as sftp URIs write it.
+    ['sftp://user@host/~/data/x', { type: 'sftp', host: 'host', username: 'user', root: 'data/x' }],
+    ['sftp://user@host/~', { type: 'sftp', host: 'host', username: 'user' }],
     ['sftp://us%40er@host/', { type: 'sftp', host: 'host', username: 'us@er' }],
     ['./my-backend.js', { type: 'module', module: './my-backend.js' }],
     ['backend.ts', { type: 'module', module: 'backend.ts' }],
