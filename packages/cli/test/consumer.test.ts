@@ -323,6 +323,19 @@ describe.concurrent('consumer smoke test: the packed tarballs installed in fresh
         `${ws.manifest.name}: exports/bin targets missing from the tarball`,
       ).toEqual([])
     }
+    // Every tarball carries the license; the kit carries the examples its README points at.
+    expect(packed.filter((p) => !p.files.some((f) => f.path === 'LICENSE')).map((p) => p.name)).toEqual([])
+    const kit = packed.find((p) => p.name === '@seamfs/conformance')
+    expect(
+      kit?.files
+        .map((f) => f.path)
+        .filter((path) => path.startsWith('examples/'))
+        .sort(),
+    ).toEqual(
+      readdirSync(join(REPO, 'conformance/examples'))
+        .map((name) => `examples/${name}`)
+        .sort(),
+    )
   })
 
   it(
