@@ -73,6 +73,13 @@ export interface RunOptions {
   /** Written to the child's stdin, which is then closed (closed at once when absent). */
   readonly input?: string
   readonly timeoutMs?: number
+  /** Variables set for the child over the defaults; `undefined` removes one. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+}
+
+/** `env` without its `undefined` entries. */
+function childEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined))
 }
 
 /** Runs `node bin.js ...args`; resolves when it exits, kills it (SIGKILL) and rejects on timeout. */
@@ -80,7 +87,7 @@ export function runBin(args: readonly string[], options: RunOptions): Promise<Ru
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd,
-      env: { ...process.env, HOME: options.home, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      env: childEnv({ ...process.env, HOME: options.home, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...options.env }),
       stdio: ['pipe', 'pipe', 'pipe'],
     })
     let stdout = ''
