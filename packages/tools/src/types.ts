@@ -105,6 +105,7 @@ export interface ToolsConfig {
    * The deadline of every tool call, in ms (default 30 000): a call the store has not
    * answered by then ends with a retryable `FS_IO_ERROR` ("timed out after …", flagged
    * `indeterminate` for a mutation that may still land) instead of hanging on a frozen store.
+   * Deadlines share one timer per 50 ms, so a call may end up to 50 ms after its deadline.
    */
   readonly callTimeoutMs: number
 }
