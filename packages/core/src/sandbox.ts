@@ -601,10 +601,14 @@ export class SandboxedFileSystem extends FileSystemLayer {
 
   /**
    * What a denial for lying outside tells the model to do: where `what` (a path, changes) may go,
-   * naming the roots as they were pinned (as configured, before they first resolve).
+   * naming the roots as they were pinned (as configured, and said to be missing, before they first resolve).
    */
   #rootsHint(what: 'a path' | 'changes'): string {
-    const names = (this.#allPinned?.map((root) => root.displayPath) ?? this.#roots).map((name) => `"${name}"`)
+    // A root that does not resolve (yet) is named as configured, and said to be missing.
+    const names = this.#roots.map((configured, i) => {
+      const pinned = this.#pinned[i]
+      return pinned === undefined ? `"${configured}" (not found)` : `"${pinned.displayPath}"`
+    })
     const where = names.length === 1 ? `under ${names[0]}` : names.length === 2 ? `under ${names[0]} or ${names[1]}` : `under one of ${names.join(', ')}`
     return what === 'a path' ? `; use a path ${where}` : `; changes must lie ${where}`
   }

@@ -38,6 +38,18 @@ describe('sandbox denials name the roots', () => {
     expect(await fs.readText(await fs.resolve('/data/d.txt'))).toBe('d\n')
   })
 
+  it('a root that does not resolve is named as configured and said to be missing; one that resolves, as pinned', async () => {
+    // A path through a file never resolves; a missing directory does (it may be created), and is pinned.
+    const fs = new SandboxedFileSystem(new MemoryFileSystem({ cwd: '/', files }), {
+      mode: 'workspace-write',
+      workspaceRoot: '/later',
+      writableRoots: ['/ws/in.txt/sub'],
+      confineReads: true,
+    })
+    const read = await failure(async () => fs.readText(await fs.resolve('/etc/secret')))
+    expect(read.message).toBe('cannot read "/etc/secret": outside the sandbox roots; use a path under "/later" or "/ws/in.txt/sub" (not found)')
+  })
+
   it('read-only: a change is refused as one the session cannot make', async () => {
     const fs = new SandboxedFileSystem(new MemoryFileSystem({ cwd: '/', files }), { mode: 'read-only', workspaceRoot: '/ws', confineReads: true })
     const err = await failure(async () => fs.writeText(await fs.resolve('/ws/in.txt'), 'x'))
