@@ -26,7 +26,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { SandboxedFileSystem, type FsTarget, type ResolveOptions } from '@seamfs/core'
+import { SandboxedFileSystem, type FsTarget } from '@seamfs/core'
 import { LocalFileSystem } from '@seamfs/backend-local'
 import { createFileToolsByName, type FileToolsByName } from '@seamfs/tools'
 import { environment, machineLine, markdownTable } from './report.js'
@@ -55,12 +55,12 @@ interface Row {
   readonly ok: boolean
 }
 
-/** The local backend, counting the `resolve` calls the sandbox makes through it. */
+/** The local backend, counting the paths the sandbox resolves in it (`resolvePath`, the hook behind `resolve`). */
 class CountingLocal extends LocalFileSystem {
   resolves = 0
-  override resolve(path: string, opts?: ResolveOptions): Promise<FsTarget> {
+  protected override resolvePath(path: string, cwd: string | undefined): Promise<FsTarget> {
     this.resolves++
-    return super.resolve(path, opts)
+    return super.resolvePath(path, cwd)
   }
 }
 

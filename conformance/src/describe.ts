@@ -21,6 +21,7 @@ import { readOnlyClauses } from './clauses/read-only.js'
 import { renameClauses } from './clauses/rename.js'
 import { directoryClauses } from './clauses/directories.js'
 import { crossProcessClauses } from './clauses/cross-process.js'
+import { contractRefusal, finalMethodClauses, isOverrideRefusal, refusedClauses } from './clauses/final-methods.js'
 import type { FileSystem } from '@seamfs/core'
 
 function tuningOf(options: ConformanceOptions['options']): Tuning {
@@ -41,25 +42,37 @@ function tuningOf(options: ConformanceOptions['options']): Tuning {
  * backend's `capabilities` and on the external hooks given.
  *
  * Await it at the top level of a test file: it creates one probe filesystem to
- * read the capabilities, then registers the tests.
+ * read the capabilities, then registers the tests. A subject whose class overrides a public method
+ * of `FileSystem` (core's constructor refuses it), or whose probe answers one with other code, is
+ * refused: one failing test says why, and nothing else runs.
  *
  * ```ts
  * await describeConformance({ name: 'my backend', create: async () => ({ fs: new MyFs(), dispose }) })
  * ```
  */
 export async function describeConformance<F extends FileSystem>(options: ConformanceOptions<F>): Promise<void> {
-  const probe = await options.create({})
+  const suite = `conformance: ${options.name}`
+  let probe: Awaited<ReturnType<typeof options.create>>
+  try {
+    probe = await options.create({})
+  } catch (err) {
+    if (!isOverrideRefusal(err)) throw err
+    return refusedClauses(suite, err.message)
+  }
+  const refusal = contractRefusal(probe.fs)
   const caps = probe.fs.capabilities
   try {
     await probe.dispose?.()
   } finally {
     await probe.fs.close()
   }
+  if (refusal !== undefined) return refusedClauses(suite, refusal)
   if (caps.readOnly === true && options.external?.writeBytes === undefined) {
     throw new TypeError(`${options.name}: a read-only store (capabilities.readOnly) needs external.writeBytes: the kit makes its fixtures through it`)
   }
   const kit = new Kit(options as unknown as ConformanceOptions, caps, tuningOf(options.options))
-  describe(`conformance: ${options.name}`, () => {
+  describe(suite, () => {
+    finalMethodClauses(kit)
     identityClauses(kit)
     readClauses(kit)
     openFileClauses(kit)

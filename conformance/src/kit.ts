@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs'
 import { afterEach, beforeEach, describe, expect, it, type RunnerTask } from 'vitest'
 import { isFsError, type FileSystem, type FsCapabilities, type FsErrorCode, type FsTarget, type FsWriteOutcome } from '@seamfs/core'
+import { contractRefusal } from './clauses/final-methods.js'
 import type { ConformanceOptions, ConformanceSubject, ConformanceTuning, CreateContext, CrossProcessHook, ExternalHooks } from './types.js'
 
 type HookName = keyof ExternalHooks
@@ -216,6 +217,12 @@ export class Kit {
   async withEnv<T>(body: (env: Env) => Promise<T>, context: CreateContext = {}): Promise<T> {
     await yieldToLoop()
     const env = new Env(await this.#options.create(context), this.#external, this.caps.readOnly === true)
+    // Every subject, not only the probe: a factory may build a different one per context.
+    const refusal = contractRefusal(env.subject.fs)
+    if (refusal !== undefined) {
+      await env.dispose()
+      throw new Error(refusal)
+    }
     this.#live.add(env)
     try {
       return await body(env)

@@ -4,6 +4,11 @@ import { MODEL, type OwnerTraces } from './rule-trace.js'
 export const READ_TRACE: OwnerTraces = {
   FileSystem: {
     'every failure is an `FsError` with a code of `FsErrorCode`; nothing else escapes': ['errors › *'],
+    "the public methods are final: a class that overrides one is refused at construction with a `TypeError` naming the method and its hook; `fileUrl`, `contains` and `close` are the backend's own":
+      {
+        tests: ['public methods are final › *'],
+        note: "core's constructor refuses the class before the kit sees a subject (packages/core/test/final-methods.test.ts); the kit's clause refuses what a class cannot show (an instance's own property, a proxy, an object that is no FileSystem)",
+      },
     "an aborted `signal` fails with `FS_ABORTED` and changes nothing, unless flagged `indeterminate`; the abort is honoured at once, also while the store has not answered (a change to SPEC's \"a mutation whose publication has begun completes instead\"): a read fails at the abort, a mutation's hook gets `ABORT_GRACE_MS` (20 ms) to answer by itself, then the call fails flagged `indeterminate` (it may still land), and the hook's late answer is consumed and dropped":
       {
         tests: [

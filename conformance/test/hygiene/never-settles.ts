@@ -1,12 +1,12 @@
-import type { FsTarget, SignalOptions } from '@seamfs/core'
+import type { FsTarget } from '@seamfs/core'
 import { MapFileSystem } from '../../examples/map-file-system.js'
 import { mapVariant } from './base.js'
 
-/** Hostile: readText returns a promise that never settles; every test that reads can only time out. */
+/** Hostile: reading a file's bytes returns a promise that never settles; every test that reads can only time out. */
 class NeverSettles extends MapFileSystem {
-  override readText(_target: FsTarget, _opts?: SignalOptions): Promise<string> {
+  protected override loadBytes(_target: FsTarget): Promise<Uint8Array> {
     return new Promise(() => undefined)
   }
 }
 
-export default mapVariant('readText never settles', (limits) => new NeverSettles(limits))
+export default mapVariant('reading never settles', (limits) => new NeverSettles(limits))

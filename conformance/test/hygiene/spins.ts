@@ -1,14 +1,14 @@
-import type { FsDirEntry, FsTarget, SignalOptions } from '@seamfs/core'
+import type { FsDirEntry, FsTarget } from '@seamfs/core'
 import { MapFileSystem } from '../../examples/map-file-system.js'
 import { mapVariant } from './base.js'
 
-/** Hostile: listDir never returns control: a synchronous loop, where no timer can fire. */
+/** Hostile: listing a directory never returns control: a synchronous loop, where no timer can fire. */
 class Spins extends MapFileSystem {
-  override listDir(_target: FsTarget, _opts?: SignalOptions): Promise<FsDirEntry[]> {
+  protected override listEntries(_target: FsTarget): Promise<FsDirEntry[]> {
     for (;;) {
       // spin
     }
   }
 }
 
-export default mapVariant('listDir spins forever', (limits) => new Spins(limits))
+export default mapVariant('listing spins forever', (limits) => new Spins(limits))

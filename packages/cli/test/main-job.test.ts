@@ -153,7 +153,7 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('the main job: seamfs confor
     // Progress while it runs: one line per test, numbered, on stderr.
     const progress = r.stderr.split('\n').filter((line) => line !== '')
     expect(progress).toHaveLength(table.summary.passed + table.summary.skipped)
-    expect(progress[0]).toMatch(/^\[kit {3}1\] ✓ resolve\/identity › /)
+    expect(progress[0]).toMatch(/^\[kit {3}1\] ✓ public methods are final › /)
     for (const line of progress) expect(line).toMatch(/^\[kit +\d+\] [✓-] .+ › .+$/)
   })
 

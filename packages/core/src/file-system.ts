@@ -2,6 +2,7 @@ import { beforeChange, releaseChunks, untilAborted } from './abort-wait.js'
 import { editInAttempts, writeOutcome } from './outcomes.js'
 import { assertEditRequests } from './edit.js'
 import { FsError, throwIfAborted, type FsVerb } from './errors.js'
+import { refuseOverrides } from './final-methods.js'
 import { limitsOf, type FsLimits, type OpenedFile } from './hooks.js'
 import { sortByName } from './order.js'
 import { assertCwdText, assertEditGuard, assertOverwrite, assertPathText, assertTarget, assertWriteIntent } from './paths.js'
@@ -63,7 +64,9 @@ import type {
  *   answer was lost: a connection died with it in flight, or the abort above) may have;
  * - every failure names its operation and path in the fields `verb` and `path`;
  * - a store that does not write (`capabilities.readOnly`) refuses every mutation with `FS_PERMISSION_DENIED`
- *   before any I/O, and nothing changes.
+ *   before any I/O, and nothing changes;
+ * - the public methods are final: a class that overrides one is refused at construction with a `TypeError`
+ *   naming the method and its hook; `fileUrl`, `contains` and `close` are the backend's own.
  *
  * Network failures are `FS_IO_ERROR` with `retryable: true`. The kit cannot cut a
  * connection, so each remote backend proves this in its own fault tests (a proxy on
@@ -83,6 +86,7 @@ export abstract class FileSystem extends FileSystemHookBase {
 
   constructor(limits: Readonly<FsLimits> = {}) {
     super()
+    refuseOverrides(new.target.prototype, FileSystem.prototype)
     ;({ maxTextBytes: this.maxTextBytes, diffBasisMaxBytes: this.diffBasisMaxBytes, maxRemoveEntries: this.maxRemoveEntries } = limitsOf(limits))
   }
 

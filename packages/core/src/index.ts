@@ -5,6 +5,7 @@
  */
 export { FsError, FS_ERROR_CODES, isFsError, type FsErrorCode, type FsErrorDetails, type FsVerb } from './errors.js'
 export { FileSystem } from './file-system.js'
+export { FINAL_METHODS, overriddenMethods, overrideMessage } from './final-methods.js'
 export { changedLines, type ChangedLinesOptions, type FsChangedLines } from './changed-lines.js'
 export { MAX_REMOVE_ENTRIES, type FsLimits } from './hooks.js'
 export type {

@@ -4,11 +4,12 @@
  * answer is the one-at-a-time answer.
  */
 import { describe, expect, it } from 'vitest'
-import type { FsDirEntry, FsTarget, ReadBytesOptions, SignalOptions } from '@seamfs/core'
+import type { FsDirEntry, FsTarget } from '@seamfs/core'
+import type { ReadRequest } from '@seamfs/core/backend'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { createFileToolsByName } from '@seamfs/tools'
 
-/** Memory, with listings of `/w/slow…` held until `release()`, and a log of what started when. */
+/** Memory, with listings of `/w/slow…` held until `release()`, and a log of what started when (listings and reads, at their hooks). */
 class Staged extends MemoryFileSystem {
   readonly log: string[] = []
   inFlight = 0
@@ -31,15 +32,15 @@ class Staged extends MemoryFileSystem {
     }
   }
 
-  override listDir(target: FsTarget, opts?: SignalOptions): Promise<FsDirEntry[]> {
+  protected override listEntries(target: FsTarget): Promise<FsDirEntry[]> {
     return this.#counted(`list ${target.displayPath}`, async () => {
       if (target.displayPath.startsWith('/w/slow')) await this.#released
-      return super.listDir(target, opts)
+      return super.listEntries(target)
     })
   }
 
-  override readBytes(target: FsTarget, opts?: ReadBytesOptions): Promise<Uint8Array> {
-    return this.#counted(`read ${target.displayPath}`, () => super.readBytes(target, opts))
+  protected override loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
+    return this.#counted(`read ${target.displayPath}`, async () => super.loadBytes(target, request))
   }
 }
 
@@ -69,9 +70,9 @@ describe('grep reads ahead of its walk', () => {
 
   it('a walk that fails after reads started fails grep with the walk error, the reads dropped', async () => {
     class Failing extends Staged {
-      override listDir(target: FsTarget, opts?: SignalOptions): Promise<FsDirEntry[]> {
+      protected override listEntries(target: FsTarget): Promise<FsDirEntry[]> {
         if (target.displayPath === '/w/slow') return Promise.reject(new Error('listing failed'))
-        return super.listDir(target, opts)
+        return super.listEntries(target)
       }
     }
     const fs = new Failing({ cwd: '/w', files: files() })

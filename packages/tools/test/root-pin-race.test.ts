@@ -4,7 +4,7 @@
  * root was swapped for a link to elsewhere.
  */
 import { describe, expect, it } from 'vitest'
-import { FsError, isFsError, SandboxedFileSystem, type FsTarget, type ResolveOptions } from '@seamfs/core'
+import { FsError, isFsError, SandboxedFileSystem, type FsTarget } from '@seamfs/core'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 
 /** A memory backend whose resolve of `gated` waits until released, and honours its signal. */
@@ -17,15 +17,15 @@ class Gated extends MemoryFileSystem {
     for (const go of this.#release.splice(0)) go()
   }
 
-  override async resolve(path: string, opts: ResolveOptions = {}): Promise<FsTarget> {
+  protected override async resolvePath(path: string, cwd: string | undefined, signal?: AbortSignal): Promise<FsTarget> {
     if (path === this.gated) {
       this.waiting++
       await new Promise<void>((resolve, reject) => {
         this.#release.push(resolve)
-        opts.signal?.addEventListener('abort', () => reject(FsError.aborted('resolve', opts.signal?.reason)), { once: true })
+        signal?.addEventListener('abort', () => reject(FsError.aborted('resolve', signal.reason)), { once: true })
       })
     }
-    return super.resolve(path, opts)
+    return super.resolvePath(path, cwd)
   }
 }
 

@@ -4,14 +4,18 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { FsError, type FsDirEntry, type FsInfo, type FsTarget, type ReadBytesOptions, type SignalOptions } from '@seamfs/core'
+import { FsError, type FsDirEntry, type FsInfo, type FsTarget } from '@seamfs/core'
+import type { Awaitable, ReadRequest } from '@seamfs/core/backend'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { createFileToolsByName, DEFAULT_CONFIG, type ToolsConfig } from '@seamfs/tools'
 import { inOrder, mapInOrder } from '../src/bounded.js'
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
-/** A memory backend that counts its calls in flight, yields before answering, and can fail or hang chosen reads (grep reads ahead with `readBytes`). */
+/**
+ * A memory backend that counts its calls in flight (listings, stats and reads: the hooks behind `listDir`, `stat` and
+ * `readBytes`), yields before answering, and can fail or hang chosen reads (grep reads ahead with `readBytes`).
+ */
 class Instrumented extends MemoryFileSystem {
   inFlight = 0
   maxInFlight = 0
@@ -20,7 +24,7 @@ class Instrumented extends MemoryFileSystem {
   failRead = new Set<string>()
   hangRead = new Set<string>()
 
-  async #counted<T>(body: () => Promise<T>): Promise<T> {
+  async #counted<T>(body: () => T | Promise<T>): Promise<T> {
     this.calls++
     this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight)
     try {
@@ -31,26 +35,27 @@ class Instrumented extends MemoryFileSystem {
     }
   }
 
-  override listDir(target: FsTarget, opts?: SignalOptions): Promise<FsDirEntry[]> {
-    return this.#counted(() => super.listDir(target, opts))
+  protected override listEntries(target: FsTarget): Promise<FsDirEntry[]> {
+    return this.#counted(() => super.listEntries(target))
   }
 
-  override stat(target: FsTarget, opts?: SignalOptions): Promise<FsInfo | undefined> {
-    return this.#counted(() => super.stat(target, opts))
+  protected override statTarget(target: FsTarget): Promise<FsInfo | undefined> {
+    return this.#counted(() => super.statTarget(target))
   }
 
-  override readBytes(target: FsTarget, opts: ReadBytesOptions = {}): Promise<Uint8Array> {
+  protected override loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
     return this.#counted(async () => {
       if (this.failRead.has(target.displayPath)) throw FsError.io('read', target.displayPath, 'disk on fire')
       if (this.hangRead.has(target.displayPath)) {
+        const { signal } = request
         await new Promise<void>((resolve) => {
-          if (opts.signal?.aborted === true) resolve()
-          opts.signal?.addEventListener('abort', () => resolve(), { once: true })
+          if (signal?.aborted === true) resolve()
+          signal?.addEventListener('abort', () => resolve(), { once: true })
         })
         this.aborted++
-        throw FsError.aborted('read', opts.signal?.reason)
+        throw FsError.aborted('read', signal?.reason)
       }
-      return super.readBytes(target, opts)
+      return super.loadBytes(target, request)
     })
   }
 }
@@ -151,16 +156,16 @@ describe('bounded fan-out', () => {
     class Lying extends Instrumented {
       wholeReads: number[] = []
       streamed: string[] = []
-      override streamText(target: FsTarget, opts?: SignalOptions): Promise<AsyncIterable<string>> {
+      protected override openBytes(target: FsTarget): Awaitable<Iterable<Uint8Array>> {
         this.streamed.push(target.displayPath)
-        return super.streamText(target, opts)
+        return super.openBytes(target)
       }
-      override async listDir(target: FsTarget, opts?: SignalOptions): Promise<FsDirEntry[]> {
-        return (await super.listDir(target, opts)).map((e) => (e.type === 'file' ? { ...e, size: 1 } : e))
+      protected override async listEntries(target: FsTarget): Promise<FsDirEntry[]> {
+        return (await super.listEntries(target)).map((e) => (e.type === 'file' ? { ...e, size: 1 } : e))
       }
-      override readBytes(target: FsTarget, opts: ReadBytesOptions = {}): Promise<Uint8Array> {
-        this.wholeReads.push(opts.maxBytes ?? Number.POSITIVE_INFINITY)
-        return super.readBytes(target, opts)
+      protected override loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
+        this.wholeReads.push(request.maxBytes)
+        return super.loadBytes(target, request)
       }
     }
     const fs = new Lying({ cwd: '/w', files: { 'a.txt': big, 'b.txt': 'x small\n' } })

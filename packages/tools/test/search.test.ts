@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { FileSystem, FsDirEntry, FsTarget, SignalOptions } from '@seamfs/core'
+import type { FileSystem, FsDirEntry, FsTarget } from '@seamfs/core'
 import { LocalFileSystem } from '@seamfs/backend-local'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { createFileTools, type FileTool, type GlobValue, type GrepValue, type ToolContext, type ToolResult, type ToolsConfig } from '@seamfs/tools'
@@ -341,10 +341,10 @@ class SlowMemory extends MemoryFileSystem {
     super({ cwd: '/w', files })
   }
 
-  override async listDir(target: FsTarget, opts?: SignalOptions): Promise<FsDirEntry[]> {
+  protected override async listEntries(target: FsTarget): Promise<FsDirEntry[]> {
     if (this.delayMs === undefined) return new Promise<never>(() => undefined)
     await new Promise((resolve) => setTimeout(resolve, this.delayMs))
-    return super.listDir(target, opts)
+    return super.listEntries(target)
   }
 }
 

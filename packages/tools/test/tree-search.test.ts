@@ -8,18 +8,19 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { FsCapabilities, FsTarget, FsTreeEntry, ListTreeOptions } from '@seamfs/core'
+import type { FsCapabilities, FsTarget } from '@seamfs/core'
+import type { Awaitable, TreePages, TreeRequest } from '@seamfs/core/backend'
 import { MemoryFileSystem, type MemoryEntry } from '@seamfs/backend-memory'
 import { createFileToolsByName, type ToolsConfig } from '@seamfs/tools'
 
-/** The memory backend, declaring that it lists trees at once (it lists them with core's default walk), counting its tree listings. */
+/** The memory backend, declaring that it lists trees at once (it lists them with core's default walk), counting its tree listings (`listSubtree`, the hook behind `listTree`). */
 class TreeListing extends MemoryFileSystem {
   override readonly capabilities: FsCapabilities = { ...new MemoryFileSystem().capabilities, listTree: 'native' }
   trees = 0
 
-  override listTree(target: FsTarget, opts?: ListTreeOptions): Promise<AsyncIterable<FsTreeEntry[]>> {
+  protected override listSubtree(target: FsTarget, request: TreeRequest): Awaitable<TreePages> {
     this.trees++
-    return super.listTree(target, opts)
+    return super.listSubtree(target, request)
   }
 }
 

@@ -3,20 +3,20 @@
  * directory's link checks come before the next directory's listing.
  */
 import { describe, expect, it } from 'vitest'
-import { FsError, type FsDirEntry, type FsPathInfo, type FsTarget, type ResolveOptions, type SignalOptions } from '@seamfs/core'
+import { FsError, type FsDirEntry, type FsPathInfo, type FsTarget } from '@seamfs/core'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { createFileToolsByName } from '@seamfs/tools'
 
-/** `a/x`'s link check and `b`'s listing fail. */
+/** `a/x`'s link check and `b`'s listing fail (at the hooks behind `lstat` and `listDir`). */
 class Failing extends MemoryFileSystem {
-  override listDir(target: FsTarget, opts?: SignalOptions): Promise<FsDirEntry[]> {
+  protected override listEntries(target: FsTarget): Promise<FsDirEntry[]> {
     if (target.displayPath === '/w/b') return Promise.reject(FsError.io('list', target.displayPath, 'listing failed'))
-    return super.listDir(target, opts)
+    return Promise.resolve(super.listEntries(target))
   }
 
-  override lstat(path: string, opts?: ResolveOptions): Promise<FsPathInfo | undefined> {
+  protected override lstatPath(path: string, cwd: string | undefined): Promise<FsPathInfo | undefined> {
     if (path === '/w/a/x') return Promise.reject(FsError.io('stat', path, 'link check failed'))
-    return super.lstat(path, opts)
+    return Promise.resolve(super.lstatPath(path, cwd))
   }
 }
 
