@@ -49,6 +49,12 @@ function isMissing(err: unknown): boolean {
 }
 
 /** Keys in a listing sent with `EncodingType: url` (AWS writes a space as `+`). */
+/** Characters XML 1.0 can carry: a key with any other cannot go in an XML request body (DeleteObjects). */
+const XML_CHARS = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u
+
+/** Whether `key` can be written in an XML request body. */
+export const xmlCarries = (key: string): boolean => XML_CHARS.test(key)
+
 function decodeKey(key: string, encoded: boolean, path: string): string {
   if (!encoded) return key
   try {
@@ -155,11 +161,12 @@ export class Store {
    * versions: the current one (`latest`) and the one below it, if any.
    */
   async topVersions(key: string): Promise<{ readonly latest: VersionEntry | undefined; readonly below: VersionEntry | undefined }> {
-    const command = new ListObjectVersionsCommand({ Bucket: this.bucket, Prefix: key, MaxKeys: 2 })
+    const command = new ListObjectVersionsCommand({ Bucket: this.bucket, Prefix: key, MaxKeys: 2, EncodingType: 'url' })
     const out = await this.#read(command, () => this.client.send(command))
+    const listed = (k: string | undefined): string => decodeKey(k ?? '', out.EncodingType === 'url', key)
     const entries = [
-      ...(out.Versions ?? []).map((v) => ({ versionId: v.VersionId, marker: false, latest: v.IsLatest === true, key: v.Key })),
-      ...(out.DeleteMarkers ?? []).map((v) => ({ versionId: v.VersionId, marker: true, latest: v.IsLatest === true, key: v.Key })),
+      ...(out.Versions ?? []).map((v) => ({ versionId: v.VersionId, marker: false, latest: v.IsLatest === true, key: listed(v.Key) })),
+      ...(out.DeleteMarkers ?? []).map((v) => ({ versionId: v.VersionId, marker: true, latest: v.IsLatest === true, key: listed(v.Key) })),
     ].filter((v) => v.key === key)
     const pick = (e: (typeof entries)[number] | undefined): VersionEntry | undefined =>
       e === undefined ? undefined : { versionId: e.versionId === 'null' ? undefined : e.versionId, marker: e.marker }
@@ -317,10 +324,17 @@ export class Store {
     }
   }
 
-  /** Deletes `keys` with DeleteObjects, up to 1,000 per request, in order; a key the server did not delete is an error. */
+  /**
+   * Deletes `keys` with DeleteObjects, up to 1,000 per request, in order; a key the server did not
+   * delete is an error. A key that XML 1.0 cannot carry (a control character, U+FFFE, U+FFFF) cannot
+   * go in DeleteObjects' XML body: it is deleted on its own, with a DELETE of its URL.
+   */
   async removeAll(keys: readonly string[]): Promise<void> {
-    for (let at = 0; at < keys.length; at += 1000) {
-      const Objects = keys.slice(at, at + 1000).map((Key) => ({ Key }))
+    let batch: string[] = []
+    const flush = async (): Promise<void> => {
+      if (batch.length === 0) return
+      const Objects = batch.map((Key) => ({ Key }))
+      batch = []
       const command = new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects, Quiet: true } })
       const out = await this.#sent(command, true, () => this.client.send(command))
       const failed = out.Errors ?? []
@@ -330,6 +344,17 @@ export class Store {
         throw noteOutcome(err, { mutation: true, lostAnswer: false })
       }
     }
+    for (const key of keys) {
+      if (xmlCarries(key)) {
+        batch.push(key)
+        if (batch.length === 1000) await flush()
+        continue
+      }
+      await flush()
+      const command = new DeleteObjectCommand({ Bucket: this.bucket, Key: key })
+      await this.#sent(command, true, () => this.client.send(command))
+    }
+    await flush()
   }
 
   /** The first `count` keys that start with `prefix`, in key order (one LIST). */
@@ -382,9 +407,10 @@ export class Store {
 
   /** Deletes `key` and, in a versioned bucket, every version and delete marker of it. */
   async purge(key: string): Promise<void> {
-    const command = new ListObjectVersionsCommand({ Bucket: this.bucket, Prefix: key })
+    const command = new ListObjectVersionsCommand({ Bucket: this.bucket, Prefix: key, EncodingType: 'url' })
     const out = await this.#read(command, () => this.client.send(command))
-    const versions = [...(out.Versions ?? []), ...(out.DeleteMarkers ?? [])].filter((v) => v.Key === key)
+    const encoded = out.EncodingType === 'url'
+    const versions = [...(out.Versions ?? []), ...(out.DeleteMarkers ?? [])].filter((v) => decodeKey(v.Key ?? '', encoded, key) === key)
     for (const v of versions) await this.#purgeOne(key, v.VersionId)
     if (versions.length === 0) await this.#purgeOne(key, undefined)
   }

@@ -43,23 +43,37 @@ export function freshPrefix(label = 't'): string {
   return `${label}/${randomUUID()}/`
 }
 
-/** Deletes every key (and every version and delete marker) under `prefix`. */
+/** Characters XML 1.0 can carry: a key with any other cannot go in a DeleteObjects body (see the store's `removeAll`). */
+const XML_CHARS = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u
+
+/**
+ * Deletes every key (and every version and delete marker) under `prefix`. Keys are listed
+ * URL-encoded (a key with a control character cannot be written in the listing's XML), and one
+ * that XML cannot carry is deleted on its own.
+ */
 export async function purge(client: S3Client, bucket: string, prefix: string): Promise<void> {
   let keyMarker: string | undefined
   let versionMarker: string | undefined
+  const decoded = (key: string | undefined, encoded: boolean): string | undefined =>
+    key === undefined || !encoded ? key : decodeURIComponent(key.replaceAll('+', ' '))
   for (;;) {
     const out = await client.send(
       new ListObjectVersionsCommand({
         Bucket: bucket,
         Prefix: prefix,
+        EncodingType: 'url',
         ...(keyMarker === undefined ? {} : { KeyMarker: keyMarker }),
         ...(versionMarker === undefined ? {} : { VersionIdMarker: versionMarker }),
       }),
     )
+    const encoded = out.EncodingType === 'url'
     const all = [...(out.Versions ?? []), ...(out.DeleteMarkers ?? [])]
-    const objects = all.map((v) => ({ Key: v.Key, ...(v.VersionId === undefined ? {} : { VersionId: v.VersionId }) }))
+    const objects = all.map((v) => ({ Key: decoded(v.Key, encoded), ...(v.VersionId === undefined ? {} : { VersionId: v.VersionId }) }))
+    const single = objects.filter((o) => !XML_CHARS.test(o.Key ?? ''))
+    const batched = objects.filter((o) => XML_CHARS.test(o.Key ?? ''))
+    for (const o of single) await client.send(new DeleteObjectCommand({ Bucket: bucket, ...o }))
     // One DeleteObjects request takes up to 1,000 keys (a listing page holds at most 1,000).
-    const batches = Array.from({ length: Math.ceil(objects.length / 1000) }, (_, i) => objects.slice(i * 1000, (i + 1) * 1000))
+    const batches = Array.from({ length: Math.ceil(batched.length / 1000) }, (_, i) => batched.slice(i * 1000, (i + 1) * 1000))
     await Promise.all(
       batches.map(async (Objects) => {
         const deleted = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects, Quiet: true } }))
@@ -68,7 +82,7 @@ export async function purge(client: S3Client, bucket: string, prefix: string): P
       }),
     )
     if (out.IsTruncated !== true) return
-    keyMarker = out.NextKeyMarker
+    keyMarker = decoded(out.NextKeyMarker, encoded)
     versionMarker = out.NextVersionIdMarker
   }
 }
