@@ -21,6 +21,7 @@ import { readOnlyClauses } from './clauses/read-only.js'
 import { renameClauses } from './clauses/rename.js'
 import { directoryClauses } from './clauses/directories.js'
 import { crossProcessClauses } from './clauses/cross-process.js'
+import { generativeClauses } from './clauses/generative.js'
 import { contractRefusal, finalMethodClauses, isOverrideRefusal, refusedClauses } from './clauses/final-methods.js'
 import type { FileSystem } from '@seamfs/core'
 
@@ -28,6 +29,7 @@ function tuningOf(options: ConformanceOptions['options']): Tuning {
   return {
     modelRuns: options?.modelRuns ?? 100,
     modelSeed: options?.modelSeed ?? DEFAULT_MODEL_SEED,
+    generativeRuns: options?.generativeRuns ?? 25,
     largeFileBytes: options?.largeFileBytes ?? 20 * 1024 * 1024,
     atomicityBytes: options?.atomicityBytes ?? 1024 * 1024,
     atomicityWrites: options?.atomicityWrites ?? 100,
@@ -92,5 +94,6 @@ export async function describeConformance<F extends FileSystem>(options: Conform
     directoryClauses(kit)
     crossProcessClauses(kit)
     modelClauses(kit, options.external?.writeBytes !== undefined)
+    generativeClauses(kit)
   })
 }

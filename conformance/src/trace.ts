@@ -16,12 +16,28 @@
  * here only if it can fail when the rule is broken.
  */
 
-import type { OwnerTraces } from './trace/rule-trace.js'
+import type { OwnerTraces, RuleTrace } from './trace/rule-trace.js'
 import { READ_TRACE } from './trace/reads.js'
 import { TREE_TRACE } from './trace/tree.js'
 import { WRITE_TRACE } from './trace/writes.js'
+import { GENERATIVE_TRACE } from './trace/generative.js'
 
 export type { RuleTrace } from './trace/rule-trace.js'
 
 /** Every entry, by owner: the reads (`trace/reads.ts`), the content writes (`trace/writes.ts`), the tree changes (`trace/tree.ts`). */
-export const TRACE: OwnerTraces = { ...READ_TRACE, ...WRITE_TRACE, ...TREE_TRACE }
+export const TRACE: OwnerTraces = withGenerative({ ...READ_TRACE, ...WRITE_TRACE, ...TREE_TRACE })
+
+/** Each rule's trace with the generative tests that also check it ({@link GENERATIVE_TRACE}); a rule named there must exist. */
+function withGenerative(traces: OwnerTraces): OwnerTraces {
+  const out: Record<string, Record<string, RuleTrace>> = Object.fromEntries(Object.entries(traces).map(([owner, rules]) => [owner, { ...rules }]))
+  for (const [owner, rules] of Object.entries(GENERATIVE_TRACE)) {
+    for (const [rule, tests] of Object.entries(rules)) {
+      const trace = out[owner]?.[rule]
+      if (trace === undefined) throw new Error(`trace/generative.ts names a rule ${owner} does not have: ${rule}`)
+      out[owner]![rule] = Array.isArray(trace)
+        ? [...(trace as readonly string[]), ...tests]
+        : { ...(trace as { tests: readonly string[]; note: string }), tests: [...(trace as { tests: readonly string[] }).tests, ...tests] }
+    }
+  }
+  return out
+}

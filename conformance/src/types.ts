@@ -49,8 +49,10 @@ export interface CrossProcessHook<F extends FileSystem = FileSystem> {
 export interface ConformanceTuning {
   /** Runs of the model-based test (default 100; cheap backends take more, remote ones fewer). */
   readonly modelRuns?: number | undefined
-  /** Seed of the model-based test (default {@link DEFAULT_MODEL_SEED}); fixed so CI is repeatable. */
+  /** Seed of the model-based test and the generative ones (default {@link DEFAULT_MODEL_SEED}); fixed so CI is repeatable. */
   readonly modelSeed?: number | undefined
+  /** Runs of each generative test (paths, names, contents, guards drawn from their grammars; default 25). */
+  readonly generativeRuns?: number | undefined
   /** Size of the streamed large file (default 20 MiB). */
   readonly largeFileBytes?: number | undefined
   /** Size of each of the two contents of the atomicity test (default 1 MiB). */

@@ -134,6 +134,13 @@ const VARIANTS: readonly Variant[] = [
   { file: 'override-accessor', rule: 'public methods are final: writeText as an accessor, two classes down', caughtBy: [FINAL], refused: true },
   { file: 'override-later-subjects', rule: 'public methods are final: a stat of its own on subjects after the probe', caughtBy: ['resolve/identity'], refused: true },
   { file: 'not-a-file-system', rule: 'public methods are final: a plain object that forwards to a backend', caughtBy: [FINAL], refused: true },
+  // inputs between the hand-picked ones, drawn from each rule's grammar (the generative clause)
+  { file: 'names-normalized', rule: 'listDir: the direct children of a directory, each by its name (a decomposed name is not listed composed)', caughtBy: ['generative'] },
+  { file: 'names-case-folded', rule: 'resolve: names are exact (A.txt and a.txt are two files)', caughtBy: ['generative'] },
+  { file: 'resolve-clamps-at-cwd', rule: 'resolve: a relative path resolves against opts.cwd (.. climbs above it)', caughtBy: ['generative'] },
+  { file: 'resolve-trailing-slash', rule: 'resolve: aliases of one file yield one targetKey (a trailing separator)', caughtBy: ['generative'] },
+  { file: 'guard-prefix', rule: 'writeText: replaceIfVersion on another version is FS_STALE_VERSION (the empty version, a prefix of the current one)', caughtBy: ['generative'] },
+  { file: 'load-drops-final-cr', rule: "readBytes: the bytes as stored (a final lone CR)", caughtBy: ['generative'] },
   // limits
   { file: 'limits-ignored', rule: 'FsLimits: every backend takes core limits; a file above maxTextBytes is FS_TOO_LARGE', caughtBy: ['size limits'] },
 ]
