@@ -140,6 +140,8 @@ const VARIANTS: readonly Variant[] = [
   { file: 'resolve-clamps-at-cwd', rule: 'resolve: a relative path resolves against opts.cwd (.. climbs above it)', caughtBy: ['generative'] },
   { file: 'resolve-trailing-slash', rule: 'resolve: aliases of one file yield one targetKey (a trailing separator)', caughtBy: ['generative'] },
   { file: 'guard-prefix', rule: 'writeText: replaceIfVersion on another version is FS_STALE_VERSION (the empty version, a prefix of the current one)', caughtBy: ['generative'] },
+  { file: 'memory-list-dangling-key', rule: 'FsDirEntry.target: the resolved child (a dangling link resolves to the path it names)', caughtBy: ['generative'] },
+  { file: 'memory-list-chain-other', rule: "listDir: a symlink's type is its target's (through a chain of links)", caughtBy: ['generative'] },
   { file: 'load-drops-final-cr', rule: "readBytes: the bytes as stored (a final lone CR)", caughtBy: ['generative'] },
   // limits
   { file: 'limits-ignored', rule: 'FsLimits: every backend takes core limits; a file above maxTextBytes is FS_TOO_LARGE', caughtBy: ['size limits'] },

@@ -278,6 +278,134 @@ async function contents(env: Env, dir: string): Promise<Record<string, string>> 
   return out
 }
 
+// ---------------------------------------------------------------- trees and links
+
+/** One node of a drawn tree: a file, a directory, or (where links exist) a link whose text is relative to its directory. */
+type TreeNode = { readonly path: string; readonly kind: 'file' | 'dir' } | { readonly path: string; readonly kind: 'link'; readonly text: string }
+
+/** A drawn tree, consistent: nothing below a file or a link, no path twice. */
+interface Tree {
+  readonly nodes: readonly TreeNode[]
+}
+
+const TREE_NAMES = ['a', 'b', 'c.txt', 'd.txt']
+
+/**
+ * Trees of up to 8 nodes, 3 levels deep; where `links`, some nodes are links: to a file, to a directory,
+ * to a missing path (dangling), to another link (a chain), through a parent (`..`), to themselves (a loop).
+ */
+function treeArb(links: boolean): fc.Arbitrary<Tree> {
+  const path = fc.array(fc.constantFrom(...TREE_NAMES), { minLength: 1, maxLength: 3 }).map((parts) => parts.join('/'))
+  const kind = links ? fc.constantFrom('file', 'file', 'dir', 'link', 'link') : fc.constantFrom('file', 'file', 'dir')
+  return fc
+    .array(fc.tuple(path, kind, path, fc.boolean(), fc.nat(63)), { minLength: 1, maxLength: 8 })
+    .map((drawn) => {
+      const nodes: TreeNode[] = []
+      const taken = new Map<string, TreeNode['kind']>()
+      for (const [p, k, to, missing, pick] of drawn) {
+        const ancestors = p
+          .split('/')
+          .map((_, i, parts) => parts.slice(0, i).join('/'))
+          .filter((a) => a !== '')
+        if (taken.has(p) || ancestors.some((a) => taken.get(a) === 'file' || taken.get(a) === 'link')) continue
+        if (k !== 'dir' && [...taken.keys()].some((q) => q.startsWith(`${p}/`))) continue
+        for (const a of ancestors) if (!taken.has(a)) taken.set(a, 'dir')
+        taken.set(p, k)
+        if (k === 'link') {
+          // Mostly a node already drawn (a file, a directory, another link: a chain), else any path, or a missing one.
+          const drawnNode = pick % 4 === 0 ? undefined : nodes[pick % Math.max(1, nodes.length)]?.path
+          const target = missing ? `${to}-missing` : (drawnNode ?? to)
+          nodes.push({ path: p, kind: 'link', text: posix.relative(posix.dirname(p), target) || '.' })
+        } else nodes.push({ path: p, kind: k })
+      }
+      return { nodes }
+    })
+    .filter((t) => t.nodes.length > 0)
+    .map((t) =>
+      Object.assign(t, {
+        [fc.toStringMethod]: () => t.nodes.map((n) => (n.kind === 'link' ? `${n.path} -> ${n.text}` : `${n.path}${n.kind === 'dir' ? '/' : ''}`)).join(', '),
+      }),
+    )
+}
+
+/** What a listing must say of each path of a laid tree: its type after links, and whether it is a link. */
+class TreeModel {
+  readonly #kinds = new Map<string, TreeNode>()
+  readonly dirs = new Set<string>([''])
+
+  constructor(nodes: readonly TreeNode[], emptyDirs: boolean) {
+    for (const node of nodes) this.#kinds.set(node.path, node)
+    for (const node of nodes) {
+      const parts = node.path.split('/')
+      for (let i = 1; i < parts.length; i++) this.dirs.add(parts.slice(0, i).join('/'))
+      if (node.kind === 'dir' && emptyDirs) this.dirs.add(node.path)
+    }
+    // A directory drawn empty on a store without empty directories does not exist.
+    for (const node of nodes) if (node.kind === 'dir' && !this.dirs.has(node.path)) this.#kinds.delete(node.path)
+  }
+
+  /** The type a path has after following links (`other`: dangling, a loop), undefined when absent. */
+  typeOf(path: string): 'file' | 'directory' | 'other' | undefined {
+    const real = this.#real(path, 0)
+    const found = real === undefined ? undefined : this.dirs.has(real) ? 'directory' : this.#kinds.get(real)?.kind
+    if (found === 'directory' || found === 'dir') return 'directory'
+    if (found === 'file') return 'file'
+    return this.isLink(path) ? 'other' : undefined
+  }
+
+  /**
+   * The path with every link on it followed, as the kernel follows them: a link's text from the
+   * link's own (real) directory, `..` from where the walk really is. Undefined for a loop, or a
+   * walk that leaves the tree.
+   */
+  #real(path: string, hops: number): string | undefined {
+    let at = ''
+    for (const part of path.split('/')) {
+      if (part === '' || part === '.') continue
+      if (part === '..') {
+        if (at === '') return undefined
+        at = at.includes('/') ? at.slice(0, at.lastIndexOf('/')) : ''
+        continue
+      }
+      const next = at === '' ? part : `${at}/${part}`
+      const node = this.#kinds.get(next)
+      if (node?.kind !== 'link') {
+        at = next
+        continue
+      }
+      if (hops >= 40) return undefined
+      const followed = this.#real(at === '' ? node.text : `${at}/${node.text}`, hops + 1)
+      if (followed === undefined) return undefined
+      at = followed
+    }
+    return at
+  }
+
+  isLink(path: string): boolean {
+    return this.#kinds.get(path)?.kind === 'link'
+  }
+
+  /** The names directly in `dir`. */
+  children(dir: string): string[] {
+    const prefix = dir === '' ? '' : `${dir}/`
+    const names = new Set<string>()
+    for (const path of [...this.#kinds.keys(), ...this.dirs]) {
+      if (path === dir || !path.startsWith(prefix)) continue
+      names.add(path.slice(prefix.length).split('/')[0] as string)
+    }
+    return [...names].sort(compareNames)
+  }
+}
+
+async function layTree(env: Env, kit: Kit, root: string, tree: Tree): Promise<void> {
+  for (const node of tree.nodes) {
+    const at = `${root}/${node.path}`
+    if (node.kind === 'file') await env.write(at, `file ${node.path}`)
+    else if (node.kind === 'link') await env.symlink(at, node.text)
+    else if (kit.caps.createDirectory !== undefined && kit.caps.readOnly !== true) await env.fs.createDirectory(await env.resolve(at))
+  }
+}
+
 /** The generative clauses (see the file's TSDoc). */
 export function generativeClauses(kit: Kit): void {
   const newline = kit.caps.newlineInNames
@@ -383,6 +511,54 @@ export function generativeClauses(kit: Kit): void {
       }
       await everyCase(contentCases(), (c) => c.shown, check)
       await holds(kit, bytesTitle, contentArb, check)
+    })
+
+    const links = kit.unmet({ caps: ['symlinks'], hooks: ['symlink'] }) === undefined
+    const treeTitle = `listings: every entry of a drawn tree${links ? ' (links to files, to directories, dangling, chained, through parents, looping)' : ''} agrees with stat, lstat, resolve and listTree`
+    kit.test(treeTitle, async (env) => {
+      const dirs = runDirs('t')
+      const emptyDirs = kit.caps.createDirectory !== undefined && kit.caps.readOnly !== true
+      await holds(kit, treeTitle, treeArb(links), async (tree) => {
+        const root = dirs()
+        await layTree(env, kit, root, tree)
+        const model = new TreeModel(tree.nodes, emptyDirs)
+        const walked: string[] = []
+        const visit = async (dir: string): Promise<void> => {
+          const at = dir === '' ? root : `${root}/${dir}`
+          const entries = await env.fs.listDir(await env.resolve(at))
+          expect(
+            entries.map((e) => e.name),
+            `the names in ${JSON.stringify(dir || '.')}`,
+          ).toEqual(model.children(dir))
+          for (const entry of entries) {
+            const rel = dir === '' ? entry.name : `${dir}/${entry.name}`
+            const type = model.typeOf(rel)
+            const link = model.isLink(rel)
+            walked.push(`${rel} ${entry.type}${link && type === 'directory' ? ' link' : ''}`)
+            expect(entry.type, `type of ${rel}`).toBe(type)
+            // A link loop does not resolve (its entry is `other`); anything else resolves to the entry's target.
+            const resolved = await outcome(
+              () => env.resolve(`${root}/${rel}`),
+              (t) => t.targetKey,
+            )
+            if (type !== 'other' || 'ok' in (resolved as object)) {
+              expect(resolved, `the target of ${rel} is what resolving it gives`).toEqual({ ok: entry.target.targetKey })
+            }
+            const info = await env.fs.stat(entry.target)
+            expect(info?.type, `stat of ${rel}`).toBe(type === 'other' ? undefined : type)
+            if (entry.size !== undefined) expect(entry.size, `listed size of ${rel}`).toBe(info?.size)
+            if (entry.version !== undefined) expect(entry.version, `listed version of ${rel}`).toBe(info?.version)
+            expect((await env.fs.lstat(`${root}/${rel}`))?.type, `lstat of ${rel}`).toBe(link ? 'symlink' : type)
+            if (type === 'directory' && !link) await visit(rel)
+          }
+        }
+        await visit('')
+        const listed: string[] = []
+        for await (const page of await env.fs.listTree(await env.resolve(root))) {
+          for (const e of page) listed.push(`${e.path} ${e.type}${e.link === true ? ' link' : ''}`)
+        }
+        expect(listed.sort(), 'listTree gives what listDir gives, directory by directory').toEqual(walked.sort())
+      })
     })
 
     const guardsTitle =

@@ -1,9 +1,9 @@
-
 /** The generative tests (`clauses/generative.ts`), by the grammar each draws from. */
 export const PATHS = 'generative › resolve: every path form*'
 export const NAMES = 'generative › names: any name*'
 export const CONTENTS = 'generative › contents: any bytes*'
 export const GUARDS = 'generative › guards: a version from any source*'
+export const TREES = 'generative › listings: every entry of a drawn tree*'
 
 /**
  * The rules the generative tests check over their whole input space, added to each rule's
@@ -24,12 +24,19 @@ export const GENERATIVE_TRACE: Readonly<Record<string, Readonly<Record<string, r
   },
   'FileSystem.lstat': {
     "path text and `cwd` follow `resolve`'s rules; an absent path is `undefined`": [PATHS],
+    'a path through a regular file, or through a link loop, is `undefined` (absent), as in `stat`': [TREES],
   },
   'FileSystem.listDir': {
-    'entries are sorted by the Unicode code points of their names': [NAMES],
+    'entries are sorted by the Unicode code points of their names': [NAMES, TREES],
+    "a symlink's type is its target's; a broken one is `other` without metadata": [TREES],
+  },
+  'FileSystem.listTree': {
+    'each entry below the directory comes once, with `path` (its names below the directory, `/`-joined) and the fields `listDir` gives it': [TREES],
+    'a symlink to a directory is listed with `link: true` and never entered; a directory named in `prune` is listed and never entered': [TREES],
   },
   'FileSystem.stat': {
-    '`type` is `file`, `directory` or `other`; `size` is the byte size of a file': [NAMES, CONTENTS],
+    'an absent target (or a broken symlink, a link loop, a path through a file) is `undefined`, not an error': [TREES],
+    '`type` is `file`, `directory` or `other`; `size` is the byte size of a file': [NAMES, CONTENTS, TREES],
   },
   'FileSystem.readText': {
     'a NUL in the first 8192 bytes, or invalid UTF-8 anywhere (also a truncated last sequence), is `FS_NOT_TEXT`': [CONTENTS],

@@ -62,6 +62,19 @@ const READ_CHUNK = 1024 * 1024
 const STREAM_CHUNK = 256 * 1024
 /** Opening a FIFO must not block: the type check comes from fstat after open. */
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK
+/**
+ * The key of a broken link in a listing: what `resolve` gives its path (a dangling link is followed
+ * to the missing path it names, where a write creates the file), or, for a link that does not
+ * resolve (a loop, a path through a file), the link's own path.
+ */
+function brokenKey(childKey: string): string {
+  try {
+    return canonicalPath(childKey)
+  } catch {
+    return childKey
+  }
+}
+
 /** Errnos of a path that can never be followed: for `stat` it is absent, in a listing a broken link. */
 const UNFOLLOWABLE = new Set(['ELOOP', 'ENOTDIR', 'ENAMETOOLONG'])
 
@@ -528,7 +541,7 @@ export class LocalFileSystem extends FileSystem {
         fd = openSync(childKey, O_PATH)
       } catch (err) {
         const code = errnoOf(err) ?? ''
-        if (code === 'ENOENT' || UNFOLLOWABLE.has(code)) return { name, type: 'other', target: { targetKey: FsTargetKey(childKey), displayPath } }
+        if (code === 'ENOENT' || UNFOLLOWABLE.has(code)) return { name, type: 'other', target: { targetKey: FsTargetKey(brokenKey(childKey)), displayPath } }
         if (!NO_DESCRIPTOR.has(code)) throw err
       }
       if (fd !== undefined) {
@@ -548,7 +561,7 @@ export class LocalFileSystem extends FileSystem {
       if (!UNFOLLOWABLE.has(errnoOf(err) ?? '')) throw err
     }
     if (st === undefined) {
-      return { name, type: 'other', target: { targetKey: FsTargetKey(childKey), displayPath } }
+      return { name, type: 'other', target: { targetKey: FsTargetKey(brokenKey(childKey)), displayPath } }
     }
     const target = { targetKey: FsTargetKey(canonicalPath(childKey)), displayPath }
     return { name, target, ...infoOf(st) }

@@ -477,7 +477,7 @@ export class MemoryFileSystem extends FileSystem {
       const child = link.getChild(name)
       if (child === undefined) return undefined
       if (child.getNode().isSymlink()) {
-        if (this.#loops(key)) return undefined
+        if (this.#unfollowable(key)) return undefined
         throw FsError.io(verb, path, 'a directory on its path was replaced while it was in use (by a link?); resolve it again and retry', {
           retryable: true,
         })
@@ -487,13 +487,15 @@ export class MemoryFileSystem extends FileSystem {
     return link
   }
 
-  /** Whether following `key`'s links loops (a looping link's key is its own path: absent, as before). */
-  #loops(key: string): boolean {
+  /** Whether `key`'s links can never be followed: a loop, or a text through a file (such a link's key is its own path: absent). */
+  #unfollowable(key: string): boolean {
     try {
-      this.volume._core.getResolvedLink(key)
+      this.volume.statSync(key)
       return false
     } catch (err) {
-      return codeOf(err) === 'ELOOP'
+      // A loop, or a link whose text leads through a file: it can never be followed (nothing can be
+      // read or written through it), so it leads nowhere: absent.
+      return codeOf(err) === 'ELOOP' || codeOf(err) === 'ENOTDIR'
     }
   }
 

@@ -3,7 +3,7 @@ import type { FileEntryWithStats } from 'ssh2'
 import type { Attrs, Session } from './connection.js'
 import type { FileHints } from './hints.js'
 import { isReservedName } from './names.js'
-import { childPath, containsPath, kindOf } from './paths.js'
+import { canonicalPath, childPath, containsPath, kindOf } from './paths.js'
 
 /** SFTP's whole-second mtime in milliseconds. */
 export function mtimeOf(attrs: Attrs): number {
@@ -44,9 +44,19 @@ export async function dirEntry({ s, root, key, dir, hints }: ListingSite, e: Fil
   }
   if (kind !== 'symlink') return { name, type: kind === 'directory' ? kind : 'other', target: child, mtime }
   const [real, linked] = await Promise.all([s.realpath(child.targetKey).catch(() => undefined), s.stat(child.targetKey).catch(() => undefined)])
-  if (real === undefined || linked === undefined || !containsPath(root, real)) return { name, type: 'other', target: child }
+  if (real === undefined || linked === undefined || !containsPath(root, real)) return { name, type: 'other', target: await brokenTarget(s, root, child) }
   const followed = { targetKey: FsTargetKey(real), displayPath: child.displayPath }
   const type = kindOf(linked.mode)
   if (type === 'file') return { name, type, target: followed, size: linked.size, mtime: mtimeOf(linked) }
   return { name, type: type === 'directory' ? type : 'other', target: followed, mtime: mtimeOf(linked) }
+}
+
+/**
+ * The target of a broken link's entry: what `resolve` gives its path (a dangling link followed to the
+ * missing path it names, where a write creates the file) while that lies inside `root`; otherwise (a
+ * loop, a path through a file, a link out of the root) the link's own path.
+ */
+async function brokenTarget(s: Session, root: string, child: FsTarget): Promise<FsTarget> {
+  const key = await canonicalPath(s, child.targetKey, 'list').catch(() => undefined)
+  return key === undefined || !containsPath(root, key) ? child : { targetKey: FsTargetKey(key), displayPath: child.displayPath }
 }
