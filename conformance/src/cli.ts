@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * seamfs-conformance <module> [--export NAME] [--json FILE] [--timeout S] [--run-timeout S] [--quiet]
+ * seamfs-conformance <module> [--export NAME] [--json FILE] [--timeout S] [--run-timeout S] [--thorough] [--seed N] [--quiet]
  *
  * Loads a module that exports conformance options (a `create()` factory, and
  * optional `external` hooks and tuning), runs the whole kit in vitest, prints a
@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { formatReport, runConformance, type TestReport } from './runner.js'
 
-const USAGE = 'usage: seamfs-conformance <module> [--export NAME] [--json FILE] [--timeout SECONDS] [--run-timeout SECONDS] [--quiet]'
+const USAGE = 'usage: seamfs-conformance <module> [--export NAME] [--json FILE] [--timeout SECONDS] [--run-timeout SECONDS] [--thorough] [--seed N] [--quiet]'
 
 const HELP = `${USAGE}
 
@@ -25,6 +25,10 @@ Runs the seamfs conformance kit on the conformance options <module> exports
                          the timeout plus a grace has passed; the tests not finished fail
   --run-timeout SECONDS  limit of the whole run (default: 10 min, or 10 x --timeout if more);
                          past it the worker is killed, the tests not finished fail
+  --thorough             ten times the runs of the model-based and generative tests
+                         (for a release; CI keeps the module's counts and seed)
+  --seed N               the seed of the model-based and generative tests
+                         (default: the module's modelSeed, else fixed)
   --quiet                no per-test progress on stderr
 
 Exit codes: 0 all passed, 1 a test failed or the run was stopped, 2 a usage error.
@@ -39,10 +43,21 @@ function secondsOption(name: string, value: string | undefined): number | undefi
   return Math.round(n * 1000)
 }
 
+/** `--seed`: an integer fast-check takes (a 32-bit signed one). */
+function seedOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const n = Number(value)
+  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < -(2 ** 31) || n >= 2 ** 31) {
+    throw new Error(`--seed: expected an integer from -2147483648 to 2147483647, got "${value}"`)
+  }
+  return n
+}
+
 async function main(): Promise<number> {
   let parsed
   let timeoutMs: number | undefined
   let runTimeoutMs: number | undefined
+  let seed: number | undefined
   try {
     parsed = parseArgs({
       allowPositionals: true,
@@ -52,11 +67,14 @@ async function main(): Promise<number> {
         timeout: { type: 'string' },
         'run-timeout': { type: 'string' },
         quiet: { type: 'boolean', default: false },
+        thorough: { type: 'boolean', default: false },
+        seed: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     })
     timeoutMs = secondsOption('timeout', parsed.values.timeout)
     runTimeoutMs = secondsOption('run-timeout', parsed.values['run-timeout'])
+    seed = seedOption(parsed.values.seed)
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n${USAGE}\n`)
     return 2
@@ -78,7 +96,7 @@ async function main(): Promise<number> {
     const mark = test.state === 'passed' ? '✓' : test.state === 'failed' ? '✗' : '-'
     process.stderr.write(`[${String(done).padStart(3)}] ${mark} ${test.clause} › ${test.name}\n`)
   }
-  const report = await runConformance({ module, exportName: values.export, onTest, timeoutMs, runTimeoutMs })
+  const report = await runConformance({ module, exportName: values.export, onTest, timeoutMs, runTimeoutMs, thorough: values.thorough, seed })
   if (values.json !== undefined) writeFileSync(values.json, `${JSON.stringify(report, null, 2)}\n`)
   process.stdout.write(`${formatReport(report)}\n`)
   const ran = report.passed + report.failed

@@ -1,7 +1,7 @@
 import { describe } from 'vitest'
 import { Kit, type Tuning } from './kit.js'
 import type { ConformanceOptions } from './types.js'
-import { DEFAULT_MODEL_SEED, DEFAULT_TIMEOUT_MS } from './types.js'
+import { DEFAULT_GENERATIVE_RUNS, DEFAULT_MODEL_RUNS, DEFAULT_MODEL_SEED, DEFAULT_TIMEOUT_MS } from './types.js'
 import { identityClauses } from './clauses/identity.js'
 import { readClauses } from './clauses/read.js'
 import { openFileClauses } from './clauses/open-file.js'
@@ -27,9 +27,9 @@ import type { FileSystem } from '@seamfs/core'
 
 function tuningOf(options: ConformanceOptions['options']): Tuning {
   return {
-    modelRuns: options?.modelRuns ?? 100,
+    modelRuns: options?.modelRuns ?? DEFAULT_MODEL_RUNS,
     modelSeed: options?.modelSeed ?? DEFAULT_MODEL_SEED,
-    generativeRuns: options?.generativeRuns ?? 25,
+    generativeRuns: options?.generativeRuns ?? DEFAULT_GENERATIVE_RUNS,
     largeFileBytes: options?.largeFileBytes ?? 20 * 1024 * 1024,
     atomicityBytes: options?.atomicityBytes ?? 1024 * 1024,
     atomicityWrites: options?.atomicityWrites ?? 100,

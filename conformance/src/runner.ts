@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url'
 import type { HostJob, HostMessage } from './host.js'
 import type { CollectedTest, ProgressEvent } from './kit.js'
 import { bareTitle, placeOf, publicReport, SKIP_NOTE, summarize, type ConformanceReport, type Reported, type TestReport } from './report.js'
-import { DEFAULT_TIMEOUT_MS } from './types.js'
+import { DEFAULT_GENERATIVE_RUNS, DEFAULT_MODEL_RUNS, DEFAULT_TIMEOUT_MS } from './types.js'
 
 export { serveConformanceHost } from './host.js'
 export { formatReport, type ClauseReport, type ConformanceReport, type TestReport } from './report.js'
@@ -23,7 +23,14 @@ export interface RunOptions {
   readonly timeoutMs?: number | undefined
   /** Limit of the whole run in ms (default: the larger of 10 minutes and 10 × the per-test timeout). */
   readonly runTimeoutMs?: number | undefined
+  /** Ten times the runs of the model-based and generative tests (the module's, else the defaults): for a release, not for every CI run. */
+  readonly thorough?: boolean | undefined
+  /** The seed of the model-based and generative tests; overrides the module's `options.modelSeed`. */
+  readonly seed?: number | undefined
 }
+
+/** How many times more runs `thorough` asks for. */
+export const THOROUGH_FACTOR = 10
 
 /** How often the watchdog reads the progress log. */
 const WATCH_INTERVAL_MS = 200
@@ -39,7 +46,7 @@ const KIT_EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
 /** The module the host process runs (`host.ts`), in a plain node process: from source, its built twin. */
 const HOST_MODULE = new URL(KIT_EXT === '.ts' ? '../dist/host.js' : './host.js', import.meta.url).href
 
-function entryFile(module: string, exportName: string | undefined, progress: string, timeoutMs: number | undefined): string {
+function entryFile(module: string, exportName: string | undefined, progress: string, { timeoutMs, thorough, seed }: RunOptions): string {
   const pick = exportName === undefined ? `mod.default ?? mod.conformance` : `mod[${JSON.stringify(exportName)}]`
   return [
     `import { describeConformance } from ${JSON.stringify(new URL(`./index${KIT_EXT}`, import.meta.url).href)}`,
@@ -53,6 +60,12 @@ function entryFile(module: string, exportName: string | undefined, progress: str
     `  throw new Error('the module must export (default, "conformance" or --export) conformance options with a create() factory, or a function returning them')`,
     `}`,
     ...(timeoutMs === undefined ? [] : [`options = { ...options, options: { ...options.options, timeoutMs: ${timeoutMs} } }`]),
+    ...(seed === undefined ? [] : [`options = { ...options, options: { ...options.options, modelSeed: ${seed} } }`]),
+    ...(thorough !== true
+      ? []
+      : [
+          `options = { ...options, options: { ...options.options, modelRuns: ${THOROUGH_FACTOR} * (options.options?.modelRuns ?? ${DEFAULT_MODEL_RUNS}), generativeRuns: ${THOROUGH_FACTOR} * (options.options?.generativeRuns ?? ${DEFAULT_GENERATIVE_RUNS}) } }`,
+        ]),
     `log({ event: 'probe', timeoutMs: options.options?.timeoutMs ?? ${DEFAULT_TIMEOUT_MS} })`,
     `await describeConformance(options)`,
     `log({ event: 'registered' })`,
@@ -332,7 +345,7 @@ export async function runConformance(options: RunOptions): Promise<ConformanceRe
     const file = join(dir, 'conformance.test.mjs')
     const progress = join(dir, 'progress.jsonl')
     writeFileSync(progress, '')
-    writeFileSync(file, entryFile(module, options.exportName, progress, options.timeoutMs))
+    writeFileSync(file, entryFile(module, options.exportName, progress, options))
     const supervisor = new Supervisor(options, progress)
     await supervisor.host({ root, dir, file })
     return supervisor.report(module)

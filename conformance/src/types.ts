@@ -92,5 +92,11 @@ export interface ConformanceOptions<F extends FileSystem = FileSystem> {
 
 export const DEFAULT_MODEL_SEED = 20261130
 
+/** The default of {@link ConformanceTuning.modelRuns}. */
+export const DEFAULT_MODEL_RUNS = 100
+
+/** The default of {@link ConformanceTuning.generativeRuns}. */
+export const DEFAULT_GENERATIVE_RUNS = 25
+
 /** The per-test timeout when neither `options.timeoutMs` nor the CLI's `--timeout` sets one. */
 export const DEFAULT_TIMEOUT_MS = 60_000

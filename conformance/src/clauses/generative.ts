@@ -409,157 +409,175 @@ async function layTree(env: Env, kit: Kit, root: string, tree: Tree): Promise<vo
 /** The generative clauses (see the file's TSDoc). */
 export function generativeClauses(kit: Kit): void {
   const newline = kit.caps.newlineInNames
+  // The random runs scale with generativeRuns (ten times as many with --thorough): so does the time they may take.
+  const timeoutMs = Math.max(kit.tuning.timeoutMs, kit.tuning.generativeRuns * 2_000)
   kit.group('generative', {}, () => {
     const pathsTitle =
       'resolve: every path form (dot segments at and above each base, doubled and trailing separators, each cwd form) resolves like its plain form'
-    kit.test(pathsTitle, async (env) => {
-      const home = (await env.resolve('.')).displayPath
-      // One layout serves every run: resolving changes nothing.
-      const dir = 'p'
-      await layPaths(env, dir)
-      const absolute = (await env.resolve(dir)).displayPath
-      const forms = fc.record({ cwd: fc.constantFrom(...cwdForms(dir, absolute)), path: pathText })
-      await holds(kit, pathsTitle, forms, async ({ cwd, path }) => {
-        const plain = plainPath(home, cwd, path)
-        const aliased = await outcome(
-          () => env.fs.resolve(path, { cwd }),
-          (t) => t.targetKey,
-        )
-        const direct = await outcome(
-          () => env.fs.resolve(plain),
-          (t) => t.targetKey,
-        )
-        expect(aliased, `resolve(${JSON.stringify(path)}, { cwd: ${JSON.stringify(cwd)} }) against its plain form ${JSON.stringify(plain)}`).toEqual(direct)
-        if (!('ok' in (aliased as object))) return
-        const target = await env.fs.resolve(path, { cwd })
-        expect((await env.fs.resolve(target.displayPath)).targetKey, `resolve(displayPath ${JSON.stringify(target.displayPath)})`).toBe(target.targetKey)
-        const info = await env.fs.stat(target)
-        const plainInfo = await env.fs.stat(await env.fs.resolve(plain))
-        expect(info?.type, 'stat of the alias and of the plain form').toBe(plainInfo?.type)
-        const lstat = await outcome(
-          () => env.fs.lstat(path, { cwd }),
-          (i) => i?.type,
-        )
-        expect(lstat, `lstat(${JSON.stringify(path)}, { cwd: ${JSON.stringify(cwd)} })`).toEqual({ ok: info?.type })
-        const root = await env.resolve(dir)
-        const inside = plain === absolute || plain.startsWith(`${absolute.replace(/\/+$/, '')}/`)
-        expect(env.fs.contains(root, target), `contains(${JSON.stringify(absolute)}, ${JSON.stringify(plain)})`).toBe(inside)
-      })
-    })
+    kit.test(
+      pathsTitle,
+      async (env) => {
+        const home = (await env.resolve('.')).displayPath
+        // One layout serves every run: resolving changes nothing.
+        const dir = 'p'
+        await layPaths(env, dir)
+        const absolute = (await env.resolve(dir)).displayPath
+        const forms = fc.record({ cwd: fc.constantFrom(...cwdForms(dir, absolute)), path: pathText })
+        await holds(kit, pathsTitle, forms, async ({ cwd, path }) => {
+          const plain = plainPath(home, cwd, path)
+          const aliased = await outcome(
+            () => env.fs.resolve(path, { cwd }),
+            (t) => t.targetKey,
+          )
+          const direct = await outcome(
+            () => env.fs.resolve(plain),
+            (t) => t.targetKey,
+          )
+          expect(aliased, `resolve(${JSON.stringify(path)}, { cwd: ${JSON.stringify(cwd)} }) against its plain form ${JSON.stringify(plain)}`).toEqual(direct)
+          if (!('ok' in (aliased as object))) return
+          const target = await env.fs.resolve(path, { cwd })
+          expect((await env.fs.resolve(target.displayPath)).targetKey, `resolve(displayPath ${JSON.stringify(target.displayPath)})`).toBe(target.targetKey)
+          const info = await env.fs.stat(target)
+          const plainInfo = await env.fs.stat(await env.fs.resolve(plain))
+          expect(info?.type, 'stat of the alias and of the plain form').toBe(plainInfo?.type)
+          const lstat = await outcome(
+            () => env.fs.lstat(path, { cwd }),
+            (i) => i?.type,
+          )
+          expect(lstat, `lstat(${JSON.stringify(path)}, { cwd: ${JSON.stringify(cwd)} })`).toEqual({ ok: info?.type })
+          const root = await env.resolve(dir)
+          const inside = plain === absolute || plain.startsWith(`${absolute.replace(/\/+$/, '')}/`)
+          expect(env.fs.contains(root, target), `contains(${JSON.stringify(absolute)}, ${JSON.stringify(plain)})`).toBe(inside)
+        })
+      },
+      timeoutMs,
+    )
 
     const namesTitle = `names: any name (specials, NFC and NFD, case pairs, controls, bidi, supplementary planes${newline ? ', newlines' : ''}) is stored, listed, resolved and read back exactly`
-    kit.test(namesTitle, async (env) => {
-      const dirs = runDirs('n')
-      const names = fc.uniqueArray(nameArb(newline), { minLength: 1, maxLength: 4 })
-      const check = async (set: readonly string[]): Promise<void> => {
-        const dir = dirs()
-        const written = new Map(set.map((name, i) => [name, `content ${i} of ${JSON.stringify(name)}`]))
-        for (const [name, text] of written) await env.write(`${dir}/${name}`, text)
-        const entries = await env.fs.listDir(await env.resolve(dir))
-        expect(
-          entries.map((e) => e.name),
-          'listDir gives exactly the names written, in code point order',
-        ).toEqual([...written.keys()].sort(compareNames))
-        const urls = new Set<string>()
-        for (const entry of entries) {
-          const text = written.get(entry.name) ?? ''
-          const byPath = await env.resolve(`${dir}/${entry.name}`)
-          expect(entry.type, `type of ${JSON.stringify(entry.name)}`).toBe('file')
-          expect(entry.target.targetKey, `the entry's target is what resolving its name gives (${JSON.stringify(entry.name)})`).toBe(byPath.targetKey)
-          expect(await env.fs.readText(entry.target), `read through the entry (${JSON.stringify(entry.name)})`).toBe(text)
-          expect(await env.fs.readText(byPath), `read through the name (${JSON.stringify(entry.name)})`).toBe(text)
-          const info = await env.fs.stat(byPath)
-          expect(info?.size, `stat size of ${JSON.stringify(entry.name)}`).toBe(utf8Length(text))
-          if (entry.size !== undefined) expect(entry.size, `listed size of ${JSON.stringify(entry.name)}`).toBe(utf8Length(text))
-          if (entry.version !== undefined) expect(entry.version, `listed version of ${JSON.stringify(entry.name)}`).toBe(info?.version)
-          expect((await env.fs.resolve(byPath.displayPath)).targetKey, `resolve(displayPath) of ${JSON.stringify(entry.name)}`).toBe(byPath.targetKey)
-          const url = env.fs.fileUrl(byPath)
-          expect(() => new URL(url), `fileUrl of ${JSON.stringify(entry.name)} parses: ${url}`).not.toThrow()
-          urls.add(url)
+    kit.test(
+      namesTitle,
+      async (env) => {
+        const dirs = runDirs('n')
+        const names = fc.uniqueArray(nameArb(newline), { minLength: 1, maxLength: 4 })
+        const check = async (set: readonly string[]): Promise<void> => {
+          const dir = dirs()
+          const written = new Map(set.map((name, i) => [name, `content ${i} of ${JSON.stringify(name)}`]))
+          for (const [name, text] of written) await env.write(`${dir}/${name}`, text)
+          const entries = await env.fs.listDir(await env.resolve(dir))
+          expect(
+            entries.map((e) => e.name),
+            'listDir gives exactly the names written, in code point order',
+          ).toEqual([...written.keys()].sort(compareNames))
+          const urls = new Set<string>()
+          for (const entry of entries) {
+            const text = written.get(entry.name) ?? ''
+            const byPath = await env.resolve(`${dir}/${entry.name}`)
+            expect(entry.type, `type of ${JSON.stringify(entry.name)}`).toBe('file')
+            expect(entry.target.targetKey, `the entry's target is what resolving its name gives (${JSON.stringify(entry.name)})`).toBe(byPath.targetKey)
+            expect(await env.fs.readText(entry.target), `read through the entry (${JSON.stringify(entry.name)})`).toBe(text)
+            expect(await env.fs.readText(byPath), `read through the name (${JSON.stringify(entry.name)})`).toBe(text)
+            const info = await env.fs.stat(byPath)
+            expect(info?.size, `stat size of ${JSON.stringify(entry.name)}`).toBe(utf8Length(text))
+            if (entry.size !== undefined) expect(entry.size, `listed size of ${JSON.stringify(entry.name)}`).toBe(utf8Length(text))
+            if (entry.version !== undefined) expect(entry.version, `listed version of ${JSON.stringify(entry.name)}`).toBe(info?.version)
+            expect((await env.fs.resolve(byPath.displayPath)).targetKey, `resolve(displayPath) of ${JSON.stringify(entry.name)}`).toBe(byPath.targetKey)
+            const url = env.fs.fileUrl(byPath)
+            expect(() => new URL(url), `fileUrl of ${JSON.stringify(entry.name)} parses: ${url}`).not.toThrow()
+            urls.add(url)
+          }
+          expect(urls.size, 'distinct names give distinct fileUrls').toBe(entries.length)
         }
-        expect(urls.size, 'distinct names give distinct fileUrls').toBe(entries.length)
-      }
-      await everyCase(unitNameSets(newline), (set) => `the names ${JSON.stringify(set)}`, check)
-      await holds(kit, namesTitle, names, check)
-    })
+        await everyCase(unitNameSets(newline), (set) => `the names ${JSON.stringify(set)}`, check)
+        await holds(kit, namesTitle, names, check)
+      },
+      timeoutMs,
+    )
 
     const bytesTitle =
       'contents: any bytes (empty, every class of invalid UTF-8, noncharacters, supplementary planes, BOM, NUL and CR at and around the sample and chunk boundaries) read back as stored'
-    kit.test(bytesTitle, async (env) => {
-      const dirs = runDirs('b')
-      const check = async ({ bytes }: Content): Promise<void> => {
-        const path = `${dirs()}/file.bin`
-        if (kit.caps.readOnly === true) await env.writeBytes(path, bytes)
-        else await env.fs.writeBytes(await env.resolve(path), bytes)
-        const target = await env.resolve(path)
-        expect((await env.fs.stat(target))?.size, 'stat size').toBe(bytes.length)
-        expect(Buffer.from(await env.fs.readBytes(target)).equals(Buffer.from(bytes)), 'readBytes gives the stored bytes').toBe(true)
-        const streamed = Buffer.concat(await collect(await env.fs.streamBytes(target)))
-        expect(streamed.equals(Buffer.from(bytes)), 'streamBytes gives the stored bytes').toBe(true)
-        const text = expectedText(bytes)
-        expect(
-          await outcome(
-            () => env.fs.readText(target),
+    kit.test(
+      bytesTitle,
+      async (env) => {
+        const dirs = runDirs('b')
+        const check = async ({ bytes }: Content): Promise<void> => {
+          const path = `${dirs()}/file.bin`
+          if (kit.caps.readOnly === true) await env.writeBytes(path, bytes)
+          else await env.fs.writeBytes(await env.resolve(path), bytes)
+          const target = await env.resolve(path)
+          expect((await env.fs.stat(target))?.size, 'stat size').toBe(bytes.length)
+          expect(Buffer.from(await env.fs.readBytes(target)).equals(Buffer.from(bytes)), 'readBytes gives the stored bytes').toBe(true)
+          const streamed = Buffer.concat(await collect(await env.fs.streamBytes(target)))
+          expect(streamed.equals(Buffer.from(bytes)), 'streamBytes gives the stored bytes').toBe(true)
+          const text = expectedText(bytes)
+          expect(
+            await outcome(
+              () => env.fs.readText(target),
+              (t) => t,
+            ),
+          ).toEqual(text)
+          const streamedText = await outcome(
+            async () => (await collect(await env.fs.streamText(target))).join(''),
             (t) => t,
-          ),
-        ).toEqual(text)
-        const streamedText = await outcome(
-          async () => (await collect(await env.fs.streamText(target))).join(''),
-          (t) => t,
-        )
-        expect(streamedText, 'streamText').toEqual(text)
-      }
-      await everyCase(contentCases(), (c) => c.shown, check)
-      await holds(kit, bytesTitle, contentArb, check)
-    })
+          )
+          expect(streamedText, 'streamText').toEqual(text)
+        }
+        await everyCase(contentCases(), (c) => c.shown, check)
+        await holds(kit, bytesTitle, contentArb, check)
+      },
+      timeoutMs,
+    )
 
     const links = kit.unmet({ caps: ['symlinks'], hooks: ['symlink'] }) === undefined
     const treeTitle = `listings: every entry of a drawn tree${links ? ' (links to files, to directories, dangling, chained, through parents, looping)' : ''} agrees with stat, lstat, resolve and listTree`
-    kit.test(treeTitle, async (env) => {
-      const dirs = runDirs('t')
-      const emptyDirs = kit.caps.createDirectory !== undefined && kit.caps.readOnly !== true
-      await holds(kit, treeTitle, treeArb(links), async (tree) => {
-        const root = dirs()
-        await layTree(env, kit, root, tree)
-        const model = new TreeModel(tree.nodes, emptyDirs)
-        const walked: string[] = []
-        const visit = async (dir: string): Promise<void> => {
-          const at = dir === '' ? root : `${root}/${dir}`
-          const entries = await env.fs.listDir(await env.resolve(at))
-          expect(
-            entries.map((e) => e.name),
-            `the names in ${JSON.stringify(dir || '.')}`,
-          ).toEqual(model.children(dir))
-          for (const entry of entries) {
-            const rel = dir === '' ? entry.name : `${dir}/${entry.name}`
-            const type = model.typeOf(rel)
-            const link = model.isLink(rel)
-            walked.push(`${rel} ${entry.type}${link && type === 'directory' ? ' link' : ''}`)
-            expect(entry.type, `type of ${rel}`).toBe(type)
-            // A link loop does not resolve (its entry is `other`); anything else resolves to the entry's target.
-            const resolved = await outcome(
-              () => env.resolve(`${root}/${rel}`),
-              (t) => t.targetKey,
-            )
-            if (type !== 'other' || 'ok' in (resolved as object)) {
-              expect(resolved, `the target of ${rel} is what resolving it gives`).toEqual({ ok: entry.target.targetKey })
+    kit.test(
+      treeTitle,
+      async (env) => {
+        const dirs = runDirs('t')
+        const emptyDirs = kit.caps.createDirectory !== undefined && kit.caps.readOnly !== true
+        await holds(kit, treeTitle, treeArb(links), async (tree) => {
+          const root = dirs()
+          await layTree(env, kit, root, tree)
+          const model = new TreeModel(tree.nodes, emptyDirs)
+          const walked: string[] = []
+          const visit = async (dir: string): Promise<void> => {
+            const at = dir === '' ? root : `${root}/${dir}`
+            const entries = await env.fs.listDir(await env.resolve(at))
+            expect(
+              entries.map((e) => e.name),
+              `the names in ${JSON.stringify(dir || '.')}`,
+            ).toEqual(model.children(dir))
+            for (const entry of entries) {
+              const rel = dir === '' ? entry.name : `${dir}/${entry.name}`
+              const type = model.typeOf(rel)
+              const link = model.isLink(rel)
+              walked.push(`${rel} ${entry.type}${link && type === 'directory' ? ' link' : ''}`)
+              expect(entry.type, `type of ${rel}`).toBe(type)
+              // A link loop does not resolve (its entry is `other`); anything else resolves to the entry's target.
+              const resolved = await outcome(
+                () => env.resolve(`${root}/${rel}`),
+                (t) => t.targetKey,
+              )
+              if (type !== 'other' || 'ok' in (resolved as object)) {
+                expect(resolved, `the target of ${rel} is what resolving it gives`).toEqual({ ok: entry.target.targetKey })
+              }
+              const info = await env.fs.stat(entry.target)
+              expect(info?.type, `stat of ${rel}`).toBe(type === 'other' ? undefined : type)
+              if (entry.size !== undefined) expect(entry.size, `listed size of ${rel}`).toBe(info?.size)
+              if (entry.version !== undefined) expect(entry.version, `listed version of ${rel}`).toBe(info?.version)
+              expect((await env.fs.lstat(`${root}/${rel}`))?.type, `lstat of ${rel}`).toBe(link ? 'symlink' : type)
+              if (type === 'directory' && !link) await visit(rel)
             }
-            const info = await env.fs.stat(entry.target)
-            expect(info?.type, `stat of ${rel}`).toBe(type === 'other' ? undefined : type)
-            if (entry.size !== undefined) expect(entry.size, `listed size of ${rel}`).toBe(info?.size)
-            if (entry.version !== undefined) expect(entry.version, `listed version of ${rel}`).toBe(info?.version)
-            expect((await env.fs.lstat(`${root}/${rel}`))?.type, `lstat of ${rel}`).toBe(link ? 'symlink' : type)
-            if (type === 'directory' && !link) await visit(rel)
           }
-        }
-        await visit('')
-        const listed: string[] = []
-        for await (const page of await env.fs.listTree(await env.resolve(root))) {
-          for (const e of page) listed.push(`${e.path} ${e.type}${e.link === true ? ' link' : ''}`)
-        }
-        expect(listed.sort(), 'listTree gives what listDir gives, directory by directory').toEqual(walked.sort())
-      })
-    })
+          await visit('')
+          const listed: string[] = []
+          for await (const page of await env.fs.listTree(await env.resolve(root))) {
+            for (const e of page) listed.push(`${e.path} ${e.type}${e.link === true ? ' link' : ''}`)
+          }
+          expect(listed.sort(), 'listTree gives what listDir gives, directory by directory').toEqual(walked.sort())
+        })
+      },
+      timeoutMs,
+    )
 
     const guardsTitle =
       'guards: a version from any source (current, stale, another file, a directory, malformed, empty) guards writes, edits, removes and moves exactly when it is the current one'
