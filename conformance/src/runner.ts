@@ -21,7 +21,7 @@ export interface RunOptions {
   readonly root?: string | undefined
   /** Per-test timeout in ms; overrides the module's `options.timeoutMs` (default: that, else {@link DEFAULT_TIMEOUT_MS}). */
   readonly timeoutMs?: number | undefined
-  /** Limit of the whole run in ms (default: the larger of 10 minutes and 10 × the per-test timeout). */
+  /** Limit of the whole run in ms (default: the larger of 10 minutes and 10 × the per-test timeout; ten times that with `thorough`). */
   readonly runTimeoutMs?: number | undefined
   /** Ten times the runs of the model-based and generative tests (the module's, else the defaults): for a release, not for every CI run. */
   readonly thorough?: boolean | undefined
@@ -47,6 +47,10 @@ const KIT_EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
 const HOST_MODULE = new URL(KIT_EXT === '.ts' ? '../dist/host.js' : './host.js', import.meta.url).href
 
 function entryFile(module: string, exportName: string | undefined, progress: string, { timeoutMs, thorough, seed }: RunOptions): string {
+  // Numbers pasted into the entry's source: only numbers.
+  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0))
+    throw new RangeError(`timeoutMs must be a positive number, got ${String(timeoutMs)}`)
+  if (seed !== undefined && !Number.isSafeInteger(seed)) throw new RangeError(`seed must be an integer, got ${String(seed)}`)
   const pick = exportName === undefined ? `mod.default ?? mod.conformance` : `mod[${JSON.stringify(exportName)}]`
   return [
     `import { describeConformance } from ${JSON.stringify(new URL(`./index${KIT_EXT}`, import.meta.url).href)}`,
@@ -262,7 +266,8 @@ class Supervisor {
   }
 
   #overdue(now: number): string | undefined {
-    const runTimeoutMs = this.#options.runTimeoutMs ?? defaultRunTimeout(this.#timeoutMs)
+    // A thorough run takes ten times the runs of its longest tests: its default limit grows with them.
+    const runTimeoutMs = this.#options.runTimeoutMs ?? defaultRunTimeout(this.#timeoutMs) * (this.#options.thorough === true ? THOROUGH_FACTOR : 1)
     if (now - this.#started > runTimeoutMs) return `timed out: the run exceeded its limit of ${seconds(runTimeoutMs)} s (--run-timeout)`
     const current = this.#current
     if (current !== undefined) {

@@ -21,7 +21,7 @@ export interface ExternalHooks<F extends FileSystem = FileSystem> {
   readonly readBytes?: ((subject: ConformanceSubject<F>, path: string) => Promise<Uint8Array> | Uint8Array) | undefined
   /** Deletes the file at `path`. */
   readonly remove?: ((subject: ConformanceSubject<F>, path: string) => Promise<void> | void) | undefined
-  /** Makes `path` a symlink whose text is `target` (relative to the link's directory). */
+  /** Makes `path` a symlink whose text is `target` (relative to the link's directory), creating parents. */
   readonly symlink?: ((subject: ConformanceSubject<F>, path: string, target: string) => Promise<void> | void) | undefined
   /** Sets the permission bits of the file at `path` (where `capabilities.permissions`). */
   readonly chmod?: ((subject: ConformanceSubject<F>, path: string, mode: number) => Promise<void> | void) | undefined

@@ -36,6 +36,9 @@ export const READ_TRACE: OwnerTraces = {
   },
 
   'FileSystem.resolve': {
+    'names are exact: two names that differ in case or in Unicode normalization are two files (a store that folds either does not conform)': [
+      'generative › names: any name*',
+    ],
     'a blank path, a NUL byte or a lone surrogate is `FS_NOT_FOUND`; a NUL or a lone surrogate in `cwd` too': [
       'a blank path is FS_NOT_FOUND',
       'a NUL byte or a lone surrogate is FS_NOT_FOUND, also in opts.cwd (resolve and lstat)',
@@ -193,6 +196,8 @@ export const READ_TRACE: OwnerTraces = {
   },
 
   'FileSystem.listDir': {
+    "an entry's `target` is what `resolve` gives its path: a dangling link's is the missing path it names; a link that does not resolve (a loop, a path through a file) keeps its own path":
+      ['generative › listings: every entry of a drawn tree*'],
     'missing is `FS_NOT_FOUND`; a non-directory is `FS_NOT_DIRECTORY`': [
       'a missing directory is FS_NOT_FOUND; a file is FS_NOT_DIRECTORY',
       'listDir on missing directory is FS_NOT_FOUND with its verb and path, and the store is unchanged',

@@ -333,6 +333,10 @@ export class MemoryFileSystem extends FileSystem {
     // `to` became a link to `from` since it was resolved: one file, nothing to move (as core does for one targetKey).
     if (existing === source) return { type, replaced: false, version: this.#nodeVersion(node) }
     if (existing !== undefined) this.#assertReplaceable(existing.getNode(), to.displayPath, overwrite, type)
+    // A key naming a link that leads nowhere (a loop, through a file: absent to #link) is still taken: never replaced.
+    else if (this.#statOrUndefined(to.targetKey, false)?.isSymbolicLink() === true) {
+      throw overwrite === false ? FsError.destinationExists('rename', to.displayPath) : FsError.notRegularFile('rename', to.displayPath)
+    }
     // Where a link appeared at `to` since it was resolved, the file it names is replaced and the link stays, as a write does.
     const [fromPath, toPath] = [pathOf(source), existing === undefined ? to.targetKey : pathOf(existing)]
     // Core refused `to` inside `from` by their keys; a link made on the way since could still lead there.

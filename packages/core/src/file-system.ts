@@ -98,7 +98,8 @@ export abstract class FileSystem extends FileSystemHookBase {
    * - aliases of one file (`..`, `.`, symlinks where supported) yield one `targetKey`;
    * - a missing path resolves (it may be created), with the same key before and after creation;
    * - a path through a regular file is `FS_NOT_FOUND`;
-   * - `resolve(target.displayPath)` yields the same `targetKey` while nothing changed (the sandbox re-resolves by it).
+   * - `resolve(target.displayPath)` yields the same `targetKey` while nothing changed (the sandbox re-resolves by it);
+   * - names are exact: two names that differ in case or in Unicode normalization are two files (a store that folds either does not conform).
    */
   async resolve(path: string, opts?: ResolveOptions): Promise<FsTarget> {
     const cwd = opts?.cwd
@@ -270,6 +271,7 @@ export abstract class FileSystem extends FileSystemHookBase {
    * - missing is `FS_NOT_FOUND`; a non-directory is `FS_NOT_DIRECTORY`;
    * - entries are sorted by the Unicode code points of their names;
    * - a symlink's type is its target's; a broken one is `other` without metadata;
+   * - an entry's `target` is what `resolve` gives its path: a dangling link's is the missing path it names; a link that does not resolve (a loop, a path through a file) keeps its own path;
    * - no file content is read; staging residue of in-flight writes is never listed.
    */
   async listDir(target: FsTarget, opts?: SignalOptions): Promise<FsDirEntry[]> {

@@ -2,10 +2,12 @@
  * The public methods of `FileSystem` are final. Core implements each once for every backend (the
  * argument checks, the abort rules, the size limits, UTF-8, the literal edit, the listing order,
  * the outcome shapes, the error translation); a backend or a layer that overrides one bypasses all
- * of that where no test of its own looks. So a class that overrides one is refused when it is
- * constructed, naming the method and the hook to implement instead; the conformance kit refuses an
- * instance that carries one by other means (a property set on it, a proxy); the repository's lint
- * refuses the `override` at once. (`fileUrl`, `contains` and `close` are the backend's own.)
+ * of that where no test of its own looks. So a class that overrides one (a method or an accessor, at
+ * any depth) is refused when it is constructed, naming the method and the hook to implement instead;
+ * the conformance kit refuses an instance that carries one by other means (a class field or a
+ * property set on it, which land on the instance after this check; a proxy); TypeScript refuses a
+ * field over a method, and the repository's lint the `override`. (`fileUrl`, `contains` and `close`
+ * are the backend's own.)
  */
 
 /** Each final public method of `FileSystem`, with the protected hooks a backend implements instead. */
@@ -44,7 +46,8 @@ const clean = new WeakSet<object>()
 
 /**
  * Throws a `TypeError` when a class between `proto` (a constructed class's prototype) and `base`
- * (`FileSystem.prototype`) defines a final public method (a method, an accessor or a field alike).
+ * (`FileSystem.prototype`) defines a final public method (a method or an accessor). A prototype is
+ * checked at its class's first construction; one changed afterwards is the kit's to find.
  */
 export function refuseOverrides(proto: object, base: object): void {
   if (clean.has(proto)) return
