@@ -48,13 +48,13 @@ function isMissing(err: unknown): boolean {
   return httpStatusOf(err) === 404
 }
 
-/** Keys in a listing sent with `EncodingType: url` (AWS writes a space as `+`). */
 /** Characters XML 1.0 can carry: a key with any other cannot go in an XML request body (DeleteObjects). */
 const XML_CHARS = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u
 
 /** Whether `key` can be written in an XML request body. */
 export const xmlCarries = (key: string): boolean => XML_CHARS.test(key)
 
+/** Keys in a listing sent with `EncodingType: url` (AWS writes a space as `+`). */
 function decodeKey(key: string, encoded: boolean, path: string): string {
   if (!encoded) return key
   try {

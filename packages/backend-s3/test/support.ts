@@ -17,6 +17,7 @@ import type { ConformanceOptions } from '@seamfs/conformance'
 import { isFsError, type FsError } from '@seamfs/core'
 import { S3FileSystem, type S3FileSystemOptions } from '@seamfs/backend-s3'
 import { inject } from 'vitest'
+import { xmlCarries } from '../src/store.js'
 import type { S3ServerInfo } from '../../../test-servers/s3.js'
 
 // The SDK warns once per process that Node 20 support ends in 2027; the package pins its version.
@@ -43,9 +44,6 @@ export function freshPrefix(label = 't'): string {
   return `${label}/${randomUUID()}/`
 }
 
-/** Characters XML 1.0 can carry: a key with any other cannot go in a DeleteObjects body (see the store's `removeAll`). */
-const XML_CHARS = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u
-
 /**
  * Deletes every key (and every version and delete marker) under `prefix`. Keys are listed
  * URL-encoded (a key with a control character cannot be written in the listing's XML), and one
@@ -69,8 +67,8 @@ export async function purge(client: S3Client, bucket: string, prefix: string): P
     const encoded = out.EncodingType === 'url'
     const all = [...(out.Versions ?? []), ...(out.DeleteMarkers ?? [])]
     const objects = all.map((v) => ({ Key: decoded(v.Key, encoded), ...(v.VersionId === undefined ? {} : { VersionId: v.VersionId }) }))
-    const single = objects.filter((o) => !XML_CHARS.test(o.Key ?? ''))
-    const batched = objects.filter((o) => XML_CHARS.test(o.Key ?? ''))
+    const single = objects.filter((o) => !xmlCarries(o.Key ?? ''))
+    const batched = objects.filter((o) => xmlCarries(o.Key ?? ''))
     for (const o of single) await client.send(new DeleteObjectCommand({ Bucket: bucket, ...o }))
     // One DeleteObjects request takes up to 1,000 keys (a listing page holds at most 1,000).
     const batches = Array.from({ length: Math.ceil(batched.length / 1000) }, (_, i) => batched.slice(i * 1000, (i + 1) * 1000))
