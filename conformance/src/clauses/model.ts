@@ -1,21 +1,59 @@
 import fc from 'fast-check'
 import { expect } from 'vitest'
 import type { Env, Kit } from '../kit.js'
-import { DeleteCmd, EditCmd, ExternalWriteCmd, ListCmd, ReadCmd, RecreateCmd, StatCmd, WriteCmd } from './model-commands.js'
-import { addParents, BOM, PATHS, show, Where, type Cmd, type Model, type Path, type World } from './model-state.js'
+import { DeleteCmd, EditCmd, EditPart, ExternalWriteCmd, ListCmd, ReadCmd, RecreateCmd, StatCmd, WriteCmd } from './model-commands.js'
+import { addParents, Bin, BOM, DIRS, PATHS, show, Where, type Cmd, type Content, type Model, type Path, type World } from './model-state.js'
+import { BytesReadCmd, BytesWriteCmd, DirRenameCmd, MkdirCmd, RemoveCmd, RenameCmd } from './model-tree.js'
 
-const DIRS = ['.', 'd', 'd/e'] as const
+/** Directory moves: between the two homes of `f.txt`, to and from `y`, and one into itself. */
+const DIR_MOVES = [
+  ['d/e', 'x'],
+  ['x', 'd/e'],
+  ['x', 'y'],
+  ['y', 'd/e'],
+  ['d', 'd/e'],
+] as const
+
+/** Byte sequences that make content not text: invalid UTF-8 of each kind, and a NUL. */
+const NOT_TEXT = [[0xff], [0x80], [0xc3], [0xe4, 0xb8], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0x00]]
+
+function isText(bytes: Uint8Array): boolean {
+  if (bytes.subarray(0, 8192).includes(0)) return false
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return true
+  } catch {
+    return false
+  }
+}
 /** The share of edits, and of guarded writes, that must succeed: byte-level damage is done by successful mutations only. */
 const MIN_SUCCESS_SHARE = 0.3
 /** Below this many attempts (a tiny `modelRuns`) the share is not asserted. */
 const MIN_ATTEMPTS_FOR_SHARE = 50
 
 /** The kinds of command, in the order the tallies are printed. */
-const KINDS = ['edit', 'guarded write', 'write', 're-create after delete', 'read', 'stat', 'list', 'external write', 'external delete']
+const KINDS = [
+  'edit',
+  'multi-edit',
+  'guarded write',
+  'write',
+  'write bytes',
+  'remove',
+  'rename',
+  'rename directory',
+  'create directory',
+  're-create after delete',
+  'read',
+  'read bytes',
+  'stat',
+  'list',
+  'external write',
+  'external delete',
+]
 
 /** A fresh store holding `initial`: written behind the filesystem's back where the backend allows it (unobserved), else through it. */
 async function prepare(env: Env, world: World, initial: readonly (readonly [Path, string])[], external: boolean): Promise<{ model: Model; real: Env }> {
-  const model: Model = { files: new Map(), known: new Map(), dirs: new Set(), world }
+  const model: Model = { files: new Map(), known: new Map(), dirs: new Set(), made: new Set(), mtimes: new Map(), world }
   for (const [path, content] of initial) {
     if (external) await env.writeBytes(path, content)
     else {
@@ -62,7 +100,8 @@ export function modelClauses(kit: Kit, external: boolean): void {
   const replayPath = process.env['SEAMFS_MODEL_PATH']
   const runs = kit.tuning.modelRuns
   const canRemove = kit.unmet({ hooks: ['remove'] }) === undefined
-  const world: World = { tallies: new Map(), readBytes: kit.unmet({ hooks: ['readBytes'] }) === undefined }
+  const world: World = { tallies: new Map(), readBytes: kit.unmet({ hooks: ['readBytes'] }) === undefined, caps: kit.caps }
+  const can = (cap: 'remove' | 'rename' | 'createDirectory'): boolean => kit.unmet({ caps: [cap] }) === undefined
   const path = fc.constantFrom(...PATHS)
   const where = (...prefer: ('fixed' | 'existing' | 'missing')[]): fc.Arbitrary<Where> =>
     fc.tuple(path, fc.constantFrom(...prefer), fc.nat(7)).map(([p, pick, i]) => new Where(p, pick, i))
@@ -77,6 +116,16 @@ export function modelClauses(kit: Kit, external: boolean): void {
     unique: fc.oneof({ weight: 6, arbitrary: fc.constant(true) }, fc.constant(false)),
   })
   const weighted = <T>(...choices: [number, T][]): fc.Arbitrary<T> => fc.oneof(...choices.map(([weight, v]) => ({ weight, arbitrary: fc.constant(v) })))
+  const part = fc
+    .tuple(fc.option(piece, { freq: 6 }), needle, newString, weighted([2, false], [1, true]), weighted([3, false], [1, true]))
+    .map(([p, l, n, all, crlf]) => new EditPart(p, l, n, all, crlf))
+  // Bytes: text (stored as its UTF-8), or text with a sequence in it that makes it not text.
+  const binary = fc
+    .tuple(textArb(10), fc.constantFrom(...NOT_TEXT), textArb(10))
+    .map(([a, bad, b]) => Uint8Array.from([...new TextEncoder().encode(a), ...bad, ...new TextEncoder().encode(b)]))
+    .filter((bytes) => !isText(bytes))
+    .map((bytes): Content => new Bin(bytes))
+  const content: fc.Arbitrary<Content> = fc.oneof(text, binary)
   const commands: fc.WeightedArbitrary<Cmd>[] = [
     { weight: 2, arbitrary: fc.tuple(where('fixed'), text).map(([w, t]) => new WriteCmd(w, t, 'none', false)) },
     { weight: 3, arbitrary: fc.tuple(where('missing', 'missing', 'fixed'), text).map(([w, t]) => new WriteCmd(w, t, 'create', false)) },
@@ -89,17 +138,21 @@ export function modelClauses(kit: Kit, external: boolean): void {
       arbitrary: fc
         .tuple(
           where('existing', 'existing', 'existing', 'fixed'),
-          fc.option(piece, { freq: 6 }),
-          needle,
-          newString,
-          weighted([2, false], [1, true]),
+          fc.oneof({ weight: 5, arbitrary: fc.array(part, { minLength: 1, maxLength: 1 }) }, fc.array(part, { minLength: 2, maxLength: 3 })),
+          weighted([4, false], [1, true]),
           weighted([4, 'none' as const], [2, 'known' as const], [3, 'fresh' as const]),
-          weighted([3, false], [1, true]),
         )
-        .map(([w, p, l, n, all, guard, crlf]) => new EditCmd(w, p, l, n, all, guard, crlf)),
+        .map(([w, parts, asList, guard]) => new EditCmd(w, parts, asList, guard)),
     },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(where('fixed', 'existing', 'missing'), content, weighted([2, 'none' as const], [1, 'create' as const], [2, 'replace' as const]))
+        .map(([w, c, g]) => new BytesWriteCmd(w, c, g)),
+    },
+    { weight: 1, arbitrary: path.map((p) => new BytesReadCmd(p)) },
     { weight: 2, arbitrary: path.map((p) => new ReadCmd(p)) },
-    { weight: 2, arbitrary: path.map((p) => new StatCmd(p)) },
+    { weight: 2, arbitrary: fc.constantFrom<string>(...PATHS, ...DIRS).map((p) => new StatCmd(p)) },
     { weight: 2, arbitrary: fc.constantFrom(...DIRS).map((d) => new ListCmd(d)) },
     ...(external ? [{ weight: 3, arbitrary: fc.tuple(path, textArb(30)).map(([p, t]) => new ExternalWriteCmd(p, t)) }] : []),
     ...(canRemove
@@ -109,6 +162,20 @@ export function modelClauses(kit: Kit, external: boolean): void {
         ]
       : []),
   ]
+  const guard = weighted([3, 'none' as const], [1, 'known' as const], [2, 'fresh' as const])
+  // The test's directory is not the store's root everywhere (a local store's root is `/`): it is never removed here.
+  if (can('remove')) {
+    const target = fc.oneof({ weight: 3, arbitrary: where('existing', 'existing', 'fixed') }, fc.constantFrom<string>(...DIRS.filter((d) => d !== '.')))
+    commands.push({ weight: 3, arbitrary: fc.tuple(target, guard, fc.boolean()).map(([w, g, r]) => new RemoveCmd(w, g, r)) })
+  }
+  if (can('rename')) {
+    const overwrite = weighted([2, 'no' as const], [1, 'any' as const], [2, 'version' as const])
+    const to = fc.oneof({ weight: 6, arbitrary: path }, fc.constantFrom<string>('d', 'x', 'y'))
+    const from = where('existing', 'existing', 'fixed')
+    commands.push({ weight: 4, arbitrary: fc.tuple(from, to, overwrite, guard).map(([w, t, o, g]) => new RenameCmd(w, t, o, g)) })
+    commands.push({ weight: 1, arbitrary: fc.constantFrom(...DIR_MOVES).map(([a, b]) => new DirRenameCmd(a, b)) })
+  }
+  if (can('createDirectory')) commands.push({ weight: 2, arbitrary: fc.constantFrom<string>(...DIRS, 'a.txt', 'b.txt').map((p) => new MkdirCmd(p)) })
   // Each run starts with a few files, so that edits from its first command on can succeed.
   const initialFiles = fc
     .uniqueArray(fc.tuple(path, textArb(30)), { maxLength: PATHS.length, selector: ([p]) => p })
