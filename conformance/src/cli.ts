@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { formatReport, runConformance, type TestReport } from './runner.js'
+import { formatReport, parseSeed, runConformance, type TestReport } from './runner.js'
 
 const USAGE = 'usage: seamfs-conformance <module> [--export NAME] [--json FILE] [--timeout SECONDS] [--run-timeout SECONDS] [--thorough] [--seed N] [--quiet]'
 
@@ -46,11 +46,11 @@ function secondsOption(name: string, value: string | undefined): number | undefi
 /** `--seed`: an integer fast-check takes (a 32-bit signed one). */
 function seedOption(value: string | undefined): number | undefined {
   if (value === undefined) return undefined
-  const n = Number(value)
-  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < -(2 ** 31) || n >= 2 ** 31) {
-    throw new Error(`--seed: expected an integer from -2147483648 to 2147483647, got "${value}"`)
+  try {
+    return parseSeed(value)
+  } catch (err) {
+    throw new Error(`--seed: ${(err as Error).message}`)
   }
-  return n
 }
 
 async function main(): Promise<number> {

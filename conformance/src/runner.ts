@@ -29,6 +29,18 @@ export interface RunOptions {
   readonly seed?: number | undefined
 }
 
+/**
+ * A seed as typed on a command line: an integer fast-check takes (32-bit signed); else a
+ * `RangeError` that says what was expected.
+ */
+export function parseSeed(value: string): number {
+  const n = Number(value)
+  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < -(2 ** 31) || n >= 2 ** 31) {
+    throw new RangeError(`expected an integer from -2147483648 to 2147483647, got "${value}"`)
+  }
+  return n
+}
+
 /** How many times more runs `thorough` asks for. */
 export const THOROUGH_FACTOR = 10
 

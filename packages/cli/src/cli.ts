@@ -70,7 +70,18 @@ interface ConformanceCommandOptions {
   readonly json?: string
   readonly timeout?: number
   readonly runTimeout?: number
+  readonly thorough: boolean
+  readonly seed?: number
   readonly quiet: boolean
+}
+
+/** `--seed`: an integer fast-check takes (a 32-bit signed one); the same rule as seamfs-conformance's. */
+const seedArgument = (value: string): number => {
+  const n = Number(value)
+  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < -(2 ** 31) || n >= 2 ** 31) {
+    throw new InvalidArgumentError('expected an integer from -2147483648 to 2147483647')
+  }
+  return n
 }
 
 /**
@@ -245,6 +256,8 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
       'limit of each run (default: 10 min, or 10 x --timeout if more); past it the worker is killed and unfinished tests fail',
       positiveSeconds,
     )
+    .option('--thorough', "ten times the runs of the model-based and generative tests (for a release; CI keeps the module's counts and seed)", false)
+    .option('--seed <n>', 'the seed of the model-based and generative tests (a failure prints the one to replay)', seedArgument)
     .option('--quiet', 'no per-test progress', false)
     .action(async (module: string | undefined, o: ConformanceCommandOptions, command: Command) => {
       // The kit needs a factory of fresh filesystems and hooks that write behind their back: a module, not a mount.
@@ -254,7 +267,7 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
       if (module !== undefined && o.builtin) command.error('error: give a module or --builtin, not both', { exitCode: 2 })
       if (module !== undefined && !existsSync(resolve(io.cwd, module))) command.error(`error: no module at ${module}`, { exitCode: 2 })
       const progress = o.quiet ? undefined : io.stderr
-      const limits = { timeoutMs: o.timeout, runTimeoutMs: o.runTimeout }
+      const limits = { timeoutMs: o.timeout, runTimeoutMs: o.runTimeout, thorough: o.thorough, seed: o.seed }
       // Loaded here: the kit (an optional peer) brings vitest, which the other commands do not need.
       const kit = await import('./conformance.js').catch((err: unknown) => {
         const missing = KIT_PACKAGES.find((pkg) => isMissingPackage(err, pkg))

@@ -13,6 +13,10 @@ export interface ConformanceRun {
   readonly timeoutMs?: number | undefined
   /** Limit of each backend's run in ms. */
   readonly runTimeoutMs?: number | undefined
+  /** Ten times the runs of the model-based and generative tests. */
+  readonly thorough?: boolean | undefined
+  /** The seed of the model-based and generative tests. */
+  readonly seed?: number | undefined
 }
 
 function progressPrinter(label: string, progress: ConformanceRun['progress']): (test: TestReport) => void {
@@ -31,9 +35,11 @@ function finish(run: ConformanceRun, reports: readonly ConformanceReport[]): boo
   return reports.some((r) => r.failed > 0 || r.errors.length > 0 || r.passed === 0)
 }
 
-const limitsOf = (run: ConformanceRun): { timeoutMs: number | undefined; runTimeoutMs: number | undefined } => ({
+const limitsOf = (run: ConformanceRun): Pick<ConformanceRun, 'timeoutMs' | 'runTimeoutMs' | 'thorough' | 'seed'> => ({
   timeoutMs: run.timeoutMs,
   runTimeoutMs: run.runTimeoutMs,
+  thorough: run.thorough,
+  seed: run.seed,
 })
 
 /** The kit on a module exporting conformance options; true when anything failed. */

@@ -118,43 +118,54 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('the main job: seamfs confor
     )
   })
 
-  it('<module>: the kit on a TypeScript factory module, with progress on stderr', { timeout: 120_000 }, async () => {
-    const cwd = tempDir('module')
-    const home = tempDir('home')
-    const module = join(REPO, 'conformance/examples/map-conformance.ts')
-    const r = await runBin(['conformance', module], { cwd, home, timeoutMs: 110_000 })
-    expect(r.code).toBe(0)
-    const [table, ...more] = parseTables(r.stdout)
-    expect(more).toHaveLength(0)
-    if (table === undefined) throw new Error(`no report on stdout:\n${r.stdout}`)
-    expect(table.summary).toMatchObject({ suite: 'conformance: MapFileSystem (example)', failed: 0 })
-    expect(table.summary.passed).toBeGreaterThan(50)
-    for (const row of table.rows) expect(row.failed, row.clause).toBe(0)
-    expect(table.rows.find((row) => row.clause === 'model-based')?.passed).toBe(1)
-    // The example has no symlinks, no mode bits and no mtime: those clauses are skipped, and say why.
-    const skipped = table.rows.filter((row) => row.skipped > 0)
-    expect(skipped.length).toBeGreaterThan(0)
-    for (const row of skipped) {
-      // The example gives no crossProcess hook: its cross-instance races are skipped, and say why.
-      if (row.clause.startsWith('cross-instance races')) {
-        expect(row.reason).toMatch(/no crossProcess hook/)
-        continue
+  it(
+    '<module> --thorough --seed 11: the kit on a TypeScript factory module, ten times the runs from that seed, with progress on stderr',
+    { timeout: 120_000 },
+    async () => {
+      const cwd = tempDir('module')
+      const home = tempDir('home')
+      const module = join(REPO, 'conformance/examples/map-conformance.ts')
+      const r = await runBin(['conformance', module, '--thorough', '--seed', '11'], { cwd, home, timeoutMs: 110_000 })
+      expect(r.code).toBe(0)
+      const [table, ...more] = parseTables(r.stdout)
+      expect(more).toHaveLength(0)
+      if (table === undefined) throw new Error(`no report on stdout:\n${r.stdout}`)
+      expect(table.summary).toMatchObject({ suite: 'conformance: MapFileSystem (example)', failed: 0 })
+      expect(table.summary.passed).toBeGreaterThan(50)
+      for (const row of table.rows) expect(row.failed, row.clause).toBe(0)
+      expect(table.rows.find((row) => row.clause === 'model-based')?.passed).toBe(1)
+      // The example has no symlinks, no mode bits and no mtime: those clauses are skipped, and say why.
+      const skipped = table.rows.filter((row) => row.skipped > 0)
+      expect(skipped.length).toBeGreaterThan(0)
+      for (const row of skipped) {
+        // The example gives no crossProcess hook: its cross-instance races are skipped, and say why.
+        if (row.clause.startsWith('cross-instance races')) {
+          expect(row.reason).toMatch(/no crossProcess hook/)
+          continue
+        }
+        // The example writes: the read-only profile's clause is skipped, and says why.
+        if (row.clause === 'read-only store') {
+          expect(row.reason).toMatch(/capabilities\.readOnly is not declared/)
+          continue
+        }
+        const cap = row.clause === 'modification time' ? 'mtime' : /permissions$/.test(row.clause) ? 'permissions' : 'symlinks'
+        if (cap !== 'mtime') expect(row.clause).toMatch(new RegExp(`${cap}$`))
+        expect(row.reason).toMatch(new RegExp(`capabilities\\.${cap} is`))
       }
-      // The example writes: the read-only profile's clause is skipped, and says why.
-      if (row.clause === 'read-only store') {
-        expect(row.reason).toMatch(/capabilities\.readOnly is not declared/)
-        continue
-      }
-      const cap = row.clause === 'modification time' ? 'mtime' : /permissions$/.test(row.clause) ? 'permissions' : 'symlinks'
-      if (cap !== 'mtime') expect(row.clause).toMatch(new RegExp(`${cap}$`))
-      expect(row.reason).toMatch(new RegExp(`capabilities\\.${cap} is`))
-    }
-    expect(table.summary.skipped).toBe(sum(table.rows, 'skipped'))
-    // Progress while it runs: one line per test, numbered, on stderr.
-    const progress = r.stderr.split('\n').filter((line) => line !== '')
-    expect(progress).toHaveLength(table.summary.passed + table.summary.skipped)
-    expect(progress[0]).toMatch(/^\[kit {3}1\] ✓ public methods are final › /)
-    for (const line of progress) expect(line).toMatch(/^\[kit +\d+\] [✓-] .+ › .+$/)
+      expect(table.summary.skipped).toBe(sum(table.rows, 'skipped'))
+      // Progress while it runs: one line per test, numbered, on stderr.
+      const progress = r.stderr.split('\n').filter((line) => line !== '')
+      expect(progress).toHaveLength(table.summary.passed + table.summary.skipped)
+      expect(progress[0]).toMatch(/^\[kit {3}1\] ✓ public methods are final › /)
+      for (const line of progress) expect(line).toMatch(/^\[kit +\d+\] [✓-] .+ › .+$/)
+      expect(progress.find((line) => line.includes('model-based › '))).toMatch(/\(seed 11, 2000 runs/)
+    },
+  )
+
+  it.each(['x', '1.5', '2147483648'])('seamfs conformance --seed %j is a usage error: exit 2', async (seed) => {
+    const r = await runBin(['conformance', '--seed', seed, 'm.js'], { cwd: tempDir('usage'), home: tempDir('home') })
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/--seed <n>.*expected an integer from -2147483648 to 2147483647/)
   })
 
   it('a module that fails to load: the report carries the error, exit 1', { timeout: 120_000 }, async () => {
