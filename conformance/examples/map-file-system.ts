@@ -111,7 +111,8 @@ export class MapFileSystem extends FileSystem {
   protected override async openBytes(target: FsTarget): Promise<Iterable<Uint8Array>> {
     const { bytes } = this.#file(target, 'read')
     return (function* () {
-      for (let at = 0; at < bytes.length; at += 64 * 1024) yield bytes.subarray(at, at + 64 * 1024)
+      // A copy each: a chunk is the caller's, who may write into it; a view would write into the store.
+      for (let at = 0; at < bytes.length; at += 64 * 1024) yield new Uint8Array(bytes.subarray(at, at + 64 * 1024))
     })()
   }
 

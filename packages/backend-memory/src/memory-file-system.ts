@@ -185,8 +185,8 @@ export class MemoryFileSystem extends FileSystem {
   }
 
   protected override openBytes(target: FsTarget): Awaitable<Iterable<Uint8Array>> {
-    // A view, not a copy: every write truncates first, which gives the node a new buffer, so the
-    // stream keeps showing the content as it was when it was opened (and memory stays bounded).
+    // The node's buffer as it is now: every write truncates first, which gives the node a new buffer,
+    // so the stream keeps showing the content as it was when it was opened. Chunks are copies.
     return chunksOf(this.#readFile(target, 'read'))
   }
 
@@ -540,7 +540,11 @@ export class MemoryFileSystem extends FileSystem {
   }
 }
 
-/** `bytes` in chunks of {@link STREAM_CHUNK}: views, not copies (a write gives the node a new buffer). */
+/**
+ * `bytes` in chunks of {@link STREAM_CHUNK}, each a copy made when it is asked for: a chunk is the
+ * caller's, who may write into it, and a view would write into the stored file. Taken from the
+ * buffer the stream opened on (a later write gives the node a new one), one chunk in memory at a time.
+ */
 function* chunksOf(bytes: Uint8Array): Generator<Uint8Array> {
-  for (let at = 0; at < bytes.length; at += STREAM_CHUNK) yield bytes.subarray(at, at + STREAM_CHUNK)
+  for (let at = 0; at < bytes.length; at += STREAM_CHUNK) yield new Uint8Array(bytes.subarray(at, at + STREAM_CHUNK))
 }

@@ -23,7 +23,8 @@ function isPromiseLike<T>(value: Awaitable<T>): value is PromiseLike<T> {
  * made is cleaned by the backend's own paths, as after any failure.
  *
  * A read is `FS_ABORTED` at once. A mutation gets {@link ABORT_GRACE_MS} to answer by itself,
- * then `FS_ABORTED` flagged `indeterminate`: its request may have reached the store.
+ * then `FS_ABORTED` flagged `indeterminate`: its request may have reached the store. A hook that
+ * fails with the signal's own reason (`signal.throwIfAborted()`) aborted by itself: `FS_ABORTED`.
  */
 export function untilAborted<T>(answer: Awaitable<T>, signal: AbortSignal | undefined, verb: FsVerb, onLate?: (value: T) => void): Awaitable<T> {
   if (signal === undefined || !isPromiseLike(answer)) return answer
@@ -53,8 +54,12 @@ export function untilAborted<T>(answer: Awaitable<T>, signal: AbortSignal | unde
         else onLate?.(value)
       },
       (err: unknown) => {
+        if (!finish()) return
+        // A hook that checked its signal the standard way (`signal.throwIfAborted()`) threw the caller's own
+        // reason: that is the hook's abort, as if it had thrown `FsError.aborted`, not a store failure.
+        if (signal.aborted && err === signal.reason) reject(FsError.aborted(verb, signal.reason))
         // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a hook's own failure, passed on untouched: core translates it
-        if (finish()) reject(err)
+        else reject(err)
       },
     )
     if (signal.aborted) onAbort()

@@ -136,6 +136,28 @@ describe('a mutation whose backend honours its signal', () => {
   })
 })
 
+/** A store whose write checks its signal the standard way, `signal.throwIfAborted()`, before it changes anything. */
+class StandardCheckMemory extends MemoryFileSystem {
+  protected override async publishBytes(...args: Parameters<MemoryFileSystem['publishBytes']>): Promise<Awaited<ReturnType<MemoryFileSystem['publishBytes']>>> {
+    const signal = args[2].signal
+    await new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }))
+    signal?.throwIfAborted()
+    return super.publishBytes(...args)
+  }
+}
+
+describe('a mutation whose backend throws the signal reason (signal.throwIfAborted())', () => {
+  it('is FS_ABORTED, definite, with the reason as its cause', async () => {
+    const fs = new StandardCheckMemory({ files: { 'w/a.txt': 'alpha\n' } })
+    opened.push(fs)
+    const a = await fs.resolve('/w/a.txt')
+    const { error } = await abortedAfter30ms((signal) => fs.writeText(a, 'new\n', { signal }))
+    expect(error.indeterminate).toBe(false)
+    expect((error.cause as Error).message).toBe('deadline')
+    expect(await fs.readText(a)).toBe('alpha\n')
+  })
+})
+
 describe('FsError.indeterminate', () => {
   it('copies code, message, cause, retryable and details, flagged; an error already flagged is kept', () => {
     const cause = new Error('socket')
