@@ -6,7 +6,8 @@
  * optional `external` hooks and tuning), runs the whole kit in vitest, prints a
  * per-clause table and exits non-zero on any failure.
  */
-import { writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { formatReport, parseSeed, runConformance, type TestReport } from './runner.js'
 
@@ -87,6 +88,12 @@ async function main(): Promise<number> {
   const module = positionals[0]
   if (module === undefined || positionals.length > 1) {
     process.stderr.write(`${USAGE}\n`)
+    return 2
+  }
+  // A path that names no file is a usage error, not a run that reports nothing (a package name is the runner's to resolve).
+  const isPath = /^[./]/.test(module) || /\.[cm]?[jt]s$/.test(module)
+  if (isPath && !existsSync(resolve(module))) {
+    process.stderr.write(`seamfs-conformance: no module at ${module}\n`)
     return 2
   }
   let done = 0

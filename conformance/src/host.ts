@@ -1,5 +1,5 @@
 import type { Reporter, TestCase, TestModule, TestSuite } from 'vitest/node'
-import { bareTitle, placeOf, SKIP_NOTE, type Reported } from './report.js'
+import { bareTitle, failureNote, placeOf, SKIP_NOTE, type Reported } from './report.js'
 
 /** What the supervisor sends the host: where to run vitest, on which entry file, with which per-test timeout. */
 export type HostJob = { readonly root: string; readonly dir: string; readonly file: string; readonly timeoutMs: number }
@@ -15,7 +15,7 @@ function reportOf(test: TestCase): Reported {
   const { suite, clause } = placeOf(path)
   const result = test.result()
   const place = { id: test.id, suite, clause: bareTitle(clause), durationMs: Math.round(test.diagnostic()?.duration ?? 0) }
-  if (result.state === 'failed') return { ...place, name: test.name, state: 'failed', note: result.errors?.[0]?.message?.split('\n')[0] ?? 'failed' }
+  if (result.state === 'failed') return { ...place, name: test.name, state: 'failed', note: failureNote(result.errors?.[0]?.message) ?? 'failed' }
   if (result.state === 'skipped' || result.state === 'pending') {
     const reason = SKIP_NOTE.exec(test.name)?.[1] ?? SKIP_NOTE.exec(clause)?.[1] ?? ('note' in result ? result.note : undefined) ?? 'skipped'
     return { ...place, name: bareTitle(test.name), state: 'skipped', note: reason }

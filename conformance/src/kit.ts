@@ -2,6 +2,7 @@ import { appendFileSync } from 'node:fs'
 import { afterEach, beforeEach, describe, expect, it, type RunnerTask } from 'vitest'
 import { isFsError, type FileSystem, type FsCapabilities, type FsErrorCode, type FsTarget, type FsWriteOutcome } from '@seamfs/core'
 import { contractRefusal } from './clauses/final-methods.js'
+import { failureNote } from './report.js'
 import type { ConformanceOptions, ConformanceSubject, ConformanceTuning, CreateContext, CrossProcessHook, ExternalHooks } from './types.js'
 
 type HookName = keyof ExternalHooks
@@ -299,6 +300,6 @@ export function logProgressTo(file: string): (event: ProgressEvent) => void {
     listed = true
     log({ event: 'start', id: task.id, timeoutMs: task.timeout })
   })
-  afterEach(({ task }) => log({ event: 'end', id: task.id, state: task.result?.state ?? 'run', note: task.result?.errors?.[0]?.message?.split('\n')[0] }))
+  afterEach(({ task }) => log({ event: 'end', id: task.id, state: task.result?.state ?? 'run', note: failureNote(task.result?.errors?.[0]?.message) }))
   return log
 }

@@ -1,6 +1,20 @@
 // The report of a run, as the supervisor assembles it and the CLI prints it; shared by both sides of a run (runner.ts, host.ts).
 
 /** One test's result. */
+/** The most of a failure's message a report keeps: a model-based failure's counterexample and replay line fit. */
+export const MAX_NOTE_CHARS = 8_000
+
+/**
+ * What a report says of a failure: the error's whole message (a counterexample and a replay line
+ * follow its first line), cut at {@link MAX_NOTE_CHARS}, without vitest's colour codes.
+ */
+export function failureNote(message: string | undefined): string | undefined {
+  if (message === undefined) return undefined
+  // eslint-disable-next-line no-control-regex -- the escape that starts a colour code
+  const plain = message.replaceAll(/\u001b\[[0-9;]*m/g, '').trimEnd()
+  return plain.length <= MAX_NOTE_CHARS ? plain : `${plain.slice(0, MAX_NOTE_CHARS)}… (${plain.length - MAX_NOTE_CHARS} more characters)`
+}
+
 export interface TestReport {
   readonly clause: string
   readonly name: string
@@ -92,7 +106,7 @@ export function formatReport(report: ConformanceReport): string {
   const notRun = report.tests.filter((t) => t.notRun === true)
   if (failures.length > 0 || notRun.length > 0) {
     out.push('', 'failures:')
-    for (const f of failures) out.push(`  ✗ ${f.clause} › ${f.name}`, `      ${f.note ?? ''}`)
+    for (const f of failures) out.push(`  ✗ ${f.clause} › ${f.name}`, ...(f.note ?? '').split('\n').map((l) => `      ${l}`.trimEnd()))
     if (notRun.length > 0) out.push(`  ✗ ${notRun.length} more tests ${notRun[0]?.note ?? 'not run'}`)
   }
   for (const error of report.errors) out.push('', `error: ${error}`)

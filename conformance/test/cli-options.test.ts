@@ -15,10 +15,10 @@ const EXAMPLE = fileURLToPath(new URL('../examples/map-conformance.ts', import.m
 const out = mkdtempSync(join(tmpdir(), 'seamfs-kit-options-'))
 afterAll(() => rmSync(out, { recursive: true, force: true }))
 
-function run(args: readonly string[]): Promise<{ code: number; stderr: string }> {
+function run(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { timeout: 170_000, maxBuffer: 16 * 1024 * 1024 }, (err, _stdout, stderr) => {
-      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stderr })
+    execFile(process.execPath, [CLI, ...args], { timeout: 170_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr })
     })
   })
 }
@@ -34,9 +34,35 @@ describe('seamfs-conformance --thorough and --seed', () => {
     expect(report.clauses.find((c) => c.clause === 'generative')?.passed).toBeGreaterThan(3)
   }, 180_000)
 
+  it('a module path that names no file is a usage error: exit 2, no report', async () => {
+    const { code, stdout, stderr } = await run([join(out, 'no-such-module.ts'), '--quiet'])
+    expect(code).toBe(2)
+    expect(stdout).toBe('')
+    expect(stderr).toBe(`seamfs-conformance: no module at ${join(out, 'no-such-module.ts')}\n`)
+  })
+
   it.each(['x', '1.5', '2147483648', ''])('--seed %j is a usage error: exit 2', async (seed) => {
     const { code, stderr } = await run([EXAMPLE, '--seed', seed])
     expect(code).toBe(2)
     expect(stderr).toMatch(/^--seed: expected an integer/)
   })
+})
+
+describe('a model-based failure in the report', () => {
+  it('carries its counterexample and replay line, in the text report and in --json', async () => {
+    // Broken: stat reports a cached size, so the model sees a wrong size after an overwrite.
+    const variant = fileURLToPath(new URL('./broken/stat-size-cached.ts', import.meta.url))
+    const json = join(out, 'model-failure.json')
+    const { code, stdout } = await run([variant, '--quiet', '--json', json])
+    expect(code).toBe(1)
+    const report = JSON.parse(readFileSync(json, 'utf8')) as ConformanceReport
+    const model = report.tests.find((t) => t.clause === 'model-based')
+    expect(model?.state).toBe('failed')
+    expect(model?.note).toMatch(/^model-based test failed after \d+ runs\.\nCounterexample: \[files\(/)
+    const replay = /Replay: SEAMFS_MODEL_SEED=(-?\d+) SEAMFS_MODEL_PATH=[\d:]+ npx vitest run -t "model-based"/.exec(model?.note ?? '')
+    expect(replay, model?.note).not.toBeNull()
+    // The text report prints the whole note, each line indented under the failure.
+    expect(stdout).toContain(`      Counterexample: [files(`)
+    expect(stdout).toContain(`      ${replay?.[0] ?? 'no replay line'}`)
+  }, 180_000)
 })
