@@ -22,6 +22,11 @@ import { renameClauses } from './clauses/rename.js'
 import { directoryClauses } from './clauses/directories.js'
 import { crossProcessClauses } from './clauses/cross-process.js'
 import { generativeClauses } from './clauses/generative.js'
+import { interleavingClauses } from './clauses/interleavings.js'
+import { capabilityClauses } from './clauses/capabilities.js'
+import { argumentClauses } from './clauses/arguments.js'
+import { abortClauses } from './clauses/aborts.js'
+import { lifecycleClauses } from './clauses/lifecycle.js'
 import { contractRefusal, finalMethodClauses, isOverrideRefusal, refusedClauses } from './clauses/final-methods.js'
 import type { FileSystem } from '@seamfs/core'
 
@@ -95,5 +100,10 @@ export async function describeConformance<F extends FileSystem>(options: Conform
     crossProcessClauses(kit)
     modelClauses(kit, options.external?.writeBytes !== undefined)
     generativeClauses(kit)
+    interleavingClauses(kit)
+    capabilityClauses(kit)
+    argumentClauses(kit)
+    abortClauses(kit)
+    lifecycleClauses(kit)
   })
 }

@@ -124,53 +124,65 @@ export function byteClauses(kit: Kit): void {
   })
 
   kit.group('modification time', { caps: ['mtime'] }, () => {
-    kit.test('stat reports mtime (ms since the epoch, near now) for files and directories, and every kind of change moves it forward', async (env) => {
-      const t = await env.resolve('m/t.txt')
-      await env.fs.writeText(t, 'one')
-      const first = await env.fs.stat(t)
-      const dir = await env.fs.stat(await env.resolve('m'))
-      for (const [what, info] of [
-        ['file', first],
-        ['directory', dir],
-      ] as const) {
-        expect(typeof info?.mtime, `${what} mtime`).toBe('number')
-        expect(Math.abs((info?.mtime ?? 0) - Date.now()), `${what} mtime is the store's clock, near this one`).toBeLessThan(10 * 60_000)
-      }
-      // One file per kind of change, each changed after the same pause.
-      const changes: [string, (path: string) => Promise<unknown>][] = [
-        ['writeText', async (path) => env.fs.writeText(await env.resolve(path), 'two')],
-        ['writeText of the same content', async (path) => env.fs.writeText(await env.resolve(path), 'one')],
-        ['writeBytes', async (path) => env.fs.writeBytes(await env.resolve(path), Uint8Array.of(0xff, 0))],
-        ['editText', async (path) => env.fs.editText(await env.resolve(path), { oldString: 'one', newString: 'two', replaceAll: false })],
-        [
-          'a multi-edit',
-          async (path) =>
-            env.fs.editText(await env.resolve(path), [
-              { oldString: 'o', newString: 'O', replaceAll: false },
-              { oldString: 'e', newString: 'E', replaceAll: false },
-            ]),
-        ],
-        ...(kit.unmet({ hooks: ['writeBytes'] }) === undefined
-          ? [['a write behind its back', (path: string) => env.writeBytes(path, 'two')] as [string, (path: string) => Promise<unknown>]]
-          : []),
-      ]
-      const before = new Map<string, number | undefined>()
-      for (const [n] of changes.entries()) {
-        const path = `m/k${n}.txt`
-        await env.fs.writeText(await env.resolve(path), 'one')
-        before.set(path, (await env.fs.stat(await env.resolve(path)))?.mtime)
-      }
-      // Stores keep whole seconds at worst (SFTP, S3).
-      await new Promise((resolve) => setTimeout(resolve, 1_100))
-      await yieldToLoop()
-      for (const [n, [what, change]] of changes.entries()) {
-        const path = `m/k${n}.txt`
-        await change(path)
-        const after = (await env.fs.stat(await env.resolve(path)))?.mtime
-        expect(after ?? 0, `mtime after ${what}`).toBeGreaterThan(before.get(path) ?? Number.POSITIVE_INFINITY)
-        const listed = (await env.fs.listDir(await env.resolve('m'))).find((e) => e.name === `k${n}.txt`)
-        if (listed?.mtime !== undefined) expect(listed.mtime, `the listed mtime after ${what}: the one stat reports`).toBe(after)
-      }
-    })
+    kit.test(
+      'stat reports mtime (ms since the epoch, near now) for files and directories, every kind of change moves it forward, an atomic rename keeps it',
+      async (env) => {
+        const t = await env.resolve('m/t.txt')
+        await env.fs.writeText(t, 'one')
+        const first = await env.fs.stat(t)
+        const dir = await env.fs.stat(await env.resolve('m'))
+        for (const [what, info] of [
+          ['file', first],
+          ['directory', dir],
+        ] as const) {
+          expect(typeof info?.mtime, `${what} mtime`).toBe('number')
+          expect(Math.abs((info?.mtime ?? 0) - Date.now()), `${what} mtime is the store's clock, near this one`).toBeLessThan(10 * 60_000)
+        }
+        // One file per kind of change, each changed after the same pause.
+        const changes: [string, (path: string) => Promise<unknown>][] = [
+          ['writeText', async (path) => env.fs.writeText(await env.resolve(path), 'two')],
+          ['writeText of the same content', async (path) => env.fs.writeText(await env.resolve(path), 'one')],
+          ['writeBytes', async (path) => env.fs.writeBytes(await env.resolve(path), Uint8Array.of(0xff, 0))],
+          ['editText', async (path) => env.fs.editText(await env.resolve(path), { oldString: 'one', newString: 'two', replaceAll: false })],
+          [
+            'a multi-edit',
+            async (path) =>
+              env.fs.editText(await env.resolve(path), [
+                { oldString: 'o', newString: 'O', replaceAll: false },
+                { oldString: 'e', newString: 'E', replaceAll: false },
+              ]),
+          ],
+          ...(kit.unmet({ hooks: ['writeBytes'] }) === undefined
+            ? [['a write behind its back', (path: string) => env.writeBytes(path, 'two')] as [string, (path: string) => Promise<unknown>]]
+            : []),
+        ]
+        const before = new Map<string, number | undefined>()
+        for (const [n] of changes.entries()) {
+          const path = `m/k${n}.txt`
+          await env.fs.writeText(await env.resolve(path), 'one')
+          before.set(path, (await env.fs.stat(await env.resolve(path)))?.mtime)
+        }
+        // A rename declared atomic moves the file as it is, its mtime too (a copy would stamp a new one).
+        const moved = kit.caps.rename === 'atomic' ? await env.resolve('m/moved.txt') : undefined
+        if (moved !== undefined) await env.fs.writeText(moved, 'moved')
+        const movedAt = moved === undefined ? undefined : (await env.fs.stat(moved))?.mtime
+        // Stores keep whole seconds at worst (SFTP, S3).
+        await new Promise((resolve) => setTimeout(resolve, 1_100))
+        await yieldToLoop()
+        if (moved !== undefined) {
+          const to = await env.resolve('m/moved-to.txt')
+          await env.fs.rename(moved, to)
+          expect((await env.fs.stat(to))?.mtime, 'the mtime after a rename declared atomic: the file moved as it is, no bytes copied').toBe(movedAt)
+        }
+        for (const [n, [what, change]] of changes.entries()) {
+          const path = `m/k${n}.txt`
+          await change(path)
+          const after = (await env.fs.stat(await env.resolve(path)))?.mtime
+          expect(after ?? 0, `mtime after ${what}`).toBeGreaterThan(before.get(path) ?? Number.POSITIVE_INFINITY)
+          const listed = (await env.fs.listDir(await env.resolve('m'))).find((e) => e.name === `k${n}.txt`)
+          if (listed?.mtime !== undefined) expect(listed.mtime, `the listed mtime after ${what}: the one stat reports`).toBe(after)
+        }
+      },
+    )
   })
 }

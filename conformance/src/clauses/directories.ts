@@ -32,9 +32,15 @@ export function directoryClauses(kit: Kit): void {
         () => 'FS_NOT_DIRECTORY',
       )
       expect(below, 'a path through a file may fail in resolve (FS_NOT_FOUND) or in createDirectory').toMatch(/FS_NOT_DIRECTORY|FS_NOT_FOUND/)
+      // A parent that became a file after resolve reaches the store: the file stays a file.
+      const late = await env.resolve('g.txt/sub')
+      const { version: gVersion } = await env.write('g.txt', 'g')
+      expect(await codeOf(env.fs.createDirectory(late)), 'a parent that became a file after resolve').toMatch(/FS_NOT_DIRECTORY|FS_NOT_FOUND/)
+      expect(await env.read('g.txt')).toBe('g')
+      expect((await env.fs.stat(await env.resolve('g.txt')))?.version).toBe(gVersion)
       expect(await env.read('f.txt')).toBe('f')
       expect((await env.fs.stat(await env.resolve('f.txt')))?.version).toBe(version)
-      expect(await env.names()).toEqual(['f.txt'])
+      expect(await env.names()).toEqual(['f.txt', 'g.txt'])
     })
 
     kit.test('createDirectory with an aborted signal is FS_ABORTED and creates nothing', async (env) => {

@@ -1,6 +1,8 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { FileSystem, overriddenMethods, overrideMessage } from '@seamfs/core'
+import { FileSystem, FINAL_METHODS, overriddenMethods, overrideMessage } from '@seamfs/core'
 import type { Kit } from '../kit.js'
+import { holds } from './seeded.js'
 
 /** The clause's title (its row in the report). */
 export const FINAL_CLAUSE = 'public methods are final'
@@ -65,6 +67,38 @@ export function finalMethodClauses(kit: Kit): void {
   kit.group(FINAL_CLAUSE, {}, () => {
     kit.test('no public method of FileSystem is overridden (they are core’s: a backend implements the protected hooks)', async (env) => {
       expect(contractRefusal(env.fs)).toBeUndefined()
+    })
+
+    const anyTitle =
+      'any public method answered by other code (a method or an accessor of a subclass at any depth, a property on the instance, a proxy) is refused, naming it'
+    kit.test(anyTitle, async (env) => {
+      const how = fc.record({
+        name: fc.constantFrom(...Object.keys(FINAL_METHODS)),
+        form: fc.constantFrom('method', 'accessor', 'instance', 'proxy'),
+        depth: fc.integer({ min: 1, max: 3 }),
+      })
+      await holds(kit, anyTitle, how, async ({ name, form, depth }) => {
+        const other = (): never => {
+          throw new Error('not the contract')
+        }
+        const what = `${name} as ${form === 'method' || form === 'accessor' ? `${form} of a subclass ${depth} deep` : form}`
+        if (form === 'method' || form === 'accessor') {
+          // A class of core's own FileSystem, `depth` subclasses down: its constructor refuses it.
+          let cls: new () => object = class Overriding extends (FileSystem as unknown as new () => object) {}
+          const top = cls
+          for (let i = 1; i < depth; i++) cls = class Deeper extends cls {}
+          Object.defineProperty(top.prototype, name, form === 'method' ? { value: other, configurable: true } : { get: () => other, configurable: true })
+          expect(() => new cls(), what).toThrow(new RegExp(`overrides ${name}, a public method of FileSystem`))
+          return
+        }
+        // The subject itself, answered by other code: the kit refuses it.
+        const fs = env.fs
+        const subject: object =
+          form === 'instance'
+            ? Object.defineProperty(Object.create(fs) as object, name, { value: other })
+            : new Proxy(fs, { get: (t, p, r) => (p === name ? other : (Reflect.get(t, p, r) as unknown)) })
+        expect(contractRefusal(subject), what).toMatch(new RegExp(`overrides ${name}, a public method of FileSystem`))
+      })
     })
   })
 }

@@ -10,50 +10,7 @@ import { expect } from 'vitest'
 import { isFsError, type FileSystem, type FsVersion } from '@seamfs/core'
 import { compareNames } from '@seamfs/core/backend'
 import { codeOf, type Env, type Kit } from '../kit.js'
-
-/** Where a failing property is replayed from: `SEAMFS_GEN_SEED`, `SEAMFS_GEN_PATH` (the failure's own line says both). */
-const REPLAY_SEED = 'SEAMFS_GEN_SEED'
-const REPLAY_PATH = 'SEAMFS_GEN_PATH'
-
-/** Runs `property` with the kit's seed (or a replay's), throwing the shrunk counterexample with a replay line. */
-async function holds<T>(kit: Kit, title: string, arbitrary: fc.Arbitrary<T>, body: (value: T) => Promise<void>): Promise<void> {
-  const seed = Number(process.env[REPLAY_SEED] ?? kit.tuning.modelSeed)
-  const path = process.env[REPLAY_PATH]
-  const details = await fc.check(
-    fc.asyncProperty(arbitrary, async (value) => {
-      await body(value)
-    }),
-    { numRuns: kit.tuning.generativeRuns, seed, ...(path === undefined ? {} : { path }), endOnFailure: path !== undefined },
-  )
-  if (!details.failed) return
-  const error = details.errorInstance
-  throw new Error(
-    `failed after ${details.numRuns} runs on: ${fc.stringify(details.counterexample)}\n` +
-      `${error instanceof Error ? error.message : String(error)}\n` +
-      `Replay: ${REPLAY_SEED}=${details.seed} ${REPLAY_PATH}=${String(details.counterexamplePath)} (with the same tuning) -t "${title}"`,
-    { cause: error },
-  )
-}
-
-/**
- * Runs `body` on every case of a finite class list first (so each class is met, whatever the run
- * count), naming the case that fails; the random runs then combine classes.
- */
-async function everyCase<T>(cases: readonly T[], show: (c: T) => string, body: (c: T) => Promise<void>): Promise<void> {
-  for (const c of cases) {
-    try {
-      await body(c)
-    } catch (err) {
-      throw new Error(`failed on ${show(c)}: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
-    }
-  }
-}
-
-/** A directory of its own for each run of a property, so runs need no fresh subject. */
-function runDirs(prefix: string): () => string {
-  let n = 0
-  return () => `${prefix}${n++}`
-}
+import { everyCase, holds, runDirs } from './seeded.js'
 
 /** What an operation gave: the value's comparable part, or the error code. */
 async function outcome<T>(work: () => Promise<T>, shape: (value: T) => unknown): Promise<unknown> {
@@ -217,9 +174,10 @@ function expectedText(bytes: Uint8Array): { readonly ok: string } | { readonly c
   }
 }
 
+/** Every chunk, each byte chunk copied: it is the caller's only until the next is asked for. */
 async function collect<T>(chunks: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = []
-  for await (const chunk of chunks) out.push(chunk)
+  for await (const chunk of chunks) out.push(chunk instanceof Uint8Array ? (new Uint8Array(chunk) as T) : chunk)
   return out
 }
 
@@ -452,6 +410,13 @@ export function generativeClauses(kit: Kit): void {
           const root = await env.resolve(dir)
           const inside = plain === absolute || plain.startsWith(`${absolute.replace(/\/+$/, '')}/`)
           expect(env.fs.contains(root, target), `contains(${JSON.stringify(absolute)}, ${JSON.stringify(plain)})`).toBe(inside)
+          const local = await outcome(
+            async () => env.fs.processPath(target),
+            (p) => typeof p,
+          )
+          expect(local, `processPath of ${JSON.stringify(plain)} where capabilities.processPath is ${String(kit.caps.processPath)}`).toEqual(
+            kit.caps.processPath ? { ok: 'string' } : { code: 'FS_UNSUPPORTED' },
+          )
         })
       },
       timeoutMs,
@@ -506,12 +471,38 @@ export function generativeClauses(kit: Kit): void {
         const check = async ({ bytes }: Content): Promise<void> => {
           const path = `${dirs()}/file.bin`
           if (kit.caps.readOnly === true) await env.writeBytes(path, bytes)
-          else await env.fs.writeBytes(await env.resolve(path), bytes)
+          else {
+            // The caller's array changed as soon as the call is made: what is written is what it held then.
+            const given = new Uint8Array(bytes)
+            const writing = env.fs.writeBytes(await env.resolve(path), given)
+            given.fill(0x2a)
+            await writing
+          }
           const target = await env.resolve(path)
-          expect((await env.fs.stat(target))?.size, 'stat size').toBe(bytes.length)
-          expect(Buffer.from(await env.fs.readBytes(target)).equals(Buffer.from(bytes)), 'readBytes gives the stored bytes').toBe(true)
+          const info = await env.fs.stat(target)
+          expect(info?.size, 'stat size').toBe(bytes.length)
+          const read = await env.fs.readBytes(target)
+          expect(Buffer.from(read).equals(Buffer.from(bytes)), 'readBytes gives the stored bytes (as they were when writeBytes was called)').toBe(true)
+          read.fill(0x2a)
+          expect(Buffer.from(await env.fs.readBytes(target)).equals(Buffer.from(bytes)), 'changing what readBytes gave changes nothing stored').toBe(true)
+          for (const maxBytes of [0, bytes.length - 1, bytes.length, bytes.length + 1].filter((m) => m >= 0)) {
+            const code = await codeOf(env.fs.readBytes(target, { maxBytes }))
+            expect(code, `readBytes with maxBytes ${maxBytes} of ${bytes.length} bytes`).toBe(bytes.length > maxBytes ? 'FS_TOO_LARGE' : 'ok')
+          }
           const streamed = Buffer.concat(await collect(await env.fs.streamBytes(target)))
           expect(streamed.equals(Buffer.from(bytes)), 'streamBytes gives the stored bytes').toBe(true)
+          // A chunk is the caller's until it asks for the next: writing into each one spoils neither the next chunks nor the file.
+          const kept: Uint8Array[] = []
+          for await (const chunk of await env.fs.streamBytes(target)) {
+            kept.push(new Uint8Array(chunk))
+            chunk.fill(0x2a)
+          }
+          expect(Buffer.concat(kept).equals(Buffer.from(bytes)), 'streamBytes when the caller writes into each chunk it holds').toBe(true)
+          expect(Buffer.from(await env.fs.readBytes(target)).equals(Buffer.from(bytes)), 'the file after the caller wrote into its chunks').toBe(true)
+          const opened = await env.fs.openFile(target)
+          expect([opened.info.type, opened.info.size, opened.info.version], 'openFile: info is what stat says').toEqual(['file', bytes.length, info?.version])
+          expect(Buffer.concat(await collect(opened.chunks)).equals(Buffer.from(bytes)), 'openFile: the chunks are the stored bytes').toBe(true)
+          await opened.close()
           const text = expectedText(bytes)
           expect(
             await outcome(
@@ -580,6 +571,17 @@ export function generativeClauses(kit: Kit): void {
             for (const e of page) listed.push(`${e.path} ${e.type}${e.link === true ? ' link' : ''}`)
           }
           expect(listed.sort(), 'listTree gives what listDir gives, directory by directory').toEqual(walked.sort())
+          // Through the first link to a file: a write changes its target and keeps the link; a remove takes the target, not the link.
+          const link = walked.map((w) => w.split(' ')[0] ?? '').find((rel) => model.isLink(rel) && model.typeOf(rel) === 'file')
+          if (link === undefined || kit.caps.readOnly === true) return
+          const through = await env.resolve(`${root}/${link}`)
+          await env.fs.writeText(through, 'written through the link')
+          expect(await env.fs.readText(through), `a write through the link ${link} changes its target`).toBe('written through the link')
+          expect((await env.fs.lstat(`${root}/${link}`))?.type, `the link ${link} after a write through it`).toBe('symlink')
+          if (kit.caps.remove !== true) return
+          await env.fs.remove(through)
+          expect(await env.fs.stat(through), `the target of ${link} after a remove through it`).toBeUndefined()
+          expect((await env.fs.lstat(`${root}/${link}`))?.type, `the link ${link} after a remove through it`).toBe('symlink')
         })
       },
       timeoutMs,

@@ -1,6 +1,6 @@
 import { posix } from 'node:path'
 import { expect } from 'vitest'
-import type { FsTarget } from '@seamfs/core'
+import { isFsError, type FsTarget } from '@seamfs/core'
 import { codeOf, type Env, type Kit } from '../kit.js'
 
 /**
@@ -72,6 +72,22 @@ export function identityClauses(kit: Kit): void {
         const first = await env.resolve(path)
         expect((await env.fs.resolve(first.displayPath)).targetKey).toBe(first.targetKey)
       }
+    })
+
+    kit.test('.. at the root stays at the root, as in POSIX: /.., /../x and a relative path climbing past the root resolve like /, /x', async (env) => {
+      await env.write('r.txt', 'r')
+      const key = async (path: string): Promise<string> =>
+        env.fs.resolve(path).then(
+          (t) => t.targetKey,
+          (err: unknown) => (isFsError(err) ? err.code : String(err)),
+        )
+      const home = (await env.resolve('.')).displayPath
+      const depth = home.split('/').filter((p) => p !== '').length
+      const r = posix.relative('/', posix.join(home, 'r.txt'))
+      expect(await key('/..'), '/..').toBe(await key('/'))
+      expect(await key('/../..'), '/../..').toBe(await key('/'))
+      expect(await key(`/../${r}`), `/../${r}`).toBe(await key(`/${r}`))
+      expect(await key(`${'../'.repeat(depth + 2)}${r}`), 'a relative path climbing past the root').toBe(await key(`/${r}`))
     })
 
     kit.test('a blank path is FS_NOT_FOUND', async (env) => {
@@ -208,6 +224,11 @@ export function identityClauses(kit: Kit): void {
       const file = await env.fs.lstat('d/x.txt')
       expect(file?.type).toBe('file')
       expect(file?.size).toBe(3)
+      // What lstat says of a file that is no link is what stat says: its size in bytes, its version.
+      await env.write('d/é中.txt', 'é中🐂\r\n')
+      const wide = await env.fs.lstat('d/é中.txt')
+      const stat = await env.fs.stat(await env.resolve('d/é中.txt'))
+      expect([wide?.type, wide?.size, wide?.version], 'lstat of a file with multi-byte content, against stat').toEqual([stat?.type, stat?.size, stat?.version])
     })
 
     kit.test('lstat: a blank path is FS_NOT_FOUND', async (env) => {

@@ -54,6 +54,26 @@ export function listClauses(kit: Kit): void {
       if (file?.version !== undefined) expect(file.version).toBe((await env.fs.stat(file.target))?.version)
     })
 
+    kit.test(
+      'a file entry has the size and version stat gives it, whatever its bytes (empty, BOM, NUL, multi-byte, CRLF), also after an overwrite',
+      async (env) => {
+        const shapes: Record<string, string> = { 'empty.txt': '', 'bom.txt': '\ufeffbom', 'nul.txt': 'a\u0000b', 'wide.txt': 'é中🐂', 'crlf.txt': 'a\r\nb' }
+        const agree = async (when: string): Promise<void> => {
+          for (const entry of await env.fs.listDir(await env.resolve('s'))) {
+            const info = await env.fs.stat(entry.target)
+            expect(entry.type, `${when}: type of ${entry.name}`).toBe(info?.type)
+            if (entry.size !== undefined) expect(entry.size, `${when}: listed size of ${entry.name}`).toBe(info?.size)
+            if (entry.version !== undefined) expect(entry.version, `${when}: listed version of ${entry.name}`).toBe(info?.version)
+          }
+        }
+        for (const [name, text] of Object.entries(shapes)) await env.write(`s/${name}`, text)
+        await agree('written')
+        // Overwritten once listed: a listing that remembers what it saw is caught here.
+        for (const [name, text] of Object.entries(shapes)) await env.write(`s/${name}`, `${text}+`)
+        await agree('overwritten')
+      },
+    )
+
     kit.test('hostile names round-trip through write, list and read', async (env) => {
       for (const name of HOSTILE_NAMES) await env.write(`h/${name}`, name)
       await env.write('h/</x>', 'slash splits it')

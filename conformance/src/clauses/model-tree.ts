@@ -3,6 +3,7 @@ import { codeOf, yieldToLoop, type Env } from '../kit.js'
 import {
   absentCodes,
   addParents,
+  Bin,
   bytesOf,
   changed,
   dirState,
@@ -14,6 +15,7 @@ import {
   same,
   shown,
   tally,
+  textOf,
   within,
   writeCodes,
   writeGuard,
@@ -289,4 +291,105 @@ export class MkdirCmd implements Cmd {
     await observe(m, env, path)
   }
   toString = (): string => `createDirectory(${this.path})`
+}
+
+/** Every chunk of `chunks`, each byte chunk copied (it is the caller's only until the next is asked for). */
+async function drain<T>(chunks: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = []
+  for await (const chunk of chunks) out.push(chunk instanceof Uint8Array ? (new Uint8Array(chunk) as T) : chunk)
+  return out
+}
+
+/** `streamBytes`, `streamText` or `openFile` of a path: open-time failures reject the returned promise; the chunks are the file. */
+export class OpenCmd implements Cmd {
+  constructor(
+    readonly path: string,
+    readonly via: 'streamBytes' | 'streamText' | 'openFile',
+  ) {}
+  check = (): true => true
+  async run(m: Model, env: Env): Promise<void> {
+    await yieldToLoop()
+    const t = tally(m, 'stream or open')
+    const content = m.files.get(this.path)
+    const target = await env.resolve(this.path)
+    const what = `${this.via}(${this.path})`
+    if (content === undefined) {
+      // Rejected by the returned promise itself, never later by the iterator.
+      const opening = this.via === 'openFile' ? env.fs.openFile(target) : this.via === 'streamText' ? env.fs.streamText(target) : env.fs.streamBytes(target)
+      within(await codeOf(opening), absentCodes(m, this.path, 'FS_NOT_FOUND'), `${what} of no file`)
+      return
+    }
+    const expected = bytesOf(content)
+    if (this.via === 'streamText') {
+      const text = await attempt(async () => (await drain(await env.fs.streamText(target))).join(''), [content instanceof Bin ? 'FS_NOT_TEXT' : 'ok'], what)
+      if (typeof content === 'string') same(text, textOf(content), what)
+    } else if (this.via === 'streamBytes') {
+      same(Buffer.concat(await drain(await env.fs.streamBytes(target))).toString('hex'), Buffer.from(expected).toString('hex'), what)
+    } else {
+      const opened = await env.fs.openFile(target)
+      try {
+        same(opened.info.size, expected.length, `the size ${what} gives`)
+        const known = m.known.get(this.path)
+        if (known !== undefined && guardState(m, this.path) === 'ok')
+          same(opened.info.version, known.version, `the version ${what} gives while the file is unchanged`)
+        same(Buffer.concat(await drain(opened.chunks)).toString('hex'), Buffer.from(expected).toString('hex'), `the chunks of ${what}`)
+      } finally {
+        await opened.close()
+      }
+    }
+    t.ok++
+  }
+  toString = (): string => `${this.via}(${this.path})`
+}
+
+/** `listTree` of a directory: every entry below it once, files and directories the model has (emptied ones optional). */
+export class TreeCmd implements Cmd {
+  constructor(readonly dir: string) {}
+  check = (): true => true
+  async run(m: Model, env: Env): Promise<void> {
+    await yieldToLoop()
+    const t = tally(m, 'list tree')
+    const state = dirState(m, this.dir)
+    const target = await env.resolve(this.dir)
+    const what = `listTree(${this.dir})`
+    const allowed: (FsErrorCode | 'ok')[] = m.files.has(this.dir)
+      ? ['FS_NOT_DIRECTORY']
+      : state === 'yes'
+        ? ['ok']
+        : state === 'maybe'
+          ? ['ok', 'FS_NOT_FOUND']
+          : ['FS_NOT_FOUND']
+    // Refused by the returned promise, before any page.
+    const pages = await attempt(() => env.fs.listTree(target), allowed, what)
+    if (pages === undefined) return
+    const prefix = this.dir === '.' ? '' : `${this.dir}/`
+    const required = new Map<string, 'file' | 'directory'>()
+    const optional = new Set<string>()
+    const need = (path: string): void => {
+      for (let i = path.indexOf('/', prefix.length); i !== -1; i = path.indexOf('/', i + 1)) required.set(path.slice(prefix.length, i), 'directory')
+    }
+    for (const path of m.files.keys()) {
+      if (!path.startsWith(prefix) || path === this.dir) continue
+      required.set(path.slice(prefix.length), 'file')
+      need(path)
+    }
+    for (const path of m.made) {
+      if (!path.startsWith(prefix) || path === this.dir) continue
+      required.set(path.slice(prefix.length), 'directory')
+      need(path)
+    }
+    for (const path of m.dirs) if (path.startsWith(prefix) && path !== this.dir) optional.add(path.slice(prefix.length))
+    const listed = new Map<string, string>()
+    for await (const page of pages) {
+      for (const entry of page) {
+        if (listed.has(entry.path)) same(`${entry.path} twice`, `${entry.path} once`, `an entry of ${what}`)
+        listed.set(entry.path, entry.type)
+      }
+    }
+    for (const [path, type] of required) same(listed.get(path), type, `the type of ${path} in ${what}`)
+    for (const [path, type] of listed)
+      if (!required.has(path)) same(optional.has(path) ? type : 'nothing', 'directory', `an unexpected entry ${path} (${type}) in ${what}`)
+    t.ok++
+  }
+  toString = (): string => `listTree(${this.dir})`
 }

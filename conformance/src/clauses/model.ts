@@ -3,7 +3,7 @@ import { expect } from 'vitest'
 import type { Env, Kit } from '../kit.js'
 import { DeleteCmd, EditCmd, EditPart, ExternalWriteCmd, ListCmd, ReadCmd, RecreateCmd, StatCmd, WriteCmd } from './model-commands.js'
 import { addParents, Bin, BOM, DIRS, PATHS, show, Where, type Cmd, type Content, type Model, type Path, type World } from './model-state.js'
-import { BytesReadCmd, BytesWriteCmd, DirRenameCmd, MkdirCmd, RemoveCmd, RenameCmd } from './model-tree.js'
+import { BytesReadCmd, BytesWriteCmd, DirRenameCmd, MkdirCmd, OpenCmd, RemoveCmd, RenameCmd, TreeCmd } from './model-tree.js'
 
 /** Directory moves: between the two homes of `f.txt`, to and from `y`, and one into itself. */
 const DIR_MOVES = [
@@ -45,6 +45,8 @@ const KINDS = [
   're-create after delete',
   'read',
   'read bytes',
+  'stream or open',
+  'list tree',
   'stat',
   'list',
   'external write',
@@ -151,6 +153,13 @@ export function modelClauses(kit: Kit, external: boolean): void {
         .map(([w, c, g]) => new BytesWriteCmd(w, c, g)),
     },
     { weight: 1, arbitrary: path.map((p) => new BytesReadCmd(p)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom<string>(...PATHS, 'd'), fc.constantFrom('streamBytes' as const, 'streamText' as const, 'openFile' as const))
+        .map(([p, via]) => new OpenCmd(p, via)),
+    },
+    { weight: 1, arbitrary: fc.constantFrom<string>(...DIRS, 'a.txt').map((d) => new TreeCmd(d)) },
     { weight: 2, arbitrary: path.map((p) => new ReadCmd(p)) },
     { weight: 2, arbitrary: fc.constantFrom<string>(...PATHS, ...DIRS).map((p) => new StatCmd(p)) },
     { weight: 2, arbitrary: fc.constantFrom(...DIRS).map((d) => new ListCmd(d)) },

@@ -89,6 +89,14 @@ export function renameClauses(kit: Kit): void {
       expect(await codeOf(move(env, 'a.txt', 'dir'))).toBe('FS_NOT_OBSERVED')
       expect(await codeOf(move(env, 'a.txt', 'dir', { overwrite: true }))).toBe('FS_NOT_REGULAR_FILE')
       expect([await state(env, 'a.txt'), await state(env, 'dir/inside.txt')]).toEqual(['a', 'inside'])
+      if (kit.caps.createDirectory !== undefined) {
+        // An empty directory is a directory too: never cleared to make room.
+        await env.fs.createDirectory(await env.resolve('empty'))
+        expect(await codeOf(move(env, 'a.txt', 'empty')), 'onto an empty directory').toBe('FS_NOT_OBSERVED')
+        expect(await codeOf(move(env, 'a.txt', 'empty', { overwrite: true })), 'onto an empty directory, overwrite: true').toBe('FS_NOT_REGULAR_FILE')
+        expect((await env.fs.stat(await env.resolve('empty')))?.type).toBe('directory')
+        expect(await state(env, 'a.txt')).toBe('a')
+      }
     })
 
     kit.test('a malformed expected or overwrite is FS_UNSUPPORTED and nothing changes', async (env) => {

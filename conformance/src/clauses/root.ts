@@ -1,6 +1,8 @@
 import { expect } from 'vitest'
 import { isFsError, type FsTarget } from '@seamfs/core'
 import { codeOf, type Env, type Kit } from '../kit.js'
+import fc from 'fast-check'
+import { holds } from './seeded.js'
 import { snapshot } from './write.js'
 
 /**
@@ -56,6 +58,37 @@ export function rootClauses(kit: Kit): void {
       expect(await codeOf(env.fs.rename(root, root)), 'the root onto itself').toBe('FS_PERMISSION_DENIED')
       expect(await snapshot(env)).toEqual(before)
       expect(await env.read('keep.txt')).toBe('kept')
+    })
+
+    const aliasesTitle =
+      "any spelling of the store's root (dot segments, doubled and trailing separators, down to the cwd and back up) is never removed or moved"
+    kit.testIf(aliasesTitle, { caps: ['remove', 'rename'] }, async (env) => {
+      await env.write('keep.txt', 'kept')
+      const root = await storeRoot(env)
+      const cwd = await env.resolve('.')
+      const base = root.displayPath.replace(/\/+$/, '')
+      // The names from the root down to the cwd: a path down them and back up names the root.
+      const down = cwd.displayPath
+        .slice(base.length)
+        .split('/')
+        .filter((n) => n !== '')
+      const before = await snapshot(env)
+      const spelling = fc
+        .record({
+          steps: fc.array(fc.constantFrom('.', '', 'down-up'), { maxLength: 4 }),
+          trailing: fc.constantFrom('', '/', '//', '/.', '/./'),
+        })
+        .map(({ steps, trailing }) => {
+          const parts = steps.flatMap((step) => (step === 'down-up' ? [...down, ...down.map(() => '..')] : [step]))
+          return `${base}/${parts.join('/')}${trailing}`
+        })
+      await holds(kit, aliasesTitle, spelling, async (path) => {
+        const alias = await env.fs.resolve(path)
+        expect(alias.targetKey, `${JSON.stringify(path)} names the root`).toBe(root.targetKey)
+        expect(await codeOf(env.fs.remove(alias)), `remove(${JSON.stringify(path)})`).toBe('FS_PERMISSION_DENIED')
+        expect(await codeOf(env.fs.rename(alias, await env.resolve('moved-root'))), `rename(${JSON.stringify(path)} → moved-root)`).toBe('FS_PERMISSION_DENIED')
+      })
+      expect(await snapshot(env)).toEqual(before)
     })
   })
 }

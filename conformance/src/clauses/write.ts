@@ -47,6 +47,9 @@ export function writeClauses(kit: Kit): void {
       expect(updated.operation).toBe('update')
       expect(updated.before).toBe('one\n')
       expect(updated.after).toBe('two\nlines')
+      // An empty file exists: overwriting it is an update too.
+      expect((await env.write('empty.txt', '')).operation).toBe('create')
+      expect((await env.write('empty.txt', 'x')).operation, 'overwriting an empty file').toBe('update')
     })
 
     kit.test("the outcome's version equals the next stat's version", async (env) => {

@@ -4,6 +4,23 @@ export const NAMES = 'generative › names: any name*'
 export const CONTENTS = 'generative › contents: any bytes*'
 export const GUARDS = 'generative › guards: a version from any source*'
 export const TREES = 'generative › listings: every entry of a drawn tree*'
+/** The argument grammar (`clauses/arguments.ts`): malformed options, and text with a NUL or a lone surrogate. */
+export const ARGS = 'generative: arguments › any malformed option of any operation*'
+export const TEXT = 'generative: arguments › text with a lone surrogate anywhere*'
+export const LIMITS = 'generative: limits › any size around maxTextBytes*'
+export const MODES = 'generative: modes › any mode*'
+/** Overrides of the public methods, drawn (`clauses/final-methods.ts`). */
+export const OVERRIDES = 'public methods are final › any public method answered by other code*'
+/** The finer timing adversary (`clauses/interleavings.ts`): observers at every promise turn of an operation. */
+export const TURNS_WRITE = 'interleavings › a read or a listing started at any promise turn of a write*'
+export const TURNS_MOVE = 'interleavings › a look at both names at any promise turn of a move*'
+export const TURNS_TREE = 'interleavings › a tree listing started at any promise turn of a recursive remove*'
+export const TURNS_EDITS = 'interleavings › unguarded edits of one file started at every promise turn*'
+export const TURNS_GUARDS = 'interleavings › guarded writers started at every promise turn*'
+/** Capability claims probed (`clauses/capabilities.ts`). */
+export const ATOMIC_GUARDS = 'capabilities: atomic guards › *'
+/** Spellings of the store's root (`clauses/root.ts`). */
+export const ROOTS = "the store's root › any spelling of the store's root*"
 /** The model-based run (`clauses/model.ts`): random sequences of every operation, with changes behind the store's back. */
 export const MODEL = 'model-based › random command sequences agree with a plain model*'
 
@@ -20,6 +37,7 @@ export const GENERATIVE_TRACE: Readonly<Record<string, Readonly<Record<string, r
     'a missing path resolves (it may be created), with the same key before and after creation': [PATHS],
     'a path through a regular file is `FS_NOT_FOUND`': [PATHS],
     '`resolve(target.displayPath)` yields the same `targetKey` while nothing changed (the sandbox re-resolves by it)': [PATHS, NAMES],
+    'a blank path, a NUL byte or a lone surrogate is `FS_NOT_FOUND`; a NUL or a lone surrogate in `cwd` too': [TEXT],
   },
   'FileSystem.contains': {
     'true when `child` is `parent` or a descendant of it; false otherwise (also for a mere name prefix)': [PATHS],
@@ -32,10 +50,15 @@ export const GENERATIVE_TRACE: Readonly<Record<string, Readonly<Record<string, r
     'entries are sorted by the Unicode code points of their names': [NAMES, TREES, MODEL],
     "a symlink's type is its target's; a broken one is `other` without metadata": [TREES],
     'missing is `FS_NOT_FOUND`; a non-directory is `FS_NOT_DIRECTORY`': [MODEL],
+    'no file content is read; staging residue of in-flight writes is never listed': [TURNS_WRITE],
   },
   'FileSystem.listTree': {
-    'each entry below the directory comes once, with `path` (its names below the directory, `/`-joined) and the fields `listDir` gives it': [TREES],
+    'each entry below the directory comes once, with `path` (its names below the directory, `/`-joined) and the fields `listDir` gives it': [TREES, MODEL],
     'a symlink to a directory is listed with `link: true` and never entered; a directory named in `prune` is listed and never entered': [TREES],
+    'the signal is checked between pages; a `prune` that is not an array of strings is `FS_UNSUPPORTED` before any I/O': [ARGS],
+    'missing is `FS_NOT_FOUND`; what `stat` reports as a file or other is `FS_NOT_DIRECTORY`; both reject the returned promise': [MODEL],
+    'pages, and the entries of a page, come in any order; no file content is read; staging residue of in-flight writes is never listed': [TURNS_WRITE],
+    'a directory below that is gone by the time it is listed is left out; any other failure is thrown by the iterator': [TURNS_TREE],
   },
   'FileSystem.stat': {
     'an absent target (or a broken symlink, a link loop, a path through a file) is `undefined`, not an error': [TREES],
@@ -45,15 +68,23 @@ export const GENERATIVE_TRACE: Readonly<Record<string, Readonly<Record<string, r
     'a NUL in the first 8192 bytes, or invalid UTF-8 anywhere (also a truncated last sequence), is `FS_NOT_TEXT`': [CONTENTS, MODEL],
     'a leading UTF-8 BOM is not part of the text; line endings are returned as stored': [CONTENTS, MODEL],
     'missing is `FS_NOT_FOUND`; a directory or special file is `FS_NOT_REGULAR_FILE`': [MODEL],
+    'a file above `maxTextBytes` (whose text may not fit one JavaScript string) is `FS_TOO_LARGE`': [LIMITS],
   },
   'FileSystem.streamText': {
     'chunk boundaries are meaningless: a multi-byte character is never split': [CONTENTS],
+    'open-time failures reject the returned promise; later failures are thrown by the iterator': [MODEL],
   },
   'FileSystem.streamBytes': {
     "chunk boundaries are meaningless; concatenated, the chunks are the file's bytes": [CONTENTS],
+    'open-time failures reject the returned promise (missing is `FS_NOT_FOUND`, a directory or special file `FS_NOT_REGULAR_FILE`); later failures are thrown by the iterator':
+      [MODEL],
+    "a chunk is the caller's until it asks for the next one: the backend may reuse its buffer afterwards, so copy a chunk to keep it (`new Uint8Array(chunk)`: a `Buffer`'s `slice` does not copy)":
+      [CONTENTS],
   },
   'FileSystem.writeBytes': {
     "the outcome says `create` or `update`, and its `version` equals the next `stat`'s; `readBytes` returns the bytes unchanged": [CONTENTS, MODEL],
+    'content that is not a `Uint8Array` is `FS_UNSUPPORTED`; above `maxTextBytes` it is `FS_TOO_LARGE`': [ARGS],
+    'the bytes are copied before the call returns: changing the array afterwards changes nothing written': [CONTENTS],
   },
   'FileSystem.writeText': {
     '`replaceIfVersion` on a missing file, or another version, is `FS_STALE_VERSION`': [GUARDS, MODEL],
@@ -63,53 +94,94 @@ export const GENERATIVE_TRACE: Readonly<Record<string, Readonly<Record<string, r
     'content that begins with U+FEFF is stored as given; a read drops exactly one leading BOM': [MODEL],
     'a version of deleted content never guards a re-created file (where versions derive from content, equal content carries an equal version)': [MODEL],
     "the outcome's `before` is the previous text (LF-normalized, without BOM) or `null`; `after` is `content` LF-normalized, without a leading BOM": [MODEL],
+    'an unknown guard kind is `FS_UNSUPPORTED`, never dropped': [ARGS],
+    'content that is not a string, or holds a lone surrogate, is `FS_NOT_TEXT`; above `maxTextBytes` it is `FS_TOO_LARGE`': [ARGS, TEXT, LIMITS],
+    "`before: false` makes the outcome's `before` `null` and asks the backend not to fetch the previous content (`beforeMaxBytes` 0); every other rule holds as without it; a `before` that is not a boolean is `FS_UNSUPPORTED` before any I/O":
+      [ARGS],
+    'a reader sees the old content or the new, whole, never a mix': [TURNS_WRITE],
+    'of N concurrent guarded writers from one version, exactly one wins': [TURNS_GUARDS],
+    'writing a symlink writes its target and keeps the link': [TREES],
+    'where `capabilities.permissions`, an existing file whose mode grants write permission to no one (`mode & 0o222` is 0, e.g. 0444) is `FS_PERMISSION_DENIED` and keeps its content, mode and version; `createIfAbsent` on it is still `FS_NOT_OBSERVED`':
+      [MODES],
   },
   'FileSystem.editText': {
     'a missing target is `FS_STALE_VERSION`, guarded or not; a non-file is `FS_NOT_REGULAR_FILE`': [GUARDS, MODEL],
     '`expected.version` is checked BEFORE matching: stale content is `FS_STALE_VERSION`, never a match error': [GUARDS, MODEL],
     '`edit` is one request or a list of them, applied in order (each to the text the previous one left) inside the one critical section, all or nothing: if any fails, nothing is written, and the error names it (`edit N of M: …`, `details.edit` its 0-based index); `before` is the file as read, `after` the text after the last edit':
       [MODEL],
-    'a malformed request (an empty `oldString`, wrong types) is `FS_EDIT_NOT_FOUND` before any I/O': [MODEL],
-    'non-text content is `FS_NOT_TEXT`; a file above `maxTextBytes`, or a result that would be, is `FS_TOO_LARGE` and the file is left untouched': [MODEL],
+    'a malformed request (an empty `oldString`, wrong types) is `FS_EDIT_NOT_FOUND` before any I/O': [MODEL, ARGS],
+    'non-text content is `FS_NOT_TEXT`; a file above `maxTextBytes`, or a result that would be, is `FS_TOO_LARGE` and the file is left untouched': [
+      MODEL,
+      LIMITS,
+    ],
     'matching is on LF-normalized text (`oldString` and `newString` are normalized too)': [MODEL],
     'an empty `oldString` or no match is `FS_EDIT_NOT_FOUND`': [MODEL],
     'several matches without `replaceAll` is `FS_AMBIGUOUS_EDIT` (`details.matches` says how many)': [MODEL],
     '`$` in `newString` is literal; an empty `newString` deletes the match': [MODEL],
     "the outcome's `before`/`after` are LF-normalized, without BOM": [MODEL],
+    'an empty list, or one of more than 1,000 edits, is `FS_EDIT_NOT_FOUND` before any I/O': [ARGS],
+    'a `newString` with a lone surrogate is `FS_NOT_TEXT`, as for `writeText`; such an `oldString` is `FS_EDIT_NOT_FOUND`': [TEXT],
+    'a malformed `expected` (not `{ version: string }`) is `FS_UNSUPPORTED` before any I/O': [ARGS],
+    'concurrent unguarded edits of one file are serialized: none is lost': [TURNS_EDITS],
+    'where `capabilities.permissions`, a file whose mode grants write permission to no one (`mode & 0o222` is 0, e.g. 0444) is `FS_PERMISSION_DENIED` and keeps its content, mode and version':
+      [MODES],
   },
   'FileSystem.remove': {
     "`expected.version` removes only that version of a file; another one is `FS_STALE_VERSION` and nothing is removed; the guard holds with `capabilities.removeIfVersion` strength (absent: `replaceIfVersion`'s), and of N concurrent guarded removers exactly one wins":
       [GUARDS, MODEL],
     'missing is `FS_NOT_FOUND` (`FS_STALE_VERSION` when guarded); a special file is `FS_NOT_REGULAR_FILE`': [MODEL],
     "`expected` may name a directory's version (as `stat` reports it): the directory goes only while it has it, and a file that took its place is `FS_STALE_VERSION` (so a caller that saw a directory never removes an unseen file); a malformed `expected` or `recursive` is `FS_UNSUPPORTED`":
-      [MODEL],
+      [MODEL, ARGS],
     'a directory with entries is `FS_NOT_EMPTY` unless `recursive`, and nothing is removed': [MODEL],
     '`recursive` removes the directory and everything below it; symlinks inside are removed, never followed; a tree of more than `maxRemoveEntries` (default 10,000) entries is `FS_TOO_LARGE` (`details.entries`) before anything is removed; a recursive remove is not atomic: one that fails part way leaves the entries it had not reached':
       [MODEL],
     "after a remove, `stat` is `undefined` and the parent's listing no longer shows the name; the outcome counts the entries removed": [MODEL],
+    "a target resolved through a symlink names the link's target: that file is removed, the link stays (as writes write through links)": [TREES],
+    "the store's root (the directory `rootTarget` names: `resolve('/')`, or a backend's `root` scope) is never removed: `FS_PERMISSION_DENIED` before any change, on every backend":
+      [ROOTS],
   },
   'FileSystem.rename': {
     '`expected.version` moves only that version of the file; another one is `FS_STALE_VERSION` and nothing changes': [GUARDS, MODEL],
     "missing `from` is `FS_NOT_FOUND` (`FS_STALE_VERSION` when guarded); a special file is `FS_NOT_REGULAR_FILE`; a directory where `renameDirectories` is false is `FS_UNSUPPORTED`; `expected` may name a directory's version, as for `remove`; a directory never replaces anything: an existing `to` is `FS_NOT_OBSERVED`, or `FS_UNSUPPORTED` with `overwrite`":
       [MODEL],
     'an existing `to` is `FS_NOT_OBSERVED` unless `overwrite`; `overwrite: true` replaces a file there, `overwrite: { version }` only that version of it (else `FS_STALE_VERSION`); a missing `to` is created whatever `overwrite` says; a directory at `to` is never replaced (`FS_NOT_OBSERVED`, or `FS_NOT_REGULAR_FILE` with `overwrite`); a malformed `expected` or `overwrite` is `FS_UNSUPPORTED`':
-      [MODEL],
+      [MODEL, ARGS],
     'missing parent directories of `to` are created; `to` inside the directory `from` is `FS_UNSUPPORTED`': [MODEL],
     "`from` and `to` naming one file (one `targetKey`) changes nothing and reports the current version (a layer's fence still applies: it reaches layers through the `renameInPlace` hook)":
       [MODEL],
-    'at every moment at least one of the two names holds the whole content; afterwards only `to` does': [MODEL],
+    'at every moment at least one of the two names holds the whole content; afterwards only `to` does': [MODEL, TURNS_MOVE],
     "the outcome's `version` equals the next `stat` of `to`": [MODEL],
+    "the store's root is never moved, nor anything moved onto it: `FS_PERMISSION_DENIED`, as for `remove`": [ROOTS],
   },
   FileSystem: {
     'every failure is an `FsError` with a code of `FsErrorCode`; nothing else escapes': [MODEL],
+    'every failure names its operation and path in the fields `verb` and `path`': [ARGS],
+    "the public methods are final: a class that overrides one is refused at construction with a `TypeError` naming the method and its hook; `fileUrl`, `contains` and `close` are the backend's own":
+      [OVERRIDES],
   },
   'FileSystem.readBytes': {
     'missing is `FS_NOT_FOUND`; a directory or special file is `FS_NOT_REGULAR_FILE`': [MODEL],
+    '`maxBytes` that is not a non-negative integer is `FS_UNSUPPORTED` before any I/O': [ARGS],
+    'a file above `maxBytes` (default and ceiling `maxTextBytes`) is `FS_TOO_LARGE`, refused before its content is read': [CONTENTS, LIMITS],
+    "the bytes are the caller's: changing them changes nothing stored": [CONTENTS],
   },
   'FileSystem.createDirectory': {
     'an existing directory is success with `created: false`, and nothing changes (idempotent)': [MODEL],
     'a file (or other non-directory) at the path or on the way is `FS_NOT_DIRECTORY`': [MODEL],
     "afterwards `stat` says `directory`, its listing is empty, and the parent lists it, also where the store has no directories of its own (`createDirectory: 'marker'`), until it is removed":
       [MODEL],
+  },
+  'FileSystem.openFile': {
+    '`info` is what `stat` says of the file (`type` is `file`, `size` its byte size) and its `version` never names newer content than `chunks` yields: a guard built on it fails `FS_STALE_VERSION` if the file changed since (a backend that needs two looks takes the version first)':
+      [CONTENTS, MODEL],
+    "`chunks` follow `streamBytes`' rules: concatenated they are the file's bytes; a chunk is the caller's until it asks for the next one; the signal is checked between chunks; later failures are thrown by the iterator":
+      [CONTENTS],
+    'missing is `FS_NOT_FOUND`; a directory or special file is `FS_NOT_REGULAR_FILE`; both reject the returned promise': [MODEL],
+  },
+  GuardStrength: {
+    '`atomic`: by the store itself, against any writer (a program that knows nothing of seamfs too)': [ATOMIC_GUARDS],
+  },
+  'FileSystem.processPath': {
+    'throws `FS_UNSUPPORTED` when `capabilities.processPath` is false': [PATHS],
   },
 }

@@ -3,7 +3,10 @@ import { MODEL, type OwnerTraces } from './rule-trace.js'
 /** The rules common to every method, and those of the methods that only look: resolve, stat, read, stream, list. */
 export const READ_TRACE: OwnerTraces = {
   FileSystem: {
-    'every failure is an `FsError` with a code of `FsErrorCode`; nothing else escapes': ['errors › *'],
+    'every failure is an `FsError` with a code of `FsErrorCode`; nothing else escapes': [
+      'errors › *',
+      'lifecycle › after close(), every operation works or fails with an FsError, and none hangs',
+    ],
     "the public methods are final: a class that overrides one is refused at construction with a `TypeError` naming the method and its hook; `fileUrl`, `contains` and `close` are the backend's own":
       {
         tests: ['public methods are final › *'],
@@ -13,6 +16,7 @@ export const READ_TRACE: OwnerTraces = {
       {
         tests: [
           'abort › *',
+          'abort: at any moment › *',
           'a guarded write or edit with an aborted signal is FS_ABORTED and changes nothing',
           'a guarded write or edit aborted in flight either completes or changes nothing',
           'streamText: the signal is checked between chunks (an abort after the first chunk makes the iterator throw FS_ABORTED)',
@@ -26,6 +30,7 @@ export const READ_TRACE: OwnerTraces = {
         tests: [
           'a guarded write or edit aborted in flight either completes or changes nothing',
           'a failed or aborted write leaves the old content and no residue in the listing',
+          'abort: at any moment › *(indeterminate: the change whole or not at all)*',
         ],
         note: "the kit cannot cut a connection: lost answers are each remote backend's kill-during-write tests",
       },
@@ -53,6 +58,7 @@ export const READ_TRACE: OwnerTraces = {
     "a relative `opts.cwd` is itself resolved against the backend's cwd": ['a relative path resolves against opts.cwd (itself relative to the backend cwd)'],
     'aliases of one file (`..`, `.`, symlinks where supported) yield one `targetKey`': [
       '. and .. aliases of one file share a targetKey',
+      '.. at the root stays at the root, as in POSIX: /.., /../x and a relative path climbing past the root resolve like /, /x',
       'a symlink and its target share a targetKey',
       'aliases through a symlinked parent directory share a targetKey (existing and missing files)',
     ],
@@ -152,6 +158,7 @@ export const READ_TRACE: OwnerTraces = {
     'the signal is checked between chunks; stopping early releases the file': [
       'streamText: the signal is checked between chunks (an abort after the first chunk makes the iterator throw FS_ABORTED)',
       'streamText: stopping early releases the file',
+      'abort: at any moment › streamText aborted *',
     ],
   },
 
@@ -169,6 +176,7 @@ export const READ_TRACE: OwnerTraces = {
     'memory stays bounded by the chunk size, whatever the file size': ['streamBytes: memory stays bounded by the chunk size, whatever the file size'],
     'the signal is checked between chunks; stopping early releases the file': [
       'streamBytes: the signal is checked between chunks, and stopping early releases the file',
+      'abort: at any moment › streamBytes aborted *',
     ],
   },
 
@@ -238,6 +246,7 @@ export const READ_TRACE: OwnerTraces = {
     },
     'the signal is checked between pages; a `prune` that is not an array of strings is `FS_UNSUPPORTED` before any I/O': [
       'listTree with an aborted signal is FS_ABORTED; a signal aborted between pages ends the listing with FS_ABORTED',
+      'abort: at any moment › listTree aborted *',
       'a prune that is not an array of strings is FS_UNSUPPORTED',
     ],
   },

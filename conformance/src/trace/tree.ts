@@ -84,6 +84,7 @@ export const TREE_TRACE: OwnerTraces = {
     ],
     'a failed or aborted rename leaves both names as they were; of N concurrent renamers of one version exactly one wins': [
       'rename with an aborted signal is FS_ABORTED and nothing changes',
+      'abort: at any moment › rename aborted *',
       'of N concurrent renamers of one version to different names exactly one wins; the file is under exactly one name',
       'of N concurrent renamers of different files to one new name exactly one wins; no source is lost',
     ],
@@ -106,5 +107,11 @@ export const TREE_TRACE: OwnerTraces = {
         'a created directory stays listed after its last file is removed',
         'createDirectory with an aborted signal is FS_ABORTED and creates nothing',
       ],
+  },
+
+  'FileSystem.close': {
+    'a second `close()` resolves, at once': ['lifecycle › close() twice resolves, each time at once'],
+    'after `close()`, each operation works (a store with nothing to release) or fails with an `FsError` (`FS_IO_ERROR` where the connection is gone), and none hangs':
+      ['lifecycle › after close(), every operation works or fails with an FsError, and none hangs'],
   },
 }

@@ -11,6 +11,8 @@ export const WRITE_TRACE: OwnerTraces = {
     'a failed or aborted write leaves the old content and no residue in a listing': [
       'a failed or aborted write leaves the old content and no residue in the listing',
       'a guarded write or edit aborted in flight either completes or changes nothing',
+      'abort: at any moment › writeText aborted *',
+      'abort: at any moment › writeBytes aborted *',
     ],
     'missing parent directories are created': ['missing parent directories are created'],
     'writing a symlink writes its target and keeps the link': ['writing through a symlink changes its target and keeps the link'],

@@ -549,7 +549,13 @@ export abstract class FileSystem extends FileSystemHookBase {
     })
   }
 
-  /** Releases connections and handles. A no-op where there are none; idempotent. */
+  /**
+   * Releases connections and handles. A no-op where there are none. The backend's own (issue 32
+   * adds these rules to SPEC's "idempotent"):
+   * - a second `close()` resolves, at once;
+   * - after `close()`, each operation works (a store with nothing to release) or fails with an `FsError`
+   *   (`FS_IO_ERROR` where the connection is gone), and none hangs.
+   */
   async close(): Promise<void> {}
 
   /** Abort check, body, error translation: the shape of every mutation that is not on a hot path. */
