@@ -7,6 +7,9 @@ import type { Env, Kit } from '../kit.js'
 const PROCESSES = 3
 const SESSIONS = 3
 const RACE_MS = 2500
+/** Rounds of the move race, and the time between their starts (the processes start once). */
+const MOVE_ROUNDS = 5
+const ROUND_GAP_MS = 250
 const FILES = ['a.txt', 'b.txt', 'c.txt']
 const END = 'END\n'
 
@@ -52,25 +55,27 @@ process.stdout.write(JSON.stringify({ ok, stale, failed }) + '\\n', () => proces
 `
 
 /**
- * The child of the move race: waits for the start time, then moves `from` to its own name under
- * the version it was given, and prints the outcome.
+ * The child of the move race: for each round, waits for the round's start time, then moves that
+ * round's file to its own name under the version it was given; prints the outcomes.
  */
 const MOVER = `
-const [moduleUrl, descriptorJson, id, startAt, version] = process.argv.slice(1)
+const [moduleUrl, descriptorJson, id, startAt, gapMs, versionsJson] = process.argv.slice(1)
 const mod = await import(moduleUrl)
 const fs = await (mod.open ?? mod.default)(JSON.parse(descriptorJson))
-const from = await fs.resolve('moved.txt')
-const to = await fs.resolve('moved-' + id + '.txt')
-await new Promise((r) => setTimeout(r, Math.max(0, Number(startAt) - Date.now())))
-let outcome
-try {
-  await fs.rename(from, to, { expected: { version } })
-  outcome = 'ok'
-} catch (err) {
-  outcome = err?.code ?? String(err)
+const outcomes = []
+for (const [round, version] of JSON.parse(versionsJson).entries()) {
+  const from = await fs.resolve('moved-' + round + '.txt')
+  const to = await fs.resolve('moved-' + round + '-' + id + '.txt')
+  await new Promise((r) => setTimeout(r, Math.max(0, Number(startAt) + round * Number(gapMs) - Date.now())))
+  try {
+    await fs.rename(from, to, { expected: { version } })
+    outcomes.push('ok')
+  } catch (err) {
+    outcomes.push(err?.code ?? String(err))
+  }
 }
 await fs.close()
-process.stdout.write(JSON.stringify({ outcome }) + '\\n', () => process.exit(0))
+process.stdout.write(JSON.stringify({ outcomes }) + '\\n', () => process.exit(0))
 `
 
 /**
@@ -254,37 +259,37 @@ export function crossProcessClauses(kit: Kit): void {
         (stronger(removeStrength) ? undefined : `the guards of remove and rename are '${removeStrength}': not claimed across processes`))
   kit.groupIf('cross-instance races: moves', moveReason, () => {
     kit.test(
-      `${PROCESSES} processes move one file under one version at once, 5 times: exactly one moves it, the others are told it is gone or changed, and it is whole at exactly one name`,
+      `${PROCESSES} processes move one file under one version at once, ${MOVE_ROUNDS} times: exactly one moves it, the others are told it is gone or changed, and it is whole at exactly one name`,
       async (env: Env) => {
         const { module, descriptor } = hook!
-        for (let round = 0; round < 5; round++) {
-          const content = `round ${round}\n`.repeat(100)
-          const from = await env.resolve('moved.txt')
-          const { version } = await env.fs.writeText(from, content)
-          const startAt = Date.now() + 1500
-          const outcomes = await Promise.all(
-            Array.from({ length: PROCESSES }, (_, p) =>
-              runChild<{ outcome: string }>(
-                MOVER,
-                [module, JSON.stringify(descriptor(env.subject)), `${round}-${p}`, String(startAt), version],
-                kit.tuning.timeoutMs,
-              ),
+        // One file per round, laid first: the processes start once and race each round at its own time.
+        const contents = Array.from({ length: MOVE_ROUNDS }, (_, round) => `round ${round}\n`.repeat(100))
+        const versions: string[] = []
+        for (const [round, content] of contents.entries()) versions.push((await env.fs.writeText(await env.resolve(`moved-${round}.txt`), content)).version)
+        const startAt = Date.now() + 1500
+        const reports = await Promise.all(
+          Array.from({ length: PROCESSES }, (_, p) =>
+            runChild<{ outcomes: string[] }>(
+              MOVER,
+              [module, JSON.stringify(descriptor(env.subject)), String(p), String(startAt), String(ROUND_GAP_MS), JSON.stringify(versions)],
+              kit.tuning.timeoutMs + MOVE_ROUNDS * ROUND_GAP_MS,
             ),
-          )
-          const codes = outcomes.map((o) => o.outcome)
+          ),
+        )
+        for (const [round, content] of contents.entries()) {
+          const codes = reports.map((r) => r.outcomes[round] ?? 'no outcome')
           expect(
             codes.filter((c) => c === 'ok'),
             `round ${round}: ${codes.join(', ')}`,
           ).toHaveLength(1)
           for (const c of codes) if (c !== 'ok') expect(['FS_NOT_FOUND', 'FS_STALE_VERSION'], `round ${round}`).toContain(c)
-          const names = ['moved.txt', ...Array.from({ length: PROCESSES }, (_, p) => `moved-${round}-${p}.txt`)]
+          const names = [`moved-${round}.txt`, ...Array.from({ length: PROCESSES }, (_, p) => `moved-${round}-${p}.txt`)]
           const holding: string[] = []
           for (const name of names) {
             const t = await env.resolve(name)
             if ((await env.fs.stat(t)) === undefined) continue
             expect(await env.fs.readText(t), `${name} is whole`).toBe(content)
             holding.push(name)
-            if (name !== 'moved.txt') await env.fs.remove(t)
           }
           expect(holding, `round ${round}: the file is at exactly one name`).toHaveLength(1)
         }
