@@ -202,6 +202,7 @@ const VARIANTS: readonly Variant[] = [
   // lifecycle: close() and a closed filesystem, every call bounded
   { file: 'close-twice-throws', rule: 'close: releases connections and handles; idempotent (a second close() resolves)', caughtBy: ['lifecycle'] },
   { file: 'closed-calls-hang', rule: 'every failure is an FsError; nothing else escapes (after close(), a call fails or works, never hangs)', caughtBy: ['lifecycle'] },
+  { file: 'close-drops-pending', rule: 'close: after close(), each operation works or fails with an FsError, and none hangs (the calls in flight at close() too)', caughtBy: ['lifecycle'] },
   { file: 'closed-file-url-raw', rule: 'every failure is an FsError with a code of FsErrorCode; nothing else escapes (fileUrl after close())', caughtBy: ['lifecycle'] },
   // the finer timing adversary: observers at every promise turn of an operation
   { file: 'microtask-rename-gap', rule: 'rename: at every moment at least one of the two names holds the whole content (also between promise turns)', caughtBy: ['interleavings'] },

@@ -6,9 +6,11 @@
  * bounded, so a backend whose operations wait forever on a closed connection fails here, by name,
  * instead of timing the whole test out.
  */
+import fc from 'fast-check'
 import { expect } from 'vitest'
 import { isFsError, type FileSystem, type FsTarget } from '@seamfs/core'
-import type { Env, Kit, Needs } from '../kit.js'
+import { yieldToLoop, type Env, type Kit, type Needs } from '../kit.js'
+import { holds } from './seeded.js'
 
 /** One operation, run on a closed filesystem, on targets resolved before it was closed. */
 interface ClosedOp {
@@ -116,5 +118,51 @@ export function lifecycleClauses(kit: Kit): void {
         'operations after close()',
       ).toEqual([])
     })
+
+    const inFlightTitle =
+      'close() at any moment of operations in flight (drawn ones, drawn moments): each settles, working or with an FsError, and so does every operation after it'
+    kit.test(
+      inFlightTitle,
+      async () => {
+        const ops = CLOSED_OPS.filter((op) => op.name !== 'close' && kit.unmet(op.needs) === undefined)
+        const drawn = fc.record({
+          started: fc.uniqueArray(fc.constantFrom(...ops), { minLength: 1, maxLength: 6, selector: (op) => op.name }),
+          turns: fc.integer({ min: 0, max: 8 }),
+          loopTurns: fc.integer({ min: 0, max: 3 }),
+          after: fc.constantFrom(...ops),
+        })
+        // Each run closes its subject: a fresh one per run.
+        await holds(
+          kit,
+          inFlightTitle,
+          drawn.map((d) =>
+            Object.assign(d, {
+              [fc.toStringMethod]: () =>
+                `${d.started.map((op) => op.name).join(', ')} in flight, close() after ${d.turns} promise and ${d.loopTurns} loop turns, then ${d.after.name}`,
+            }),
+          ),
+          ({ started, turns, loopTurns, after }) =>
+            kit.withEnv(async (env) => {
+              const targets = await arrange(env)
+              const inFlight = started.map(async (op) => `${op.name}: ${await bounded(() => op.call(env.fs, targets), boundMs)}`)
+              for (let i = 0; i < turns; i++) await Promise.resolve()
+              for (let i = 0; i < loopTurns; i++) await yieldToLoop()
+              const closed = await bounded(() => env.fs.close(), boundMs)
+              const results = [
+                ...(await Promise.all(inFlight)),
+                `close(): ${closed}`,
+                `${after.name} after close(): ${await bounded(() => after.call(env.fs, targets), boundMs)}`,
+              ]
+              expect(
+                results.filter((r) => !fine(r.slice(r.indexOf(': ') + 2))),
+                results.join('; '),
+              ).toEqual([])
+              expect(closed, 'close() with operations in flight').toBe('ok')
+            }),
+          Math.max(3, Math.ceil(kit.tuning.generativeRuns / 5)),
+        )
+      },
+      Math.max(kit.tuning.timeoutMs, 20 * 5_000),
+    )
   })
 }

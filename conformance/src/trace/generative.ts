@@ -11,6 +11,8 @@ export const LIMITS = 'generative: limits › any size around maxTextBytes*'
 export const MODES = 'generative: modes › any mode*'
 /** Overrides of the public methods, drawn (`clauses/final-methods.ts`). */
 export const OVERRIDES = 'public methods are final › any public method answered by other code*'
+/** close() at drawn moments of drawn operations in flight (`clauses/lifecycle.ts`). */
+export const CLOSES = 'lifecycle › close() at any moment of operations in flight*'
 /** The finer timing adversary (`clauses/interleavings.ts`): observers at every promise turn of an operation. */
 export const TURNS_WRITE = 'interleavings › a read or a listing started at any promise turn of a write*'
 export const TURNS_MOVE = 'interleavings › a look at both names at any promise turn of a move*'
@@ -180,8 +182,14 @@ export const GENERATIVE_TRACE: Readonly<Record<string, Readonly<Record<string, r
   },
   GuardStrength: {
     '`atomic`: by the store itself, against any writer (a program that knows nothing of seamfs too)': [ATOMIC_GUARDS],
+    '`process`: only among the callers inside this process': [TURNS_GUARDS],
   },
   'FileSystem.processPath': {
     'throws `FS_UNSUPPORTED` when `capabilities.processPath` is false': [PATHS],
+  },
+  'FileSystem.close': {
+    'a second `close()` resolves, at once': [CLOSES],
+    'after `close()`, each operation works (a store with nothing to release) or fails with an `FsError` (`FS_IO_ERROR` where the connection is gone), and none hangs':
+      [CLOSES],
   },
 }
