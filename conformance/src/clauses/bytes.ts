@@ -123,7 +123,7 @@ export function byteClauses(kit: Kit): void {
     )
   })
 
-  kit.group('modification time', { caps: ['mtime'] }, () => {
+  kit.group('modification time', { caps: ['mtime'], writes: true }, () => {
     kit.test(
       'stat reports mtime (ms since the epoch, near now) for files and directories, every kind of change moves it forward, an atomic rename keeps it',
       async (env) => {

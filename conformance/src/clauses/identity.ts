@@ -193,6 +193,8 @@ export function identityClauses(kit: Kit): void {
       const missing = (await env.resolve('real/sub/new.txt')).targetKey
       for (const path of ['alias/sub/new.txt', 'deep/up/new.txt', 'chain/sub/new.txt']) expect((await env.resolve(path)).targetKey, path).toBe(missing)
       expect(env.fs.contains(await env.resolve('real'), await env.resolve('alias/sub/f.txt'))).toBe(true)
+      // Where the store writes: a file created through an alias lands at the key resolve gave it.
+      if (kit.unmet({ writes: true }) !== undefined) return
       await env.fs.writeText(await env.resolve('deep/up/new.txt'), 'through the alias')
       expect(await env.read('real/sub/new.txt')).toBe('through the alias')
       expect((await env.resolve('chain/sub/new.txt')).targetKey).toBe(missing)

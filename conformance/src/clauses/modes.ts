@@ -16,7 +16,7 @@ async function state(env: Env, path: string): Promise<{ content: string; mode: s
 export function modeClauses(kit: Kit): void {
   kit.group('permissions', { caps: ['permissions'], hooks: ['chmod', 'mode'] }, () => {
     for (const mode of [0o640, 0o755]) {
-      kit.test(`an edit and a write keep the file's mode bits (${mode.toString(8)})`, async (env) => {
+      kit.testIf(`an edit and a write keep the file's mode bits (${mode.toString(8)})`, { writes: true }, async (env) => {
         await env.write('m.txt', 'one two')
         await env.chmod('m.txt', mode)
         await env.fs.editText(await env.resolve('m.txt'), { oldString: 'one', newString: 'uno', replaceAll: false })
@@ -49,7 +49,7 @@ export function modeClauses(kit: Kit): void {
       })
     }
 
-    kit.test('createIfAbsent on a file without write permission (444) stays FS_NOT_OBSERVED and changes nothing', async (env) => {
+    kit.testIf('createIfAbsent on a file without write permission (444) stays FS_NOT_OBSERVED and changes nothing', { writes: true }, async (env) => {
       await env.write('ro.txt', 'one two')
       await env.chmod('ro.txt', 0o444)
       const before = await state(env, 'ro.txt')

@@ -1,6 +1,8 @@
+import fc from 'fast-check'
 import { expect } from 'vitest'
 import type { FsOpenFile } from '@seamfs/core'
 import { codeOf, yieldToLoop, type Kit } from '../kit.js'
+import { holds } from './seeded.js'
 import { drain } from './stream.js'
 
 const MiB = 1024 * 1024
@@ -67,6 +69,39 @@ export function openFileClauses(kit: Kit): void {
       }
       await env.write('early.txt', 'rewritten')
       expect(await env.read('early.txt')).toBe('rewritten')
+    })
+
+    const endsTitle =
+      'openFile: any mix of ends (closed unread, stopped after k chunks, read to the end, closed twice), many open at once: each releases the file, which is then rewritten and read back'
+    kit.test(endsTitle, async (env) => {
+      const text = varied(MiB)
+      await env.write('ends.txt', text)
+      const target = await env.resolve('ends.txt')
+      const end = fc.oneof(
+        fc.constant<['close']>(['close']),
+        fc.integer({ min: 1, max: 4 }).map((k): ['stop', number] => ['stop', k]),
+        fc.constant<['read']>(['read']),
+        fc.constant<['twice']>(['twice']),
+      )
+      let round = 0
+      await holds(kit, endsTitle, fc.array(end, { minLength: 1, maxLength: 12 }), async (ends) => {
+        // All opened first, then ended each its own way: the files are open together.
+        const files = await Promise.all(ends.map(() => env.fs.openFile(target)))
+        for (const [i, [how, k]] of ends.entries()) {
+          const file = files[i] as FsOpenFile
+          if (how === 'stop') {
+            let n = 0
+            for await (const chunk of file.chunks) if (chunk.length === 0 || ++n >= (k ?? 1)) break
+          } else if (how === 'read') expect((await bytesOf(file)).length).toBe(Buffer.byteLength(text))
+          await file.close()
+          if (how === 'twice') await file.close()
+        }
+        await yieldToLoop()
+        const content = `round ${round++}`
+        await env.write('ends.txt', content)
+        expect(await env.read('ends.txt')).toBe(content)
+        await env.write('ends.txt', text)
+      })
     })
 
     kit.test('openFile: the signal is checked between chunks', async (env) => {

@@ -13,6 +13,10 @@ export const MODES = 'generative: modes › any mode*'
 export const OVERRIDES = 'public methods are final › any public method answered by other code*'
 /** close() at drawn moments of drawn operations in flight (`clauses/lifecycle.ts`). */
 export const CLOSES = 'lifecycle › close() at any moment of operations in flight*'
+/** Mutations on a store that does not write, drawn (`clauses/read-only.ts`). */
+export const READ_ONLY = 'read-only store › any mutation, with any of its options*'
+/** Drawn ends of opened files (`clauses/open-file.ts`). */
+export const OPEN_ENDS = 'read/open: openFile › openFile: any mix of ends*'
 /** The finer timing adversary (`clauses/interleavings.ts`): observers at every promise turn of an operation. */
 export const TURNS_WRITE = 'interleavings › a read or a listing started at any promise turn of a write*'
 export const TURNS_MOVE = 'interleavings › a look at both names at any promise turn of a move*'
@@ -160,6 +164,7 @@ export const GENERATIVE_TRACE: Readonly<Record<string, Readonly<Record<string, r
     'every failure names its operation and path in the fields `verb` and `path`': [ARGS],
     "the public methods are final: a class that overrides one is refused at construction with a `TypeError` naming the method and its hook; `fileUrl`, `contains` and `close` are the backend's own":
       [OVERRIDES],
+    'a store that does not write (`capabilities.readOnly`) refuses every mutation with `FS_PERMISSION_DENIED` before any I/O, and nothing changes': [READ_ONLY],
   },
   'FileSystem.readBytes': {
     'missing is `FS_NOT_FOUND`; a directory or special file is `FS_NOT_REGULAR_FILE`': [MODEL],
@@ -179,6 +184,7 @@ export const GENERATIVE_TRACE: Readonly<Record<string, Readonly<Record<string, r
     "`chunks` follow `streamBytes`' rules: concatenated they are the file's bytes; a chunk is the caller's until it asks for the next one; the signal is checked between chunks; later failures are thrown by the iterator":
       [CONTENTS],
     'missing is `FS_NOT_FOUND`; a directory or special file is `FS_NOT_REGULAR_FILE`; both reject the returned promise': [MODEL],
+    'reading `chunks` to the end, stopping early or `close()` releases the file; `close()` is idempotent': [OPEN_ENDS],
   },
   GuardStrength: {
     '`atomic`: by the store itself, against any writer (a program that knows nothing of seamfs too)': [ATOMIC_GUARDS],
