@@ -13,6 +13,7 @@ import { expect } from 'vitest'
 import { isFsError, type FileSystem, type FsErrorCode, type FsTarget } from '@seamfs/core'
 import { yieldToLoop, type Env, type Kit, type Needs } from '../kit.js'
 import { everyCase, holds, runDirs } from './seeded.js'
+import { collect } from './stream.js'
 
 /** Core's grace for an aborted mutation's hook (`ABORT_GRACE_MS` in `@seamfs/core`'s abort-wait, not exported). */
 const ABORT_GRACE_MS = 20
@@ -49,13 +50,6 @@ interface AbortOp {
 }
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
-
-/** Every chunk, each byte chunk copied: it is the caller's only until the next is asked for. */
-async function collect<T>(chunks: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = []
-  for await (const chunk of chunks) out.push(chunk instanceof Uint8Array ? (new Uint8Array(chunk) as T) : chunk)
-  return out
-}
 
 const file = (present: boolean): readonly string[] => [present ? 'f.txt' : 'gone.txt']
 const dir = (present: boolean): readonly string[] => [present ? 'sub' : 'gone']

@@ -11,6 +11,7 @@ import { isFsError, type FileSystem, type FsVersion } from '@seamfs/core'
 import { compareNames } from '@seamfs/core/backend'
 import { codeOf, type Env, type Kit } from '../kit.js'
 import { everyCase, holds, runDirs } from './seeded.js'
+import { collect } from './stream.js'
 
 /** What an operation gave: the value's comparable part, or the error code. */
 async function outcome<T>(work: () => Promise<T>, shape: (value: T) => unknown): Promise<unknown> {
@@ -172,13 +173,6 @@ function expectedText(bytes: Uint8Array): { readonly ok: string } | { readonly c
   } catch {
     return { code: 'FS_NOT_TEXT' }
   }
-}
-
-/** Every chunk, each byte chunk copied: it is the caller's only until the next is asked for. */
-async function collect<T>(chunks: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = []
-  for await (const chunk of chunks) out.push(chunk instanceof Uint8Array ? (new Uint8Array(chunk) as T) : chunk)
-  return out
 }
 
 // ---------------------------------------------------------------- guards

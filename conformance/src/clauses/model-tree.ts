@@ -24,6 +24,7 @@ import {
   type Model,
   type Where,
 } from './model-state.js'
+import { collect } from './stream.js'
 
 // The commands of the model-based test that change the tree or work on bytes: writeBytes and
 // readBytes, remove, rename (files and directories), createDirectory. Each runs the operation on
@@ -293,13 +294,6 @@ export class MkdirCmd implements Cmd {
   toString = (): string => `createDirectory(${this.path})`
 }
 
-/** Every chunk of `chunks`, each byte chunk copied (it is the caller's only until the next is asked for). */
-async function drain<T>(chunks: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = []
-  for await (const chunk of chunks) out.push(chunk instanceof Uint8Array ? (new Uint8Array(chunk) as T) : chunk)
-  return out
-}
-
 /** `streamBytes`, `streamText` or `openFile` of a path: open-time failures reject the returned promise; the chunks are the file. */
 export class OpenCmd implements Cmd {
   constructor(
@@ -321,10 +315,10 @@ export class OpenCmd implements Cmd {
     }
     const expected = bytesOf(content)
     if (this.via === 'streamText') {
-      const text = await attempt(async () => (await drain(await env.fs.streamText(target))).join(''), [content instanceof Bin ? 'FS_NOT_TEXT' : 'ok'], what)
+      const text = await attempt(async () => (await collect(await env.fs.streamText(target))).join(''), [content instanceof Bin ? 'FS_NOT_TEXT' : 'ok'], what)
       if (typeof content === 'string') same(text, textOf(content), what)
     } else if (this.via === 'streamBytes') {
-      same(Buffer.concat(await drain(await env.fs.streamBytes(target))).toString('hex'), Buffer.from(expected).toString('hex'), what)
+      same(Buffer.concat(await collect(await env.fs.streamBytes(target))).toString('hex'), Buffer.from(expected).toString('hex'), what)
     } else {
       const opened = await env.fs.openFile(target)
       try {
@@ -332,7 +326,7 @@ export class OpenCmd implements Cmd {
         const known = m.known.get(this.path)
         if (known !== undefined && guardState(m, this.path) === 'ok')
           same(opened.info.version, known.version, `the version ${what} gives while the file is unchanged`)
-        same(Buffer.concat(await drain(opened.chunks)).toString('hex'), Buffer.from(expected).toString('hex'), `the chunks of ${what}`)
+        same(Buffer.concat(await collect(opened.chunks)).toString('hex'), Buffer.from(expected).toString('hex'), `the chunks of ${what}`)
       } finally {
         await opened.close()
       }

@@ -50,6 +50,13 @@ async function within<T>(ms: number, what: string, pending: Promise<T>): Promise
   }
 }
 
+/** Every chunk, each byte chunk copied: it is the caller's only until the next is asked for. */
+export async function collect<T>(chunks: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = []
+  for await (const chunk of chunks) out.push(chunk instanceof Uint8Array ? (new Uint8Array(chunk) as T) : chunk)
+  return out
+}
+
 /**
  * Reads `chunks` to the end or to the first failure (its code, and the error itself), turning
  * the event loop between chunks (so a deadline can fire however the backend completes) and
