@@ -6,6 +6,7 @@ import type { FsCapabilities } from '@seamfs/core'
 import { describeConformance, type ExternalHooks } from '@seamfs/conformance'
 import { MapFileSystem } from '../examples/map-file-system.js'
 import { TRACE, type RuleTrace } from '../src/trace.js'
+import { GENERATIVE_TRACE } from '../src/trace/generative.js'
 
 // Traceability: every rule line of the contract's TSDoc → the kit tests that check it (the table
 // in src/trace.ts), rendered into conformance/README.md between the trace markers. The rule lines
@@ -310,6 +311,12 @@ describe('traceability: every contract rule line has a kit test', () => {
     const missing = rules.filter((r) => testsOf(TRACE[r.owner]?.[r.text] ?? []).length === 0)
     const shown = missing.map((r) => `  ${r.where} — ${quote(r.owner)}: { ${quote(r.text)}: [/* kit test titles */] }`)
     expect(missing.length, `rule lines without a test in src/trace.ts:\n${shown.join('\n')}\n`).toBe(0)
+  })
+
+  it('every rule line is also checked over its input space: an entry in src/trace/generative.ts (issue 32)', () => {
+    const missing = rules.filter((r) => (GENERATIVE_TRACE[r.owner]?.[r.text] ?? []).length === 0)
+    if (missing.length > 0)
+      expect.fail(`rule lines checked on hand-picked inputs only:\n${missing.map((r) => `  ${r.where} — ${quote(r.owner)}: ${quote(r.text)}`).join('\n')}`)
   })
 
   it('every trace entry names a rule line that still exists (a rule edited or removed must be re-traced)', () => {

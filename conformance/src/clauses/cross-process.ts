@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { expect } from 'vitest'
 import type { GuardStrength } from '@seamfs/core'
 import type { Env, Kit } from '../kit.js'
@@ -7,6 +8,8 @@ import type { Env, Kit } from '../kit.js'
 const PROCESSES = 3
 const SESSIONS = 3
 const RACE_MS = 2500
+/** How long the drawn guarded mix races (ms). */
+const DRAWN_MS = 1500
 /** Rounds of the move race, and the time between their starts (the processes start once). */
 const MOVE_ROUNDS = 5
 const ROUND_GAP_MS = 250
@@ -129,6 +132,101 @@ await fs.close()
 process.stdout.write(JSON.stringify({ edits, created, failed }) + '\\n', () => process.exit(0))
 `
 
+/**
+ * The child of the drawn guarded mix: each session draws, from its own seed, a file of three and a
+ * guarded mutation of it — `writeText` or `writeBytes` under `replaceIfVersion`, `editText` or
+ * `remove` under `expected`, a create under `createIfAbsent` — and where its guard comes from: a
+ * fresh look (`stat` then `readText`, `openFile`, or the parent's listing) or one it remembered
+ * (its own last outcome, or an older look). Every mutation appends a unique line, so every state
+ * of a file is unique; it prints, per outcome, a hash of the state it started from and of the one
+ * it made.
+ */
+const DRAWN = `
+const [moduleUrl, descriptorJson, id, sessions, raceMs, seed, canRemove, canCreate] = process.argv.slice(1)
+const { createHash } = await import('node:crypto')
+const mod = await import(moduleUrl)
+const fs = await (mod.open ?? mod.default)(JSON.parse(descriptorJson))
+const deadline = Date.now() + Number(raceMs)
+const hash = (text) => createHash('sha256').update(text).digest('hex').slice(0, 24)
+const done = [], lost = [], failed = []
+const losses = {
+  write: ['FS_STALE_VERSION'], bytes: ['FS_STALE_VERSION'], create: ['FS_NOT_OBSERVED'],
+  edit: ['FS_STALE_VERSION', 'FS_NOT_FOUND', 'FS_EDIT_NOT_FOUND'], remove: ['FS_STALE_VERSION', 'FS_NOT_FOUND'],
+}
+function random(a) {
+  return () => {
+    a = (a + 0x6d2b79f5) | 0
+    let t = Math.imul(a ^ (a >>> 15), 1 | a)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+async function look(name, how) {
+  const t = await fs.resolve(name)
+  if (how === 'open') {
+    let file
+    try { file = await fs.openFile(t) } catch (err) { if (err?.code === 'FS_NOT_FOUND') return undefined; throw err }
+    const parts = []
+    for await (const chunk of file.chunks) parts.push(Buffer.from(chunk))
+    await file.close()
+    return { version: file.info.version, content: Buffer.concat(parts).toString('utf8') }
+  }
+  const entry = how === 'list' ? (await fs.listDir(await fs.resolve('.'))).find((e) => e.name === name) : undefined
+  // A listing that names no version leaves it to stat.
+  const version = entry?.version ?? (how === 'list' && entry === undefined ? undefined : (await fs.stat(t))?.version)
+  if (version === undefined) return undefined
+  // The version first: content read after it is as new or newer, so a guard on it is never too weak.
+  try { return { version, content: await fs.readText(t) } } catch (err) { if (err?.code === 'FS_NOT_FOUND') return undefined; throw err }
+}
+async function session(s) {
+  const draw = random(Number(seed) + Number(id.slice(1)) * 7919 + s * 104729)
+  const pick = (xs) => xs[Math.floor(draw() * xs.length)]
+  const memory = {}
+  for (let i = 0; Date.now() < deadline; i++) {
+    const f = Math.floor(draw() * 3)
+    const name = 'm' + f + '.txt'
+    const tag = id + '-' + s + '-' + i
+    const from = draw() < 0.3 && memory[f] !== undefined ? 'remembered' : pick(['stat', 'open', 'list'])
+    let op = pick(canRemove === '1' ? ['write', 'write', 'bytes', 'edit', 'edit', 'remove', 'create'] : ['write', 'write', 'bytes', 'edit', 'edit', 'create'])
+    let base, next
+    try {
+      base = from === 'remembered' ? memory[f] : await look(name, from)
+      if (base === undefined) {
+        if (canCreate !== '1') continue
+        op = 'create'
+      }
+      const t = await fs.resolve(name)
+      const lastLine = base === undefined ? '' : base.content.slice(base.content.lastIndexOf('\\n', base.content.length - 2) + 1)
+      next = op === 'create' ? 'FILE ' + f + '\\n' + tag + '\\n' : op === 'remove' ? undefined : base.content + tag + '\\n'
+      const guard = { kind: 'replaceIfVersion', version: base?.version }
+      let version
+      if (op === 'write') version = (await fs.writeText(t, next, { expected: guard })).version
+      else if (op === 'bytes') version = (await fs.writeBytes(t, Buffer.from(next), { expected: guard })).version
+      else if (op === 'edit') version = (await fs.editText(t, { oldString: lastLine, newString: lastLine + tag + '\\n' }, { expected: { version: base.version } })).version
+      else if (op === 'remove') await fs.remove(t, { expected: { version: base.version } })
+      else version = (await (draw() < 0.5 ? fs.writeText(t, next, { expected: { kind: 'createIfAbsent' } }) : fs.writeBytes(t, Buffer.from(next), { expected: { kind: 'createIfAbsent' } }))).version
+      memory[f] = next === undefined ? undefined : { version, content: next }
+      done.push({ f, op, from, tag, base: op === 'create' ? null : hash(base.content), made: next === undefined ? null : hash(next) })
+    } catch (err) {
+      if (losses[op]?.includes(err?.code)) {
+        // Once in a while the stale look stays remembered: a guard from an older look is drawn later.
+        memory[f] = draw() < 0.5 ? base : undefined
+        lost.push({ f, op, tag, made: next === undefined ? null : hash(next) })
+      } else failed.push(tag + ' ' + op + ' (guard from ' + from + ') ' + (err?.code ?? '') + ' ' + (err?.message ?? String(err)))
+    }
+  }
+}
+await Promise.all(Array.from({ length: Number(sessions) }, (_, s) => session(s)))
+await fs.close()
+process.stdout.write(JSON.stringify({ done, lost, failed }) + '\\n', () => process.exit(0))
+`
+
+interface DrawnReport {
+  readonly done: readonly { f: number; op: string; from: string; tag: string; base: string | null; made: string | null }[]
+  readonly lost: readonly { f: number; op: string; tag: string; made: string | null }[]
+  readonly failed: readonly string[]
+}
+
 interface RacerReport {
   readonly ok: readonly string[]
   readonly stale: readonly string[]
@@ -163,6 +261,43 @@ function runChild<T>(script: string, args: readonly string[], timeoutMs: number)
 
 const stronger = (s: GuardStrength | undefined): boolean => s === 'atomic' || s === 'seamfs'
 
+const hashText = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 24)
+
+/**
+ * Whether the successful guarded mutations of one file form one history from its first state to its
+ * last: every state (a content, or absence) a success started from was made by another success (or
+ * was the first), none is the start of two successes (a lost update), and every state made but not
+ * built on is the last. Each content is unique (every mutation adds its own line), so a state is
+ * its hash. Returns what breaks it, in words.
+ */
+function checkChain(f: number, first: string | null, last: string | null, done: DrawnReport['done'], lost: DrawnReport['lost']): string[] {
+  const problems: string[] = []
+  const name = `m${f}.txt`
+  const made = new Map<string, string>()
+  if (first !== null) made.set(first, 'its first content')
+  for (const d of done) if (d.made !== null) made.set(d.made, `${d.op} ${d.tag}`)
+  const startedFrom = new Map<string, string[]>()
+  for (const d of done) if (d.base !== null) startedFrom.set(d.base, [...(startedFrom.get(d.base) ?? []), `${d.op} ${d.tag} (guard from ${d.from})`])
+  for (const [base, ops] of startedFrom) {
+    if (ops.length > 1) problems.push(`${name}: ${ops.length} mutations succeeded from one version (a lost update): ${ops.join(', ')}`)
+    if (!made.has(base)) problems.push(`${name}: ${ops.join(', ')} succeeded from a content no success made`)
+  }
+  const dangling = [...made.keys()].filter((state) => !startedFrom.has(state))
+  const expectedDangling = last === null ? [] : [last]
+  if (last !== null && !made.has(last)) problems.push(`${name}: its last content is one no success made`)
+  for (const state of dangling)
+    if (!expectedDangling.includes(state))
+      problems.push(`${name}: the content made by ${made.get(state) ?? '?'} was replaced by no success, yet is not the last`)
+  // Absence is made by each remove (and was the first state, if the file was missing), taken by each create.
+  const removes = done.filter((d) => d.op === 'remove').length
+  const creates = done.filter((d) => d.op === 'create').length
+  const absences = removes + (first === null ? 1 : 0) - (last === null ? 1 : 0)
+  if (creates !== absences) problems.push(`${name}: ${creates} creates succeeded where ${absences} absences were there to take (${removes} removes)`)
+  const states = new Set([...made.keys(), ...startedFrom.keys(), ...(last === null ? [] : [last])])
+  for (const l of lost) if (l.made !== null && states.has(l.made)) problems.push(`${name}: ${l.op} ${l.tag} was reported lost, yet its content landed`)
+  return problems
+}
+
 export function crossProcessClauses(kit: Kit): void {
   const hook = kit.crossProcess
   const reason =
@@ -194,13 +329,61 @@ export function crossProcessClauses(kit: Kit): void {
         expect(ok.length, 'the racers made progress').toBeGreaterThan(PROCESSES)
         expect(lost, `writes reported successful but missing or doubled (of ${ok.length})`).toEqual([])
         expect(staleLanded, 'writes reported stale that landed').toEqual([])
-        expect(failed.join('\n'), 'no other failure under contention').toBe('')
+        if (failed.length > 0) expect.fail(`no other failure under contention, yet:\n${failed.join('\n')}`)
       },
       RACE_MS + kit.tuning.timeoutMs,
     )
   })
 
   const removeStrength = kit.caps.removeIfVersion ?? kit.caps.replaceIfVersion
+  kit.groupIf('cross-instance races', reason, () => {
+    kit.test(
+      `${PROCESSES} processes × ${SESSIONS} sessions of drawn guarded mutations from drawn guard sources (seed ${kit.tuning.modelSeed}): no state is the base of two successful ones, each is one a success made, none reported lost landed`,
+      async (env) => {
+        const { module, descriptor } = hook!
+        // m0 and m1 exist, m2 does not: the first creates race too.
+        const initial = ['FILE 0\n', 'FILE 1\n', undefined]
+        for (const [f, content] of initial.entries()) if (content !== undefined) await env.fs.writeText(await env.resolve(`m${f}.txt`), content)
+        const canRemove = kit.unmet({ caps: ['remove'] }) === undefined && stronger(removeStrength)
+        const canCreate = stronger(kit.caps.createIfAbsent)
+        const args = (p: number): string[] => [
+          module,
+          JSON.stringify(descriptor(env.subject)),
+          `p${p}`,
+          String(SESSIONS),
+          String(DRAWN_MS),
+          String(kit.tuning.modelSeed),
+          canRemove ? '1' : '0',
+          canCreate ? '1' : '0',
+        ]
+        const reports = await Promise.all(
+          Array.from({ length: PROCESSES }, (_, p) => runChild<DrawnReport>(DRAWN, args(p), DRAWN_MS + kit.tuning.timeoutMs / 2)),
+        )
+        const failed = reports.flatMap((r) => r.failed)
+        if (failed.length > 0) expect.fail(`no failure but a lost race, yet:\n${failed.join('\n')}`)
+        const done = reports.flatMap((r) => r.done)
+        expect(done.length, 'the racers made progress').toBeGreaterThan(PROCESSES)
+        for (const [f, start] of initial.entries()) {
+          const t = await env.resolve(`m${f}.txt`)
+          const final = (await env.fs.stat(t)) === undefined ? null : hashText(await env.fs.readText(t))
+          const mine = done.filter((d) => d.f === f)
+          const problems = checkChain(
+            f,
+            start === undefined ? null : hashText(start),
+            final,
+            mine,
+            reports.flatMap((r) => r.lost).filter((l) => l.f === f),
+          )
+          if (problems.length > 0) {
+            const tally = [...new Set(mine.map((d) => d.op))].map((op) => `${mine.filter((d) => d.op === op).length} ${op}`).join(', ')
+            expect.fail(`the history of m${f}.txt (successes: ${tally}):\n${problems.join('\n')}`)
+          }
+        }
+      },
+      DRAWN_MS + kit.tuning.timeoutMs,
+    )
+  })
+
   const mixedReason =
     hook === undefined
       ? 'no crossProcess hook (a module that opens the store in another process)'

@@ -3,7 +3,9 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { expect, it } from 'vitest'
 import { isFsError, type FsErrorCode, type FsTarget } from '@seamfs/core'
+import fc from 'fast-check'
 import { codeOf, yieldToLoop, type Env, type Kit } from '../kit.js'
+import { everyCase, holds, runDirs } from './seeded.js'
 
 const KiB = 1024
 const MiB = 1024 * KiB
@@ -192,6 +194,46 @@ function liveBytes(gc: () => void): number {
   return usage.heapUsed + usage.external
 }
 
+/** Contents that tell a bounded stream from one that holds a line, a character run or the whole file. */
+const SHAPES = ['lines', 'CRLF lines', 'one line', 'one line, multi-byte'] as const
+
+/** A drawn case of the bounded-memory rule: how large, which content, where the reader pauses and for how long. */
+interface BoundedCase {
+  readonly size: number
+  readonly shape: (typeof SHAPES)[number]
+  readonly pauseAt: number
+  readonly pauseMs: number
+}
+
+const showBounded = (c: BoundedCase): string => `${c.size} bytes of ${c.shape}, the reader pausing ${c.pauseMs} ms after chunk ${c.pauseAt}`
+
+/** Sizes from 8 MiB (below it, a whole-file copy hides in the noise) to `largest`. */
+function boundedCase(largest: number): fc.Arbitrary<BoundedCase> {
+  return fc.record({
+    size: fc.integer({ min: 8 * MiB, max: largest }),
+    shape: fc.constantFrom(...SHAPES),
+    pauseAt: fc.integer({ min: 0, max: 6 }),
+    pauseMs: fc.constantFrom(0, 10, 25),
+  })
+}
+
+/** Writes `c.size` bytes of `c.shape` at `path` and returns their length in UTF-16 code units (what `streamText` yields). */
+async function writeShaped(env: Env, path: string, c: BoundedCase): Promise<number> {
+  const unit =
+    c.shape === 'lines'
+      ? 'the quick brown fox jumps over the lazy dog 0123456789\n'
+      : c.shape === 'CRLF lines'
+        ? 'a line ending in CRLF\r\n'
+        : c.shape === 'one line'
+          ? 'abcdefghij'
+          : 'é€𐍈a'
+  const unitBytes = Buffer.byteLength(unit)
+  const whole = Math.floor(c.size / unitBytes)
+  const pad = c.size - whole * unitBytes
+  await env.write(path, unit.repeat(whole) + 'x'.repeat(pad))
+  return whole * unit.length + pad
+}
+
 export function streamClauses(kit: Kit): void {
   kit.group('read/stream: streaming', {}, () => {
     kit.test('streamText: line endings are returned as stored (CRLF, lone CR), also across chunk boundaries', async (env) => {
@@ -241,33 +283,53 @@ export function streamClauses(kit: Kit): void {
           ? `largeFileBytes (${size}) is too small to tell a bounded stream from a whole-file read`
           : undefined
     for (const method of ['streamText', 'streamBytes'] as const) {
-      const name = `${method}: memory stays bounded by the chunk size, whatever the file size`
+      const name = `${method}: memory stays bounded by the chunk size, whatever the file size, its lines and the reader's pace (drawn)`
       if (unmeasurable !== undefined) {
         it.skip(`${name} (skipped: ${unmeasurable})`, () => undefined)
       } else if (gc !== undefined) {
         kit.test(name, async (env) => {
-          await env.write('huge.txt', linesText(size))
-          const target = await env.resolve('huge.txt')
-          // Measured after forced collections, so only what the stream really holds counts; a third of
-          // the file is far above any sane chunk size and far below a whole-file copy.
-          const bound = Math.floor(size / 3)
-          const before = liveBytes(gc)
-          const chunks: AsyncIterable<{ readonly length: number }> = await env.fs[method](target)
-          let peak = liveBytes(gc)
-          let seen = 0
-          let nextSample = 0
-          const { code, received } = await drain(chunks, size, (chunk) => {
-            seen += chunk.length
-            if (seen < nextSample) return
-            peak = Math.max(peak, liveBytes(gc))
-            nextSample = seen + size / 4
-          })
-          expect(code).toBe('ok')
-          expect(received).toBe(size)
-          // The floor is the lower of before and after: memory still held before the stream and freed
-          // during it (a write's buffer, say) must not hide what the stream held.
-          const held = peak - Math.min(before, liveBytes(gc))
-          expect(held, `bytes held while streaming a file of ${size} bytes`).toBeLessThan(bound)
+          const dirs = runDirs('bounded-')
+          const check = async (c: BoundedCase): Promise<void> => {
+            const path = `${dirs()}/huge.txt`
+            // Written and let go at once: only what the stream holds may count below.
+            const chars = await writeShaped(env, path, c)
+            const target = await env.resolve(path)
+            // Measured after forced collections, so only what the stream really holds counts; a third of
+            // the file is far above any sane chunk size and far below a whole-file copy.
+            const bound = Math.floor(c.size / 3)
+            const before = liveBytes(gc)
+            const chunks: AsyncIterable<{ readonly length: number }> = await env.fs[method](target)
+            // Sampled where the reader paused, and half-way: each sample costs two full collections.
+            let peak = 0
+            const total = method === 'streamText' ? chars : c.size
+            let seen = 0
+            let index = 0
+            let received = 0
+            const iterator = chunks[Symbol.asyncIterator]()
+            for (let next = await iterator.next(); next.done !== true; next = await iterator.next(), index++) {
+              received += next.value.length
+              // The reader pauses once, for a timer: a backend that reads ahead without waiting for
+              // it fills memory meanwhile.
+              if (index === c.pauseAt) {
+                if (c.pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, c.pauseMs))
+                peak = Math.max(peak, liveBytes(gc))
+              }
+              if (seen < total / 2 && seen + next.value.length >= total / 2) peak = Math.max(peak, liveBytes(gc))
+              seen += next.value.length
+            }
+            expect(received, 'what the stream yielded, in all').toBe(total)
+            // The floor is the lower of before and after: memory still held before the stream and freed
+            // during it (a write's buffer, say) must not hide what the stream held.
+            const held = peak - Math.min(before, liveBytes(gc))
+            expect(held, `bytes held while streaming a file of ${c.size} bytes`).toBeLessThan(bound)
+            // Let go of it before the next run (on a store that does not write, through the outside hook if any).
+            if (kit.unmet({ caps: ['remove'], writes: true }) === undefined) await env.fs.remove(target)
+            else if (kit.unmet({ hooks: ['remove'] }) === undefined) await env.remove(path)
+          }
+          // The hardest case first, whatever the run count: the largest file, one line of multi-byte
+          // characters (a reader that splits lines holds it all), a pause after the second chunk.
+          await everyCase([{ size, shape: 'one line, multi-byte', pauseAt: 1, pauseMs: 25 } as const], showBounded, check)
+          await holds(kit, name, boundedCase(size), check, Math.max(1, Math.round(kit.tuning.generativeRuns / 25)))
         })
       }
     }

@@ -27,16 +27,24 @@ export const TURNS_GUARDS = 'interleavings › guarded writers started at every 
 export const ATOMIC_GUARDS = 'capabilities: atomic guards › *'
 /** Spellings of the store's root (`clauses/root.ts`). */
 export const ROOTS = "the store's root › any spelling of the store's root*"
+/** Bounded streams, drawn: file size, lines, multi-byte runs and the reader's pauses (`clauses/stream.ts`). */
+export const BOUNDED = 'read/stream: streaming › * memory stays bounded by the chunk size*'
+/** Guarded mutations drawn across processes (`clauses/cross-process.ts`): which one, which file, where its guard came from. */
+export const PROCESSES = 'cross-instance races › * drawn guarded mutations from drawn guard sources*'
+/** Aborts at drawn moments of every operation, on present and absent targets (`clauses/aborts.ts`). */
+export const ABORTS = 'abort: at any moment › *'
 /** The model-based run (`clauses/model.ts`): random sequences of every operation, with changes behind the store's back. */
 export const MODEL = 'model-based › random command sequences agree with a plain model*'
 
 /**
  * The rules the generative tests check over their whole input space, added to each rule's
  * hand-picked tests in {@link TRACE}; the README's table says which grammar covers a rule by the
- * test it names. Rules with no entry here are checked on hand-picked inputs only (issue 32 goes on).
+ * test it names. Every rule line has an entry here: `conformance/test/trace.test.ts` fails on one
+ * checked on hand-picked inputs only.
  */
 export const GENERATIVE_TRACE: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
   'FileSystem.resolve': {
+    'names are exact: two names that differ in case or in Unicode normalization are two files (a store that folds either does not conform)': [NAMES],
     "a relative path resolves against `opts.cwd`, else the backend's cwd; an absolute path ignores both": [PATHS],
     "a relative `opts.cwd` is itself resolved against the backend's cwd": [PATHS],
     'aliases of one file (`..`, `.`, symlinks where supported) yield one `targetKey`': [PATHS, NAMES],
@@ -53,6 +61,8 @@ export const GENERATIVE_TRACE: Readonly<Record<string, Readonly<Record<string, r
     'a path through a regular file, or through a link loop, is `undefined` (absent), as in `stat`': [TREES],
   },
   'FileSystem.listDir': {
+    "an entry's `target` is what `resolve` gives its path: a dangling link's is the missing path it names; a link that does not resolve (a loop, a path through a file) keeps its own path":
+      [TREES],
     'entries are sorted by the Unicode code points of their names': [NAMES, TREES, MODEL],
     "a symlink's type is its target's; a broken one is `other` without metadata": [TREES],
     'missing is `FS_NOT_FOUND`; a non-directory is `FS_NOT_DIRECTORY`': [MODEL],
@@ -67,6 +77,7 @@ export const GENERATIVE_TRACE: Readonly<Record<string, Readonly<Record<string, r
     'a directory below that is gone by the time it is listed is left out; any other failure is thrown by the iterator': [TURNS_TREE],
   },
   'FileSystem.stat': {
+    '`version` is unchanged while the content is unchanged, and changes on every content change': [MODEL],
     'an absent target (or a broken symlink, a link loop, a path through a file) is `undefined`, not an error': [TREES],
     '`type` is `file`, `directory` or `other`; `size` is the byte size of a file': [NAMES, CONTENTS, TREES, MODEL],
   },
@@ -77,11 +88,15 @@ export const GENERATIVE_TRACE: Readonly<Record<string, Readonly<Record<string, r
     'a file above `maxTextBytes` (whose text may not fit one JavaScript string) is `FS_TOO_LARGE`': [LIMITS],
   },
   'FileSystem.streamText': {
+    'the signal is checked between chunks; stopping early releases the file': [ABORTS],
     'chunk boundaries are meaningless: a multi-byte character is never split': [CONTENTS],
+    'memory stays bounded by the chunk size, whatever the file size': [BOUNDED],
     'open-time failures reject the returned promise; later failures are thrown by the iterator': [MODEL],
   },
   'FileSystem.streamBytes': {
+    'the signal is checked between chunks; stopping early releases the file': [ABORTS],
     "chunk boundaries are meaningless; concatenated, the chunks are the file's bytes": [CONTENTS],
+    'memory stays bounded by the chunk size, whatever the file size': [BOUNDED],
     'open-time failures reject the returned promise (missing is `FS_NOT_FOUND`, a directory or special file `FS_NOT_REGULAR_FILE`); later failures are thrown by the iterator':
       [MODEL],
     "a chunk is the caller's until it asks for the next one: the backend may reuse its buffer afterwards, so copy a chunk to keep it (`new Uint8Array(chunk)`: a `Buffer`'s `slice` does not copy)":
@@ -93,6 +108,8 @@ export const GENERATIVE_TRACE: Readonly<Record<string, Readonly<Record<string, r
     'the bytes are copied before the call returns: changing the array afterwards changes nothing written': [CONTENTS],
   },
   'FileSystem.writeText': {
+    'a failed or aborted write leaves the old content and no residue in a listing': [ABORTS, MODEL],
+    "the outcome says `create` or `update`, and its `version` equals the next `stat`'s": [MODEL],
     '`replaceIfVersion` on a missing file, or another version, is `FS_STALE_VERSION`': [GUARDS, MODEL],
     'missing parent directories are created': [MODEL],
     'an existing directory or special file is `FS_NOT_REGULAR_FILE`': [MODEL],
@@ -111,6 +128,7 @@ export const GENERATIVE_TRACE: Readonly<Record<string, Readonly<Record<string, r
       [MODES],
   },
   'FileSystem.editText': {
+    "inserted text takes the file's dominant line ending; untouched text keeps its bytes; a BOM stays": [MODEL],
     'a missing target is `FS_STALE_VERSION`, guarded or not; a non-file is `FS_NOT_REGULAR_FILE`': [GUARDS, MODEL],
     '`expected.version` is checked BEFORE matching: stale content is `FS_STALE_VERSION`, never a match error': [GUARDS, MODEL],
     '`edit` is one request or a list of them, applied in order (each to the text the previous one left) inside the one critical section, all or nothing: if any fails, nothing is written, and the error names it (`edit N of M: …`, `details.edit` its 0-based index); `before` is the file as read, `after` the text after the last edit':
@@ -147,6 +165,7 @@ export const GENERATIVE_TRACE: Readonly<Record<string, Readonly<Record<string, r
       [ROOTS],
   },
   'FileSystem.rename': {
+    'a failed or aborted rename leaves both names as they were; of N concurrent renamers of one version exactly one wins': [ABORTS, MODEL],
     '`expected.version` moves only that version of the file; another one is `FS_STALE_VERSION` and nothing changes': [GUARDS, MODEL],
     "missing `from` is `FS_NOT_FOUND` (`FS_STALE_VERSION` when guarded); a special file is `FS_NOT_REGULAR_FILE`; a directory where `renameDirectories` is false is `FS_UNSUPPORTED`; `expected` may name a directory's version, as for `remove`; a directory never replaces anything: an existing `to` is `FS_NOT_OBSERVED`, or `FS_UNSUPPORTED` with `overwrite`":
       [MODEL],
@@ -160,6 +179,10 @@ export const GENERATIVE_TRACE: Readonly<Record<string, Readonly<Record<string, r
     "the store's root is never moved, nor anything moved onto it: `FS_PERMISSION_DENIED`, as for `remove`": [ROOTS],
   },
   FileSystem: {
+    "an aborted `signal` fails with `FS_ABORTED` and changes nothing, unless flagged `indeterminate`; the abort is honoured at once, also while the store has not answered (a change to SPEC's \"a mutation whose publication has begun completes instead\"): a read fails at the abort, a mutation's hook gets `ABORT_GRACE_MS` (20 ms) to answer by itself, then the call fails flagged `indeterminate` (it may still land), and the hook's late answer is consumed and dropped":
+      [ABORTS],
+    'a mutation that fails without `indeterminate` did not happen; one flagged `indeterminate` (its answer was lost: a connection died with it in flight, or the abort above) may have':
+      [ABORTS, MODEL],
     'every failure is an `FsError` with a code of `FsErrorCode`; nothing else escapes': [MODEL],
     'every failure names its operation and path in the fields `verb` and `path`': [ARGS],
     "the public methods are final: a class that overrides one is refused at construction with a `TypeError` naming the method and its hook; `fileUrl`, `contains` and `close` are the backend's own":
@@ -188,6 +211,8 @@ export const GENERATIVE_TRACE: Readonly<Record<string, Readonly<Record<string, r
   },
   GuardStrength: {
     '`atomic`: by the store itself, against any writer (a program that knows nothing of seamfs too)': [ATOMIC_GUARDS],
+    '`seamfs`: among every seamfs writer of the store, in any process on any machine (lock entries with leases kept in the store); a writer that is not seamfs can still slip between check and commit':
+      [PROCESSES],
     '`process`: only among the callers inside this process': [TURNS_GUARDS],
   },
   'FileSystem.processPath': {

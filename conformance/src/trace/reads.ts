@@ -154,7 +154,7 @@ export const READ_TRACE: OwnerTraces = {
       'streamText: a failure after the first chunk is thrown by the iterator, after the chunks before it',
     ],
     'chunk boundaries are meaningless: a multi-byte character is never split': ['streamText: multi-byte characters split by chunk boundaries arrive whole'],
-    'memory stays bounded by the chunk size, whatever the file size': ['streamText: memory stays bounded by the chunk size, whatever the file size'],
+    'memory stays bounded by the chunk size, whatever the file size': ['streamText: memory stays bounded by the chunk size, whatever the file size*'],
     'the signal is checked between chunks; stopping early releases the file': [
       'streamText: the signal is checked between chunks (an abort after the first chunk makes the iterator throw FS_ABORTED)',
       'streamText: stopping early releases the file',
@@ -173,7 +173,7 @@ export const READ_TRACE: OwnerTraces = {
     ],
     "a chunk is the caller's until it asks for the next one: the backend may reuse its buffer afterwards, so copy a chunk to keep it (`new Uint8Array(chunk)`: a `Buffer`'s `slice` does not copy)":
       ['streamBytes: a chunk stays as it was handed over until the caller asks for the next one'],
-    'memory stays bounded by the chunk size, whatever the file size': ['streamBytes: memory stays bounded by the chunk size, whatever the file size'],
+    'memory stays bounded by the chunk size, whatever the file size': ['streamBytes: memory stays bounded by the chunk size, whatever the file size*'],
     'the signal is checked between chunks; stopping early releases the file': [
       'streamBytes: the signal is checked between chunks, and stopping early releases the file',
       'abort: at any moment › streamBytes aborted *',
