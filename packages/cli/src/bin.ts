@@ -17,5 +17,6 @@ const code = await runCli(process.argv.slice(2), {
   stdin: readStdin,
   cwd: process.cwd(),
   env: process.env,
+  stderrIsTTY: process.stderr.isTTY,
 })
 process.exitCode = code

@@ -1,14 +1,16 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
 import { Found } from '@seamfs/core/backend'
+import type { ObservationPolicy } from '@seamfs/core'
+import type { FileTool, ToolResult } from '@seamfs/tools'
 import { ConfigError, isConfigError, MODULE_FILE, mountKey, parseFsUrl, validateConfig, type BackendConfig, type HarnessConfig } from './config.js'
 import { isMissingPackage } from './backends.js'
 import { CONFIG_FILE, loadHarness, type Harness } from './harness.js'
 
-import type { Io } from './io.js'
+import { paintFor, type Io, type Paint } from './io.js'
 
 export type { Io }
 export { CONFIG_FILE }
@@ -30,7 +32,10 @@ Examples:
                                               later writes with the same --session
                                               refuse to clobber what was not read
   seamfs conformance --builtin                the conformance kit on memory and local
+  seamfs --json read f.txt                    the tool's result as one JSON object
+  seamfs -q grep -i todo                      no serving line; case-insensitive
   seamfs mcp                                  the tools as an MCP server on stdio
+  seamfs --session s.json mcp                 the same, its reads kept across connections
 
 Exit codes: 0 done, 1 a tool call failed (Error: ... [CODE] on stderr),
 2 a config or usage error.
@@ -41,6 +46,10 @@ interface GlobalOptions {
   readonly fs?: string
   readonly session?: string
   readonly allowModule?: boolean
+  readonly json?: boolean
+  readonly quiet?: boolean
+  /** False with `--no-color`. */
+  readonly color?: boolean
 }
 
 /** A config as read by the CLI, with where it came from. */
@@ -134,14 +143,57 @@ export async function readConfig(options: GlobalOptions, io: Io): Promise<Loaded
   return { config, baseDir: file === undefined ? io.cwd : dirname(file), file }
 }
 
-/** Mounts what the global options say; says on stderr, in one line, what it serves and how it is fenced (then any warning, a line each). */
-async function mount(options: GlobalOptions, io: Io, override?: (config: HarnessConfig) => HarnessConfig): Promise<Harness> {
+/**
+ * Mounts what the global options say; says on stderr, in one line, what it serves and how it is
+ * fenced (not with `--quiet`), then any warning, a line each (always: a widened fence stays visible).
+ */
+async function mount(options: GlobalOptions, io: Io, paint: Paint, override?: (config: HarnessConfig) => HarnessConfig): Promise<Harness> {
   const { config, baseDir, file } = await readConfig(options, io)
   const protect = [file, options.session === undefined ? undefined : resolve(io.cwd, options.session)].filter((f): f is string => f !== undefined)
   const harness = await loadHarness(override === undefined ? config : override(config), { baseDir, env: io.env, protect })
-  io.stderr(`seamfs: serving ${harness.description}\n`)
-  for (const warning of harness.warnings) io.stderr(`seamfs: warning: ${warning}\n`)
+  if (options.quiet !== true) io.stderr(paint.quiet(`seamfs: serving ${harness.description}`) + '\n')
+  for (const warning of harness.warnings) io.stderr(paint.warning(`seamfs: warning: ${warning}`) + '\n')
   return harness
+}
+
+/** The policy session of the CLI's calls, kept in the `--session` file. */
+const CLI_SESSION = 'cli'
+
+/**
+ * The `--session` file: the observations restored from it before the calls, and saved to it after
+ * each (whole, through a rename: a reader never sees half a file). Two processes saving one file at
+ * once keep the last one's record.
+ */
+function sessionFile(io: Io, file: string | undefined, policy: ObservationPolicy | undefined): { readonly save: () => void } {
+  if (file === undefined || policy === undefined) return { save: () => undefined }
+  const path = resolve(io.cwd, file)
+  if (existsSync(path)) policy.restore(CLI_SESSION, JSON.parse(readFileSync(path, 'utf8')) as unknown)
+  return {
+    save: () => {
+      const staged = `${path}.${process.pid}.tmp`
+      writeFileSync(staged, `${JSON.stringify(policy.snapshot(CLI_SESSION))}\n`)
+      renameSync(staged, path)
+    },
+  }
+}
+
+/**
+ * A tool's result as one JSON object (`--json`): `isError`, the model's `text`, the failure's
+ * `code`, `retryable` and `indeterminate`, and a success's structured `value` where the tool has
+ * one (bounded as the text is); an image by its type and size, not its bytes.
+ */
+function resultJson(tool: FileTool, result: ToolResult): string {
+  const value = !result.isError && result.value !== undefined && tool.structured !== undefined ? tool.structured.content(result.value) : undefined
+  return JSON.stringify({
+    tool: tool.name,
+    isError: result.isError,
+    text: result.text,
+    ...(result.code === undefined ? {} : { code: result.code }),
+    ...(result.retryable === undefined ? {} : { retryable: result.retryable }),
+    ...(result.indeterminate === undefined ? {} : { indeterminate: result.indeterminate }),
+    ...(value === undefined ? {} : { value }),
+    ...(result.image === undefined ? {} : { image: { mimeType: result.image.mimeType, base64Length: result.image.data.length } }),
+  })
 }
 
 /** Builds the `seamfs` program; `run` parses argv and resolves to the exit code. */
@@ -154,30 +206,29 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     .option('--fs <spec>', 'backend override: file:<dir> | memory: | s3://bucket/prefix?endpoint=… | sftp://user@host:port/path | <module.js>')
     .option('--session <file>', 'keep read-before-write observations in this file across commands (default: no policy for one-shot commands)')
     .option('--allow-module', 'let a JSON config name a backend module (code) to load')
+    .option('--json', "print a tool's result as one JSON object on stdout (failures too; the exit code still says which)")
+    .option('-q, --quiet', 'no serving line on stderr (warnings still print)')
+    .option('--no-color', 'no colour on stderr (also NO_COLOR=1; colour is only ever used on a terminal)')
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError('(add --help for usage)')
     .addHelpText('after', EXAMPLES)
 
-  /** Mounts the harness for a one-shot tool command, runs it, prints the tool's own text. */
+  const paint = (): Paint => paintFor(io, program.opts<GlobalOptions>().color !== false)
+
+  /** Mounts the harness for a one-shot tool command, runs it, prints the tool's own text (or, with `--json`, its result). */
   const toolCommand = async (name: string, args: Record<string, unknown>): Promise<void> => {
     const options = program.opts<GlobalOptions>()
-    const harness = await mount(options, io, options.session === undefined ? (config) => ({ ...config, policy: false }) : undefined)
+    const harness = await mount(options, io, paint(), options.session === undefined ? (config) => ({ ...config, policy: false }) : undefined)
     try {
-      const session = 'cli'
-      if (options.session !== undefined && existsSync(resolve(io.cwd, options.session))) {
-        harness.policy?.restore(session, JSON.parse(readFileSync(resolve(io.cwd, options.session), 'utf8')) as unknown)
-      }
-      const result = await harness.tool(name).execute(args, { session })
-      if (options.session !== undefined && harness.policy !== undefined) {
-        writeFileSync(resolve(io.cwd, options.session), `${JSON.stringify(harness.policy.snapshot(session))}\n`)
-      }
-      if (result.isError) {
-        io.stderr(`${result.text}${result.code === undefined ? '' : ` [${result.code}]`}\n`)
-        exitCode = 1
-      } else {
-        io.stdout(`${result.text}\n`)
-      }
+      const session = sessionFile(io, options.session, harness.policy)
+      const tool = harness.tool(name)
+      const result = await tool.execute(args, { session: CLI_SESSION })
+      session.save()
+      if (result.isError) exitCode = 1
+      if (options.json === true) io.stdout(`${resultJson(tool, result)}\n`)
+      else if (result.isError) io.stderr(paint().error(`${result.text}${result.code === undefined ? '' : ` [${result.code}]`}`) + '\n')
+      else io.stdout(`${result.text}\n`)
     } finally {
       await harness.close()
     }
@@ -266,8 +317,8 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
       }
       if (module !== undefined && o.builtin) command.error('error: give a module or --builtin, not both', { exitCode: 2 })
       if (module !== undefined && !existsSync(resolve(io.cwd, module))) command.error(`error: no module at ${module}`, { exitCode: 2 })
-      const progress = o.quiet ? undefined : io.stderr
-      const limits = { timeoutMs: o.timeout, runTimeoutMs: o.runTimeout, thorough: o.thorough, seed: o.seed }
+      const progress = o.quiet || program.opts<GlobalOptions>().quiet === true ? undefined : io.stderr
+      const limits = { timeoutMs: o.timeout, runTimeoutMs: o.runTimeout, thorough: o.thorough, seed: o.seed, live: io.stderrIsTTY === true }
       // Loaded here: the kit (an optional peer) brings vitest, which the other commands do not need.
       const kit = await import('./conformance.js').catch((err: unknown) => {
         const missing = KIT_PACKAGES.find((pkg) => isMissingPackage(err, pkg))
@@ -290,10 +341,28 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     .command('mcp')
     .description('serve the tools over MCP on stdio, for an MCP client')
     .action(async () => {
-      const harness: Harness = await mount(program.opts<GlobalOptions>(), io)
+      const options = program.opts<GlobalOptions>()
+      const harness: Harness = await mount(options, io, paint())
       const { createMcpServer, serveStdio } = await import('@seamfs/mcp')
       try {
-        await serveStdio(createMcpServer({ tools: harness.tools, name: 'seamfs', version: VERSION }))
+        // With --session, every connection shares the file's record, saved after each call: a client
+        // that starts one server per call still edits what an earlier call read.
+        const session = sessionFile(io, options.session, harness.policy)
+        const tools =
+          options.session === undefined
+            ? harness.tools
+            : harness.tools.map((tool): FileTool => ({
+                ...tool,
+                execute: async (args, context) => {
+                  try {
+                    return await tool.execute(args, context)
+                  } finally {
+                    session.save()
+                  }
+                },
+              }))
+        const shared = options.session === undefined ? {} : { session: CLI_SESSION }
+        await serveStdio(createMcpServer({ tools, name: 'seamfs', version: VERSION, ...shared }))
       } finally {
         await harness.close()
       }

@@ -8,6 +8,11 @@ export interface ConformanceRun {
   readonly io: Io
   /** Where per-test progress goes (stderr); undefined for none. */
   readonly progress?: ((text: string) => void) | undefined
+  /**
+   * The progress goes to a terminal: one line, rewritten as tests finish (failures stay, a line
+   * each). Otherwise (a log, a pipe) a line per test.
+   */
+  readonly live?: boolean | undefined
   readonly json?: string | undefined
   /** Per-test timeout in ms (overrides the module's `options.timeoutMs`). */
   readonly timeoutMs?: number | undefined
@@ -19,12 +24,34 @@ export interface ConformanceRun {
   readonly seed?: number | undefined
 }
 
-function progressPrinter(label: string, progress: ConformanceRun['progress']): (test: TestReport) => void {
+/** The width of the live progress line: what most terminals show without wrapping. */
+const LIVE_COLUMNS = 100
+const CLEAR_LINE = '\r\u001b[K'
+
+/** Progress of a run: a line per test on a log; on a terminal, one status line rewritten in place, and a line per failure. */
+export function progressPrinter(
+  label: string,
+  run: Pick<ConformanceRun, 'progress' | 'live'>,
+): { readonly onTest: (test: TestReport) => void; readonly end: () => void } {
+  const { progress, live } = run
   let done = 0
-  return (test) => {
-    done++
-    const mark = test.state === 'passed' ? '✓' : test.state === 'failed' ? '✗' : '-'
-    progress?.(`[${label} ${String(done).padStart(3)}] ${mark} ${test.clause} › ${test.name}\n`)
+  let failed = 0
+  return {
+    onTest: (test) => {
+      done++
+      if (test.state === 'failed') failed++
+      const mark = test.state === 'passed' ? '✓' : test.state === 'failed' ? '✗' : '-'
+      const line = `[${label} ${String(done).padStart(3)}] ${mark} ${test.clause} › ${test.name}`
+      if (live !== true) progress?.(`${line}\n`)
+      else if (test.state === 'failed') progress?.(`${CLEAR_LINE}${line}\n`)
+      else {
+        const status = `[${label} ${String(done).padStart(3)}${failed > 0 ? `, ${failed} failed` : ''}] ${test.clause} › ${test.name}`
+        progress?.(`${CLEAR_LINE}${[...status].slice(0, LIVE_COLUMNS).join('')}`)
+      }
+    },
+    end: () => {
+      if (live === true) progress?.(CLEAR_LINE)
+    },
   }
 }
 
@@ -44,7 +71,8 @@ const limitsOf = (run: ConformanceRun): Pick<ConformanceRun, 'timeoutMs' | 'runT
 
 /** The kit on a module exporting conformance options; true when anything failed. */
 export async function runModuleConformance(run: ConformanceRun & { readonly module: string }): Promise<boolean> {
-  const report = await runConformance({ ...limitsOf(run), module: run.module, root: run.io.cwd, onTest: progressPrinter('kit', run.progress) })
+  const printer = progressPrinter('kit', run)
+  const report = await runConformance({ ...limitsOf(run), module: run.module, root: run.io.cwd, onTest: printer.onTest }).finally(printer.end)
   run.io.stdout(`${formatReport(report)}\n`)
   return finish(run, [report])
 }
@@ -80,12 +108,13 @@ export async function runBuiltinConformance(run: ConformanceRun & { readonly fs?
   const reports: ConformanceReport[] = []
   for (const [label, pkg] of BUILTIN) {
     run.io.stdout(`\n== conformance: ${label} ==\n`)
+    const printer = progressPrinter(label, run)
     const report = await runConformance({
       ...limitsOf(run),
       module: require.resolve(`${pkg}/conformance`),
       root: run.io.cwd,
-      onTest: progressPrinter(label, run.progress),
-    })
+      onTest: printer.onTest,
+    }).finally(printer.end)
     run.io.stdout(`${formatReport(report)}\n`)
     reports.push(report)
   }

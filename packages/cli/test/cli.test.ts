@@ -292,6 +292,58 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       expect(existsSync(join(cwd, 'session.json'))).toBe(false)
     })
 
+    it('--json: the result as one JSON object on stdout, a failure too (exit 1), with its code', async () => {
+      const ok = await run(['--json', 'read', 'a.txt'])
+      expect(ok).toMatchObject({ code: 0, stderr: '' })
+      expect(JSON.parse(ok.stdout)).toEqual({
+        tool: 'read',
+        isError: false,
+        text: `<path>${cwd}/a.txt</path>\n<type>file</type>\n<content>\n1: one\n\n(End of file - total 1 lines)\n</content>`,
+        value: expect.objectContaining({ path: `${cwd}/a.txt` }) as unknown,
+      })
+      expect(ok.stdout.endsWith('}\n') && ok.stdout.indexOf('\n') === ok.stdout.length - 1, 'one line').toBe(true)
+      const missing = await run(['--json', 'read', 'missing.txt'])
+      expect(missing).toMatchObject({ code: 1, stderr: '' })
+      expect(JSON.parse(missing.stdout)).toMatchObject({
+        tool: 'read',
+        isError: true,
+        code: 'FS_NOT_FOUND',
+        text: expect.stringMatching(/^Error: /) as unknown,
+      })
+      expect(JSON.parse(missing.stdout)).not.toHaveProperty('value')
+    })
+
+    it('-q: no serving line; warnings and errors still print', async () => {
+      expect(await runBin(['-q', 'ls'], { cwd, home })).toMatchObject({ code: 0, stderr: '' })
+      const failed = await runBin(['--quiet', 'read', 'missing.txt'], { cwd, home })
+      expect(failed.code).toBe(1)
+      expect(failed.stderr).toMatch(/^Error: .* \[FS_NOT_FOUND\]\n$/)
+    })
+
+    it('colour on stderr only when asked for or on a terminal, never with NO_COLOR or --no-color', async () => {
+      const esc = '\u001b'
+      const dim = new RegExp(`^${esc}\\[2mseamfs: serving .*${esc}\\[22m\\n`)
+      const red = new RegExp(`${esc}\\[31mError: .*\\[FS_NOT_FOUND\\]${esc}\\[39m\\n$`)
+      // A pipe is not a terminal: plain text.
+      const plain = await runBin(['read', 'missing.txt'], { cwd, home })
+      expect(plain.stderr).not.toContain('\u001b[')
+      const forced = await runBin(['read', 'missing.txt'], { cwd, home, env: { FORCE_COLOR: '1' } })
+      expect(forced.stderr).toMatch(dim)
+      expect(forced.stderr).toMatch(red)
+      expect(forced.stdout).toBe('')
+      for (const [what, args, env] of [
+        ['NO_COLOR', ['read', 'missing.txt'], { FORCE_COLOR: '1', NO_COLOR: '1' }],
+        ['--no-color', ['--no-color', 'read', 'missing.txt'], { FORCE_COLOR: '1' }],
+        ['FORCE_COLOR=0', ['read', 'missing.txt'], { FORCE_COLOR: '0' }],
+      ] as const) {
+        const r = await runBin(args, { cwd, home, env })
+        expect(r.code, what).toBe(1)
+        expect(r.stderr, what).not.toContain('\u001b[')
+      }
+      // stdout is the tool's text, never coloured.
+      expect((await runBin(['read', 'a.txt'], { cwd, home, env: { FORCE_COLOR: '1' } })).stdout).not.toContain('\u001b[')
+    })
+
     it('--help of the program and of each subcommand: exit 0', async () => {
       const top = await run(['--help'])
       expect(top).toMatchObject({ code: 0, stderr: '' })
@@ -347,6 +399,58 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       if (first?.type !== 'text' || r.content.length !== 1) throw new Error(`expected one text block, got ${JSON.stringify(r.content)}`)
       return first.text
     }
+
+    /** One MCP connection to a fresh `seamfs … mcp` child: `body` calls tools through it, then it is closed. */
+    async function connection<T>(
+      args: readonly string[],
+      cwd: string,
+      body: (call: (name: string, a: Record<string, unknown>) => Promise<CallToolResult>) => Promise<T>,
+    ): Promise<T> {
+      transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, ...args],
+        cwd,
+        env: { ...(process.env as Record<string, string>), HOME: tempDir('home') },
+        stderr: 'pipe',
+      })
+      client = new Client({ name: 'seamfs-cli-e2e', version: '0.0.0' })
+      await client.connect(transport)
+      pid = transport.pid ?? undefined
+      const c = client
+      try {
+        return await body(async (name, a) => (await c.callTool({ name, arguments: a })) as CallToolResult)
+      } finally {
+        await c.close()
+        client = undefined
+      }
+    }
+
+    it('--session: a server per call (as some clients run it) still edits what an earlier call read; without it, never', async () => {
+      root = tempDir('mcp-session')
+      const cwd = tempDir('mcp-cwd')
+      writeFileSync(join(root, 'a.txt'), 'one\n')
+      const session = join(cwd, 'session.json')
+      const edit = { file_path: 'a.txt', old_string: 'one', new_string: 'two' }
+      // Without --session, each server starts with no reads: the edit after a read in another server is refused.
+      await connection(['--fs', `file:${root}`, 'mcp'], cwd, async (call) => expect((await call('read', { file_path: 'a.txt' })).isError).toBe(false))
+      const refused = await connection(['--fs', `file:${root}`, 'mcp'], cwd, (call) => call('edit', edit))
+      expect(refused._meta?.['seamfs/code']).toBe('FS_NOT_OBSERVED')
+      // With it, the read of one server is the next one's.
+      await connection(['--session', session, '--fs', `file:${root}`, 'mcp'], cwd, async (call) =>
+        expect((await call('read', { file_path: 'a.txt' })).isError).toBe(false),
+      )
+      expect(existsSync(session)).toBe(true)
+      const edited = await connection(['--session', session, '--fs', `file:${root}`, 'mcp'], cwd, (call) => call('edit', edit))
+      expect(edited.isError, text(edited)).toBe(false)
+      expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('two\n')
+      // A change behind its back is still caught: the session holds the version it read, not a pass.
+      writeFileSync(join(root, 'a.txt'), 'theirs\n')
+      const stale = await connection(['--session', session, '--fs', `file:${root}`, 'mcp'], cwd, (call) =>
+        call('edit', { file_path: 'a.txt', old_string: 'theirs', new_string: 'mine' }),
+      )
+      expect(stale.isError).toBe(true)
+      expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('theirs\n')
+    })
 
     it('lists the tools, writes and reads on local disk; closing the client ends the child', async () => {
       root = tempDir('mcp')

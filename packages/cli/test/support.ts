@@ -87,7 +87,15 @@ export function runBin(args: readonly string[], options: RunOptions): Promise<Ru
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd,
-      env: childEnv({ ...process.env, HOME: options.home, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...options.env }),
+      // Colour only where a test asks for it: the caller's FORCE_COLOR or NO_COLOR would change what stderr says.
+      env: childEnv({
+        ...process.env,
+        FORCE_COLOR: undefined,
+        NO_COLOR: undefined,
+        HOME: options.home,
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        ...options.env,
+      }),
       stdio: ['pipe', 'pipe', 'pipe'],
     })
     let stdout = ''
