@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
 import { Found } from '@seamfs/core/backend'
 import type { ObservationPolicy } from '@seamfs/core'
+import type { McpRoot } from '@seamfs/mcp'
 import type { FileTool, ToolResult } from '@seamfs/tools'
 import { ConfigError, isConfigError, MODULE_FILE, mountKey, parseFsUrl, validateConfig, type BackendConfig, type HarnessConfig } from './config.js'
 import { isMissingPackage } from './backends.js'
@@ -348,10 +349,10 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
         // With --session, every connection shares the file's record, saved after each call: a client
         // that starts one server per call still edits what an earlier call read.
         const session = sessionFile(io, options.session, harness.policy)
-        const tools =
+        const saving = (tools: readonly FileTool[]): FileTool[] =>
           options.session === undefined
-            ? harness.tools
-            : harness.tools.map((tool): FileTool => ({
+            ? [...tools]
+            : tools.map((tool): FileTool => ({
                 ...tool,
                 execute: async (args, context) => {
                   try {
@@ -362,7 +363,9 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
                 },
               }))
         const shared = options.session === undefined ? {} : { session: CLI_SESSION }
-        await serveStdio(createMcpServer({ tools, name: 'seamfs', version: VERSION, ...shared }))
+        // A client that lists its roots narrows the fence to them (the MCP roots protocol).
+        const roots = { within: (listed: readonly McpRoot[]) => saving(harness.toolsWithin(listed.map((root) => root.path))) }
+        await serveStdio(createMcpServer({ tools: saving(harness.tools), name: 'seamfs', version: VERSION, roots, ...shared }))
       } finally {
         await harness.close()
       }

@@ -74,6 +74,14 @@ export interface Harness {
   readonly policy: ObservationPolicy | undefined
   readonly tools: FileTool[]
   tool(name: string): FileTool
+  /**
+   * The tools fenced to `roots` as well (paths of the store, the first the workspace: relative paths
+   * start there): a second sandbox over {@link fs}, so they narrow the fence in force and never widen
+   * it. Mutations stay as the mode allows (`full-access` becomes `workspace-write` in the roots); reads
+   * are confined to them. The policy is the harness's own. What `seamfs mcp` serves a client that lists
+   * its roots.
+   */
+  toolsWithin(roots: readonly string[]): FileTool[]
   close(): Promise<void>
 }
 
@@ -275,6 +283,14 @@ async function harnessOver(
       const tool = tools.find((t) => t.name === name)
       if (tool === undefined) throw new Error(`no tool named ${name}`)
       return tool
+    },
+    toolsWithin(roots) {
+      const [workspaceRoot, ...writableRoots] = roots
+      if (workspaceRoot === undefined) return tools
+      const mode = sandbox.mode === 'full-access' ? 'workspace-write' : sandbox.mode
+      // The inner fence keeps its protected paths and names; this one only narrows where calls may go.
+      const within = new SandboxedFileSystem(fs, { mode, workspaceRoot, writableRoots, confineReads: true, protectedNames: [], protectExecutables: false })
+      return createFileTools({ fs: within, policy, config: config.tools })
     },
     close: () => fs.close(),
   }

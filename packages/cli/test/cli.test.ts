@@ -6,10 +6,11 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { BIN, builtTitle, isAlive, missingBuild, removeTempDirs, runBin, tempDir, type RunResult } from './support.js'
 
 const FILES: Record<string, string> = {
@@ -405,6 +406,7 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       args: readonly string[],
       cwd: string,
       body: (call: (name: string, a: Record<string, unknown>) => Promise<CallToolResult>) => Promise<T>,
+      roots?: readonly string[],
     ): Promise<T> {
       transport = new StdioClientTransport({
         command: process.execPath,
@@ -413,7 +415,8 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
         env: { ...(process.env as Record<string, string>), HOME: tempDir('home') },
         stderr: 'pipe',
       })
-      client = new Client({ name: 'seamfs-cli-e2e', version: '0.0.0' })
+      client = new Client({ name: 'seamfs-cli-e2e', version: '0.0.0' }, roots === undefined ? {} : { capabilities: { roots: {} } })
+      if (roots !== undefined) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots.map((path) => ({ uri: pathToFileURL(path).href })) }))
       await client.connect(transport)
       pid = transport.pid ?? undefined
       const c = client
@@ -450,6 +453,30 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       )
       expect(stale.isError).toBe(true)
       expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('theirs\n')
+    })
+
+    it('a client that lists its roots is fenced to them, inside the served root (the MCP roots protocol)', async () => {
+      root = tempDir('mcp-roots')
+      const cwd = tempDir('mcp-cwd')
+      seed(root, { 'sub/in.txt': 'inside\n', 'top.txt': 'top\n' })
+      const outside = tempDir('mcp-outside')
+      seed(outside, { 'secret.txt': 'secret\n' })
+      const [inside, top, secret, made] = await connection(
+        ['--fs', `file:${root}`, 'mcp'],
+        cwd,
+        async (call) => [
+          await call('read', { file_path: 'in.txt' }),
+          await call('read', { file_path: `${root}/top.txt` }),
+          await call('read', { file_path: `${outside}/secret.txt` }),
+          await call('write', { file_path: `${root}/made.txt`, content: 'x\n' }),
+        ],
+        [join(root, 'sub'), outside],
+      )
+      if (inside === undefined) throw new Error('no result')
+      expect(inside.isError, text(inside)).toBe(false)
+      expect(text(inside)).toContain('1: inside')
+      for (const r of [top, secret, made]) expect(r?._meta?.['seamfs/code']).toBe('FS_SANDBOX_DENIED')
+      expect(existsSync(join(root, 'made.txt'))).toBe(false)
     })
 
     it('lists the tools, writes and reads on local disk; closing the client ends the child', async () => {

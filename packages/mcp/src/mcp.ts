@@ -5,12 +5,19 @@
 import { createRequire } from 'node:module'
 import process from 'node:process'
 import type { Readable, Writable } from 'node:stream'
+import { fileURLToPath } from 'node:url'
 import type { PolicyOwner } from '@seamfs/core'
 // The low-level `Server` (deprecated in favour of `McpServer`, which wants zod
 // schemas) is the one that takes our JSON Schemas as they are.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  RootsListChangedNotificationSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js'
 import { briefedDescription, type FileTool, type ToolResult } from '@seamfs/tools'
 import { BoundedStdioTransport } from './mcp-stdio.js'
 import { capStructuredContent } from './structured-cap.js'
@@ -67,7 +74,38 @@ export interface McpServerOptions {
    * 1024, or `Infinity` for no cap.
    */
   readonly maxResultBytes?: number | undefined
+  /**
+   * The MCP roots protocol: when given and the client declares the `roots` capability, the roots it
+   * lists become the fence of its calls. They are asked for once the connection is initialized, and
+   * again on each `notifications/roots/list_changed`; a call waits for the answer (at most
+   * {@link ROOTS_TIMEOUT_MS}). `within` gets the listed roots as paths of the store (the path of each
+   * `file://` URI) and returns the tools fenced to them, by the same names as `tools` — a host builds
+   * them over the fence it already has, so client roots can narrow it, never widen it.
+   *
+   * An empty list keeps `tools` (the client names nothing to narrow to). A list whose roots are not
+   * `file://` URIs, an answer that fails or does not come in time, or a `within` that throws fails
+   * every call closed, saying why, until a later list works. Without `within`, or from a client
+   * without the capability, `tools` serve.
+   */
+  readonly roots?:
+    | {
+        readonly within: (roots: readonly McpRoot[]) => readonly FileTool[] | Promise<readonly FileTool[]>
+        /** How long a call waits for the client's list; default {@link ROOTS_TIMEOUT_MS}. */
+        readonly timeoutMs?: number | undefined
+      }
+    | undefined
 }
+
+/** A root the client listed: its URI, its name if any, and the store path it names. */
+export interface McpRoot {
+  readonly uri: string
+  readonly name?: string | undefined
+  /** The path of the `file://` URI (percent-decoded), as a path of the store. */
+  readonly path: string
+}
+
+/** How long a call waits for the client's answer to `roots/list` before failing closed. */
+export const ROOTS_TIMEOUT_MS = 10_000
 
 let packageVersion: string | undefined
 
@@ -241,9 +279,28 @@ export function createMcpServer(options: McpServerOptions): Server {
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }))
 
+  // The tools a call runs: `tools`, or those fenced to the client's roots once it listed them.
+  let serving: Promise<ReadonlyMap<string, FileTool> | string> = Promise.resolve(byName)
+  const roots = options.roots
+  if (roots !== undefined) {
+    const refresh = (): void => {
+      serving = rootedTools(server, byName, roots)
+      // Settled here too: nothing waits on a list no call asks for.
+      serving.catch(() => undefined)
+    }
+    server.oninitialized = () => {
+      if (server.getClientCapabilities()?.roots !== undefined) refresh()
+    }
+    server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+      if (server.getClientCapabilities()?.roots !== undefined) refresh()
+    })
+  }
+
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params
-    const tool = byName.get(name)
+    const fenced = await serving
+    if (typeof fenced === 'string') return errorResult(fenced, maxResultBytes)
+    const tool = fenced.get(name)
     if (tool === undefined) {
       const known = [...byName.keys()].join(', ')
       return errorResult(`unknown tool "${name}"${known === '' ? '' : ` (available: ${known})`}`, maxResultBytes)
@@ -257,6 +314,43 @@ export function createMcpServer(options: McpServerOptions): Server {
   })
 
   return server
+}
+
+/**
+ * The tools fenced to the roots the client lists now, by name; or, where that cannot be had, why
+ * (every call then fails with it: a fence the client asked for is never silently dropped).
+ */
+async function rootedTools(
+  server: Server,
+  configured: ReadonlyMap<string, FileTool>,
+  { within, timeoutMs = ROOTS_TIMEOUT_MS }: NonNullable<McpServerOptions['roots']>,
+): Promise<ReadonlyMap<string, FileTool> | string> {
+  let listed: { readonly uri: string; readonly name?: string | undefined }[]
+  try {
+    listed = (await server.listRoots(undefined, { timeout: timeoutMs })).roots
+  } catch (err) {
+    return `the client declares roots but did not list them (${err instanceof Error ? err.message : String(err)}); no call runs until it does`
+  }
+  if (listed.length === 0) return configured
+  const roots: McpRoot[] = []
+  for (const root of listed) {
+    let path: string
+    try {
+      path = fileURLToPath(root.uri)
+    } catch {
+      return `the client's root ${JSON.stringify(root.uri)} names no path here (a file:// URI of another host); no call runs until its roots do`
+    }
+    roots.push({ uri: root.uri, ...(root.name === undefined ? {} : { name: root.name }), path })
+  }
+  try {
+    const tools = await within(roots)
+    const byName = new Map(tools.map((tool) => [tool.name, tool]))
+    const missing = [...configured.keys()].filter((name) => !byName.has(name))
+    if (missing.length > 0) return `internal error: the tools fenced to the client's roots lack ${missing.join(', ')}`
+    return byName
+  } catch (err) {
+    return `the client's roots cannot be served (${err instanceof Error ? err.message : String(err)}); no call runs until they can`
+  }
 }
 
 /** Options of {@link serveStdio}; the streams default to the process's own. */
