@@ -7,7 +7,18 @@ import { Found } from '@seamfs/core/backend'
 import type { ObservationPolicy } from '@seamfs/core'
 import type { McpRoot } from '@seamfs/mcp'
 import type { FileTool, ToolResult } from '@seamfs/tools'
-import { ConfigError, isConfigError, MODULE_FILE, mountKey, parseFsUrl, validateConfig, type BackendConfig, type HarnessConfig } from './config.js'
+import {
+  ConfigError,
+  isConfigError,
+  MODULE_FILE,
+  mountKey,
+  parseFsUrl,
+  PATHS_VIEWS,
+  validateConfig,
+  type BackendConfig,
+  type HarnessConfig,
+  type PathsView,
+} from './config.js'
 import { isMissingPackage } from './backends.js'
 import { CONFIG_FILE, loadHarness, type Harness } from './harness.js'
 
@@ -51,6 +62,13 @@ interface GlobalOptions {
   readonly quiet?: boolean
   /** False with `--no-color`. */
   readonly color?: boolean
+  /** `--paths`: over the config's `paths`. */
+  readonly paths?: PathsView
+}
+
+const pathsView = (value: string): PathsView => {
+  if (!(PATHS_VIEWS as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${PATHS_VIEWS.join(', ')}`)
+  return value as PathsView
 }
 
 /** A config as read by the CLI, with where it came from. */
@@ -125,7 +143,8 @@ export async function readConfig(options: GlobalOptions, io: Io): Promise<Loaded
       throw new ConfigError(named ?? CONFIG_FILE, 'valid JSON', (err as Error).message)
     }
   }
-  const config = await validateConfig(raw)
+  const validated = await validateConfig(raw)
+  const config = options.paths === undefined ? validated : { ...validated, paths: options.paths }
   if (options.fs !== undefined) {
     // --fs mounts one backend, in place of the config's backend or mounts.
     const { backend: _backend, mounts: _mounts, ...settings } = config
@@ -207,6 +226,7 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     .option('--fs <spec>', 'backend override: file:<dir> | memory: | s3://bucket/prefix?endpoint=… | sftp://user@host:port/path | <module.js>')
     .option('--session <file>', 'keep read-before-write observations in this file across commands (default: no policy for one-shot commands)')
     .option('--allow-module', 'let a JSON config name a backend module (code) to load')
+    .option('--paths <view>', "what paths the model sees: store (the store's own; host paths on local and SFTP) or workspace (the root as /)", pathsView)
     .option('--json', "print a tool's result as one JSON object on stdout (failures too; the exit code still says which)")
     .option('-q, --quiet', 'no serving line on stderr (warnings still print)')
     .option('--no-color', 'no colour on stderr (also NO_COLOR=1; colour is only ever used on a terminal)')

@@ -54,7 +54,19 @@ export interface HarnessSettings {
   /** The read-before-write policy (default true). */
   readonly policy?: boolean | undefined
   readonly tools?: Partial<ToolsConfig> | undefined
+  /**
+   * What paths the model sees: `store` (default), the store's own (on local disk and SFTP, host
+   * paths, with the user's name and home layout); `workspace`, the backend's root as `/` — every
+   * path printed is still one the tools take, and nothing of the host's layout reaches the model
+   * provider. With `backend`, `workspace` serves it as the one mount at `/` (with `mounts`, paths
+   * are the tree's already).
+   */
+  readonly paths?: PathsView | undefined
 }
+
+/** See {@link HarnessSettings.paths}. */
+export type PathsView = 'store' | 'workspace'
+export const PATHS_VIEWS: readonly PathsView[] = ['store', 'workspace']
 
 type Obj = Readonly<Record<string, unknown>>
 
@@ -159,7 +171,11 @@ const TOOL_KEYS: readonly string[] = [
  */
 export async function validateConfig(raw: unknown): Promise<HarnessConfig> {
   const c = configObject(raw, ROOT)
-  onlyKeys(c, '', ['$schema', 'backend', 'mounts', 'cwd', 'sandbox', 'policy', 'tools'])
+  onlyKeys(c, '', ['$schema', 'backend', 'mounts', 'cwd', 'sandbox', 'policy', 'tools', 'paths'])
+  const paths = c['paths']
+  if (paths !== undefined && (typeof paths !== 'string' || !(PATHS_VIEWS as readonly string[]).includes(paths))) {
+    throw new ConfigError('paths', `one of ${quoted(PATHS_VIEWS)}`, paths)
+  }
   const backends = await stores(c)
   let sandbox: SandboxConfig | undefined
   if (c['sandbox'] !== undefined) {
@@ -189,7 +205,7 @@ export async function validateConfig(raw: unknown): Promise<HarnessConfig> {
     }
     tools = t
   }
-  return { ...backends, ...definedOnly({ cwd: str(c, '', 'cwd'), sandbox, policy, tools }) }
+  return { ...backends, ...definedOnly({ cwd: str(c, '', 'cwd'), sandbox, policy, tools, paths: paths as PathsView | undefined }) }
 }
 
 /** A config or backend written as code (`.js`, `.mjs`, `.cjs`, `.ts`, `.mts`, `.cts`): imported, not parsed. */

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import {
   DEFAULT_PROTECTED_NAMES,
@@ -198,8 +198,12 @@ function describeSandbox(s: HarnessSandbox): string {
  * `warnings` entry.
  */
 export async function loadHarness(rawConfig: unknown, options: LoadOptions = {}): Promise<Harness> {
-  const config = await validateConfig(rawConfig)
+  const validated = await validateConfig(rawConfig)
   const baseDir = resolve(options.baseDir ?? process.cwd())
+  // `paths: 'workspace'`: the backend as the one mount at `/`, so the model sees paths of that tree.
+  const { backend: single, ...settings } = validated
+  const config: HarnessConfig = validated.paths === 'workspace' && single !== undefined ? { ...settings, mounts: { '/': single } } : validated
+  const hostRoot = config !== validated && single?.type === 'local' ? resolve(baseDir, single['root'] as string) : undefined
   const env = options.env ?? process.env
   const configs = config.mounts === undefined ? [config.backend] : Object.values(config.mounts)
   const hostFiles = [
@@ -220,7 +224,9 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
   }
   try {
     await assertRootThere(backend, sandbox)
-    return await harnessOver(config, backend, sandbox, protectedPaths, await describeStores(config, baseDir), warnings)
+    const served =
+      config === validated || single === undefined ? await describeStores(config, baseDir) : `${await describeBackend(single, baseDir)}, shown as /`
+    return await harnessOver(config, backend, sandbox, protectedPaths, served, warnings, hostRoot)
   } catch (err) {
     await backend.close().catch(() => undefined)
     throw err
@@ -253,6 +259,29 @@ async function describeStores(config: HarnessConfig, baseDir: string): Promise<s
   return config.mounts === undefined ? describeBackend(config.backend, baseDir) : describeMounts(config.mounts, (b) => describeBackend(b, baseDir))
 }
 
+/**
+ * `path` of this machine as a path of the tree that shows `hostRoot` as `/` (by real path too, so a
+ * link on the way does not hide it); a path outside stays as it is, and the fence refuses it.
+ */
+function treePath(hostRoot: string, path: string): string {
+  const real = (p: string): string => {
+    try {
+      return realpathSync(p)
+    } catch {
+      return resolve(p)
+    }
+  }
+  for (const [root, p] of [
+    [resolve(hostRoot), resolve(path)],
+    [real(hostRoot), real(path)],
+  ] as const) {
+    const rest = relative(root, p)
+    if (rest === '') return '/'
+    if (!rest.startsWith('..') && !isAbsolute(rest)) return `/${rest.split(sep).join('/')}`
+  }
+  return path
+}
+
 /** The sandbox, the policy and the tools over an open store. */
 async function harnessOver(
   config: HarnessConfig,
@@ -261,6 +290,7 @@ async function harnessOver(
   protectedPaths: readonly string[],
   served: string,
   warnings: readonly string[],
+  hostRoot: string | undefined,
 ): Promise<Harness> {
   const fs = new SandboxedFileSystem(backend, { ...sandbox, protectedPaths, protectedNames: PROTECTED_NAMES })
   const policy = config.policy === false ? undefined : new ObservationPolicy()
@@ -284,7 +314,9 @@ async function harnessOver(
       if (tool === undefined) throw new Error(`no tool named ${name}`)
       return tool
     },
-    toolsWithin(roots) {
+    toolsWithin(hostRoots) {
+      // Under `paths: 'workspace'`, a root on the local disk is a host path: seen from the tree, below `/`.
+      const roots = hostRoot === undefined ? hostRoots : hostRoots.map((root) => treePath(hostRoot, root))
       const [workspaceRoot, ...writableRoots] = roots
       if (workspaceRoot === undefined) return tools
       const mode = sandbox.mode === 'full-access' ? 'workspace-write' : sandbox.mode

@@ -293,6 +293,25 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       expect(existsSync(join(cwd, 'session.json'))).toBe(false)
     })
 
+    it("--paths workspace (or the config's paths): the model sees the root as /, and no host path; every path printed is one it takes", async () => {
+      seed(cwd, { 'src/b.ts': 'export const two = 2\n' })
+      const served = `seamfs: serving local disk at ${cwd}, shown as /; workspace-write in the root, reads confined to it; read-before-write off\n`
+      const outputs: string[] = []
+      for (const args of [['read', 'src/b.ts'], ['ls'], ['grep', 'two'], ['glob', '**/*.ts'], ['read', 'missing.txt'], ['read', '../outside.txt']]) {
+        const r = await runBin(['--paths', 'workspace', ...args], { cwd, home })
+        expect(r.stderr.startsWith(served), r.stderr).toBe(true)
+        outputs.push(r.stdout, r.stderr.slice(served.length))
+      }
+      for (const out of outputs) expect(out).not.toContain(cwd)
+      expect(outputs[0]).toContain('<path>/src/b.ts</path>')
+      // A path it printed is one it takes.
+      expect((await runBin(['--paths', 'workspace', 'read', '/src/b.ts'], { cwd, home })).stdout).toBe(outputs[0])
+      writeFileSync(join(cwd, 'seamfs.config.json'), '{"backend":"file:.","paths":"workspace"}')
+      expect((await run(['read', '/src/b.ts'])).stdout).toBe(outputs[0])
+      writeFileSync(join(cwd, 'seamfs.config.json'), '{"backend":"file:.","paths":"host"}')
+      expect(await run(['ls'])).toMatchObject({ code: 2, stderr: 'seamfs: config: paths: expected one of "store", "workspace", found the string "host"\n' })
+    })
+
     it('--json: the result as one JSON object on stdout, a failure too (exit 1), with its code', async () => {
       const ok = await run(['--json', 'read', 'a.txt'])
       expect(ok).toMatchObject({ code: 0, stderr: '' })
@@ -477,6 +496,20 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       expect(text(inside)).toContain('1: inside')
       for (const r of [top, secret, made]) expect(r?._meta?.['seamfs/code']).toBe('FS_SANDBOX_DENIED')
       expect(existsSync(join(root, 'made.txt'))).toBe(false)
+    })
+
+    it('--paths workspace: the roots a client lists (host paths) are seen from the tree', async () => {
+      root = tempDir('mcp-roots-view')
+      seed(root, { 'sub/in.txt': 'inside\n', 'top.txt': 'top\n' })
+      const [inside, top] = await connection(
+        ['--paths', 'workspace', '--fs', `file:${root}`, 'mcp'],
+        tempDir('mcp-cwd'),
+        async (call) => [await call('read', { file_path: 'in.txt' }), await call('read', { file_path: '/top.txt' })],
+        [join(root, 'sub')],
+      )
+      if (inside === undefined) throw new Error('no result')
+      expect(text(inside)).toBe('<path>/sub/in.txt</path>\n<type>file</type>\n<content>\n1: inside\n\n(End of file - total 1 lines)\n</content>')
+      expect(top?._meta?.['seamfs/code']).toBe('FS_SANDBOX_DENIED')
     })
 
     it('lists the tools, writes and reads on local disk; closing the client ends the child', async () => {

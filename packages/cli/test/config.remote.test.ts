@@ -11,6 +11,23 @@ import { loadHarness } from '@seamfs/cli'
 // The S3 SDK warns once per process that Node 20 support ends in 2027; the package pins its version.
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true'
 
+type LiveSftp = NonNullable<ReturnType<typeof inject<'sftp'>>>
+
+/** The config of the test sshd, its private key written to a file in `dir`. */
+function sftpBackend(sftp: LiveSftp, dir: string): Record<string, unknown> {
+  const keyFile = join(dir, 'id')
+  writeFileSync(keyFile, sftp.privateKey, { mode: 0o600 })
+  return {
+    type: 'sftp',
+    host: sftp.host,
+    port: sftp.port,
+    username: sftp.username,
+    root: sftp.root,
+    privateKeyFile: keyFile,
+    hostKeySha256: sftp.hostKeySha256,
+  }
+}
+
 describe('loadHarness on the live servers', () => {
   const s3 = inject('s3')
   describe.skipIf(s3 === null)(`on the S3 test server${s3 === null ? ` — SKIPPED: ${inject('s3Why')}` : ''}`, () => {
@@ -50,19 +67,7 @@ describe('loadHarness on the live servers', () => {
     it('mounts sftp from a key file with the host key pinned, and the tools write and read through it', async () => {
       if (sftp === null) return
       const dir = mkdtempSync(join(tmpdir(), 'seamfs-cli-sftp-'))
-      const keyFile = join(dir, 'id')
-      writeFileSync(keyFile, sftp.privateKey, { mode: 0o600 })
-      const h = await loadHarness({
-        backend: {
-          type: 'sftp',
-          host: sftp.host,
-          port: sftp.port,
-          username: sftp.username,
-          root: sftp.root,
-          privateKeyFile: keyFile,
-          hostKeySha256: sftp.hostKeySha256,
-        },
-      })
+      const h = await loadHarness({ backend: sftpBackend(sftp, dir) })
       try {
         expect(h.description).toBe(
           `sftp://${sftp.username}@${sftp.host}:${sftp.port}${sftp.root}; workspace-write in the root, reads confined to it; read-before-write on`,
@@ -72,6 +77,33 @@ describe('loadHarness on the live servers', () => {
         expect(wrote.isError).toBe(false)
         const read = await h.tool('read').execute({ file_path: name }, { session: 't' })
         expect(read.text).toContain('1: over ssh')
+      } finally {
+        await h.close()
+        rmSync(dir, { recursive: true, force: true })
+      }
+    })
+
+    it("paths: 'workspace' on sftp: the model sees the root as /, never the server's path", async () => {
+      if (sftp === null) return
+      const dir = mkdtempSync(join(tmpdir(), 'seamfs-cli-sftp-'))
+      const h = await loadHarness({ backend: sftpBackend(sftp, dir), paths: 'workspace' })
+      try {
+        expect(h.description).toBe(
+          `sftp://${sftp.username}@${sftp.host}:${sftp.port}${sftp.root}, shown as /; workspace-write in the root, reads confined to it; read-before-write on`,
+        )
+        const name = `view-${Date.now()}.txt`
+        const texts: string[] = []
+        for (const [tool, args] of [
+          ['write', { file_path: name, content: 'seen from /\n' }],
+          ['read', { file_path: `/${name}` }],
+          ['list', {}],
+          ['grep', { pattern: 'seen from' }],
+          ['read', { file_path: 'missing.txt' }],
+        ] as const) {
+          texts.push((await h.tool(tool).execute(args, { session: 't' })).text)
+        }
+        expect(texts[1]).toContain(`<path>/${name}</path>`)
+        for (const text of texts) expect(text).not.toContain(sftp.root)
       } finally {
         await h.close()
         rmSync(dir, { recursive: true, force: true })
