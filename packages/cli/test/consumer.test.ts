@@ -323,6 +323,13 @@ describe.concurrent('consumer smoke test: the packed tarballs installed in fresh
         `${ws.manifest.name}: exports/bin targets missing from the tarball`,
       ).toEqual([])
     }
+    // A bin path in npm's own form: `npm publish` rewrites (and warns about) one written `./bin/…`.
+    expect(
+      publishable
+        .flatMap((ws) => Object.values(typeof ws.manifest.bin === 'string' ? { bin: ws.manifest.bin } : (ws.manifest.bin ?? {})))
+        .filter((path) => path.startsWith('./')),
+      'bin paths npm publish would rewrite',
+    ).toEqual([])
     // Every tarball carries the license; the kit carries the examples its README points at.
     expect(packed.filter((p) => !p.files.some((f) => f.path === 'LICENSE')).map((p) => p.name)).toEqual([])
     const kit = packed.find((p) => p.name === '@seamfs/conformance')

@@ -604,3 +604,11 @@ describe('the repository', () => {
     }
   })
 })
+
+describe("the packages' READMEs, as the registry shows them", () => {
+  it('link only to absolute URLs or their own anchors: a relative link breaks on the package page', () => {
+    const readmes = [...readdirSync(path('packages')).map((dir) => `packages/${dir}/README.md`), 'conformance/README.md']
+    const relative = readmes.flatMap((file) => [...read(file).matchAll(/\]\((?!https?:\/\/|#|mailto:)([^)]*)\)/g)].map((m) => `${file}: ${m[1]}`))
+    expect(relative).toEqual([])
+  })
+})
