@@ -26,6 +26,10 @@ export type FileToolSet = {
   readonly edit: FileAiTool
   readonly glob: FileAiTool
   readonly grep: FileAiTool
+  readonly read_files: FileAiTool
+  readonly tree: FileAiTool
+  readonly info: FileAiTool
+  readonly list_roots: FileAiTool
   readonly create_directory?: FileAiTool
   readonly move?: FileAiTool
   readonly delete?: FileAiTool

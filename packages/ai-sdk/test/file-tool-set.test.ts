@@ -8,6 +8,7 @@ import { MockLanguageModelV3 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { fileToolSet, isFileToolError, FileToolError } from '@seamfs/ai-sdk'
+import { createFileTools } from '@seamfs/tools'
 import { CALLS, CHANGED_BEHIND, EXPECTED_OUTPUTS, PNG, PNG_TEXT, changeBehindTheAgentsBack, setup, toolOutputs } from './script.js'
 
 const USAGE = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }
@@ -52,8 +53,10 @@ describe('fileToolSet on ai@6', () => {
   })
 
   it('is a ToolSet keyed by tool name, the optional tools where the backend allows them', () => {
-    const tools: ToolSet = fileToolSet({ fs: new MemoryFileSystem() })
-    expect(Object.keys(tools)).toEqual(['list', 'read', 'write', 'edit', 'glob', 'grep', 'create_directory', 'move', 'delete'])
+    const fs = new MemoryFileSystem()
+    const tools: ToolSet = fileToolSet({ fs })
+    // Every tool the backend is offered (see @seamfs/tools), in its order.
+    expect(Object.keys(tools)).toEqual(createFileTools({ fs }).map((t) => t.name))
     expect(tools['read']?.description).toMatch(/^Reads? /)
   })
 

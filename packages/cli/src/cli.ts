@@ -260,7 +260,19 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     .description('list a directory (the list tool)')
     .argument('[path]', 'directory, default the workspace')
     .option('--offset <n>', '1-based first entry', positiveInt)
-    .action((path: string | undefined, o: { offset?: number }) => toolCommand('list', { path, offset: o.offset }))
+    .option('-l, --details', "each entry's size and modification time", false)
+    .action((path: string | undefined, o: { offset?: number; details: boolean }) => toolCommand('list', { path, offset: o.offset, details: o.details }))
+  program
+    .command('tree')
+    .description('a directory tree (the tree tool)')
+    .argument('[path]', 'directory, default the workspace')
+    .option('--depth <n>', 'levels shown (1 to 20, default 3)', positiveInt)
+    .action((path: string | undefined, o: { depth?: number }) => toolCommand('tree', { path, depth: o.depth }))
+  program
+    .command('info')
+    .description("a path's type, size and modification time (the info tool)")
+    .argument('<path>')
+    .action((path: string) => toolCommand('info', { path }))
   program
     .command('read')
     .description('read a text file with line numbers (the read tool)')
@@ -304,14 +316,21 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     .description('find files by glob pattern (the glob tool)')
     .argument('<pattern>')
     .argument('[path]')
-    .action((pattern: string, path: string | undefined) => toolCommand('glob', { pattern, path }))
+    .option('--include-ignored', 'also search what .gitignore and .ignore files exclude', false)
+    .action((pattern: string, path: string | undefined, o: { includeIgnored: boolean }) =>
+      toolCommand('glob', { pattern, path, include_ignored: o.includeIgnored }),
+    )
   program
     .command('grep')
     .description('search file contents by regular expression (the grep tool)')
     .argument('<pattern>')
     .argument('[path]')
     .option('--include <glob>', 'only files matching this glob')
-    .action((pattern: string, path: string | undefined, o: { include?: string }) => toolCommand('grep', { pattern, path, include: o.include }))
+    .option('-i, --ignore-case', 'match letters in either case', false)
+    .option('--include-ignored', 'also search what .gitignore and .ignore files exclude', false)
+    .action((pattern: string, path: string | undefined, o: { include?: string; ignoreCase: boolean; includeIgnored: boolean }) =>
+      toolCommand('grep', { pattern, path, include: o.include, ignore_case: o.ignoreCase, include_ignored: o.includeIgnored }),
+    )
   program
     .command('conformance')
     .description('run the conformance kit and print a per-clause report')

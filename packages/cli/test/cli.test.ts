@@ -312,6 +312,19 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       expect(await run(['ls'])).toMatchObject({ code: 2, stderr: 'seamfs: config: paths: expected one of "store", "workspace", found the string "host"\n' })
     })
 
+    it('grep -i and --include-ignored, glob --include-ignored, tree, info and ls -l', async () => {
+      seed(cwd, { '.gitignore': 'build/\n', 'src/x.ts': 'Hello\n', 'build/out.js': 'hello\n' })
+      expect((await run(['grep', 'hello'])).stdout).toMatch(/^No matches found\n\n\(1 path ignored by \.gitignore or \.ignore files skipped: "build"/)
+      expect((await run(['grep', '-i', 'hello'])).stdout).toContain('src/x.ts\nLine 1: Hello')
+      const all = await run(['grep', '--ignore-case', '--include-ignored', 'hello'])
+      expect(all.stdout).toContain('Found 2 matches')
+      expect((await run(['glob', '**/*.js'])).stdout).not.toContain('out.js')
+      expect((await run(['glob', '--include-ignored', '**/*.js'])).stdout).toContain('out.js')
+      expect((await run(['tree', 'src'])).stdout).toContain('x.ts')
+      expect((await run(['info', 'src/x.ts'])).stdout).toContain('size: 6 bytes')
+      expect((await run(['ls', '-l', 'src'])).stdout).toMatch(/\n *6 {2}\d{4}-\d\d-\d\dT[\d:]+Z {2}x\.ts\n/)
+    })
+
     it('--json: the result as one JSON object on stdout, a failure too (exit 1), with its code', async () => {
       const ok = await run(['--json', 'read', 'a.txt'])
       expect(ok).toMatchObject({ code: 0, stderr: '' })
@@ -532,7 +545,21 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       expect(client.getServerVersion()).toMatchObject({ name: 'seamfs', version: '0.1.0' })
 
       const { tools } = await client.listTools()
-      expect(tools.map((t) => t.name).sort()).toEqual(['create_directory', 'delete', 'edit', 'glob', 'grep', 'list', 'move', 'read', 'write'])
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        'create_directory',
+        'delete',
+        'edit',
+        'glob',
+        'grep',
+        'info',
+        'list',
+        'list_roots',
+        'move',
+        'read',
+        'read_files',
+        'tree',
+        'write',
+      ])
 
       const call = async (name: string, args: Record<string, unknown>): Promise<CallToolResult> =>
         (await (client as Client).callTool({ name, arguments: args })) as CallToolResult

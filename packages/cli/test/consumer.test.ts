@@ -366,7 +366,7 @@ describe.concurrent('consumer smoke test: the packed tarballs installed in fresh
   }
 
   const expected = (expect: ExpectStatic): unknown => ({
-    tools: ['list', 'read', 'write', 'edit', 'glob', 'grep', 'create_directory', 'move', 'delete'],
+    tools: ['list', 'read', 'write', 'edit', 'glob', 'grep', 'read_files', 'tree', 'info', 'list_roots', 'create_directory', 'move', 'delete'],
     calls: [
       { name: 'write', text: `${NOTES}Created file\n</content>`, isError: false, code: null },
       { name: 'read', text: `${NOTES}1: hello\n2: world\n\n(End of file - total 2 lines)\n</content>`, isError: false, code: null },

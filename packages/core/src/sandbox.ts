@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import { performance } from 'node:perf_hooks'
 import { releaseChunks } from './abort-wait.js'
 import { FsError, isFsError, type FsErrorCode, type FsVerb } from './errors.js'
@@ -70,6 +71,15 @@ export interface SandboxOptions {
    * sandbox. Default {@link DEFAULT_RESOLVE_MEMORY_MS}; 0 resolves every time.
    */
   readonly resolveMemoryMs?: number | undefined
+}
+
+/** What {@link SandboxedFileSystem.describeFence} tells of a fence. */
+export interface SandboxFence {
+  readonly mode: SandboxMode
+  /** Whether reads, stats and listings are confined to the roots (`false` in `full-access`, whatever the options say). */
+  readonly confineReads: boolean
+  /** The workspace root first, then the writable roots: each as configured, and where it is pinned (`undefined` while it does not resolve). */
+  readonly roots: readonly { readonly configured: string; readonly target: FsTarget | undefined }[]
 }
 
 /** The default of {@link SandboxOptions.resolveMemoryMs}: one minute. */
@@ -523,7 +533,19 @@ export class SandboxedFileSystem extends FileSystemLayer {
     if (this.#loaded !== undefined) return this.#loaded
     const loading = (async () => {
       const roots = this.#allPinned ?? (await this.#resolvedRoots(signal))
-      const found = await Promise.all(paths.map((path) => this.#resolveOrNone(path, this.#workspaceRoot, signal)))
+      // One signal for the batch, as many listeners as it needs: the loaded packages outnumber Node's
+      // warning threshold (10) in a process that loads most of seamfs, and a warning is no leak here.
+      const batch = new AbortController()
+      setMaxListeners(0, batch.signal)
+      const onAbort = (): void => batch.abort(signal?.reason)
+      if (signal?.aborted === true) onAbort()
+      else signal?.addEventListener('abort', onAbort, { once: true })
+      let found: (FsTarget | undefined)[]
+      try {
+        found = await Promise.all(paths.map((path) => this.#resolveOrNone(path, this.#workspaceRoot, batch.signal)))
+      } finally {
+        signal?.removeEventListener('abort', onAbort)
+      }
       return found.filter((t): t is FsTarget => t !== undefined && roots.some((root) => this.inner.contains(root, t)))
     })()
     // A failure (an abort) is not remembered: the next mutation resolves them again.
@@ -631,6 +653,22 @@ export class SandboxedFileSystem extends FileSystemLayer {
     const root = await this.#rootFor(0, opts?.signal)
     if (root === undefined) throw FsError.notFound('resolve', this.#workspaceRoot)
     return root
+  }
+
+  /**
+   * The fence as it stands, read-only, for telling a model where it may work: the mode, whether
+   * reads are confined (never in `full-access`), and the roots — the workspace root first, then the
+   * writable roots — each as configured and where it is pinned (as every check uses it; `undefined`
+   * while it does not resolve, and is tried again on the next call). Pins a root that has not
+   * resolved yet, as any check would; changes nothing else. Protected paths and names are not told.
+   */
+  async describeFence(opts: SignalOptions = {}): Promise<SandboxFence> {
+    const targets = await Promise.all(this.#roots.map((_, i) => this.#rootFor(i, opts.signal)))
+    return {
+      mode: this.mode,
+      confineReads: this.#confineReads && this.mode !== 'full-access',
+      roots: this.#roots.map((configured, i) => ({ configured, target: targets[i] })),
+    }
   }
 
   /**

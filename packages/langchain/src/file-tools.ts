@@ -22,6 +22,10 @@ export type FileLangChainTools = {
   readonly edit: FileLangChainTool
   readonly glob: FileLangChainTool
   readonly grep: FileLangChainTool
+  readonly read_files: FileLangChainTool
+  readonly tree: FileLangChainTool
+  readonly info: FileLangChainTool
+  readonly list_roots: FileLangChainTool
   readonly create_directory?: FileLangChainTool
   readonly move?: FileLangChainTool
   readonly delete?: FileLangChainTool

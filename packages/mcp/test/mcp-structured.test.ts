@@ -18,7 +18,7 @@ const CWD = '/w'
 const PNG = Uint8Array.from(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64'))
 /** A file big enough that carrying it whole would show: 400 numbered lines. */
 const BIG = Array.from({ length: 400 }, (_, i) => `line ${i + 1} of the big file, with some words to make it long\n`).join('')
-const ALL_TOOLS = ['list', 'read', 'write', 'edit', 'glob', 'grep', 'create_directory', 'move', 'delete']
+const ALL_TOOLS = ['list', 'read', 'write', 'edit', 'glob', 'grep', 'read_files', 'tree', 'info', 'list_roots', 'create_directory', 'move', 'delete']
 
 const ajv = new Ajv({ allErrors: true })
 const open: Array<{ close(): Promise<void> }> = []
@@ -153,6 +153,13 @@ describe('structuredContent of a real call, for every tool', () => {
       skippedPaths: ['p.png'],
       fencedPaths: [],
     })
+    expect(await ok('read_files', { file_paths: ['src/x.ts', 'nope'] })).toMatchObject({
+      files: [{ file_path: 'src/x.ts', totalLines: 1 }, { code: 'FS_NOT_FOUND' }],
+      failed: 1,
+    })
+    expect(await ok('tree', { path: 'src' })).toMatchObject({ path: `${CWD}/src`, entries: [{ path: 'x.ts', type: 'file', depth: 1, state: null, hidden: 0 }] })
+    expect(await ok('info', { path: 'src/x.ts' })).toMatchObject({ path: `${CWD}/src/x.ts`, type: 'file', size: 16, link: null })
+    expect(await ok('list_roots', {})).toMatchObject({ sandboxed: true, roots: [{ path: CWD, workspace: true }] })
     expect(await ok('create_directory', { path: 'd' })).toEqual({ path: `${CWD}/d`, created: true })
     expect(await ok('move', { source_path: 'a.txt', destination_path: 'd/b.txt' })).toEqual({
       from: `${CWD}/a.txt`,

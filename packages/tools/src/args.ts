@@ -2,8 +2,8 @@ import { ToolInputError } from './results.js'
 import type { JsonSchema } from './types.js'
 
 type Scalar = string | number | boolean
-/** A checked value: a scalar, or a list of checked objects. */
-type Value = Scalar | readonly ToolArgs[]
+/** A checked value: a scalar, a list of checked objects, or a list of strings. */
+type Value = Scalar | readonly ToolArgs[] | readonly string[]
 
 /** The `pattern` of a string that must hold a non-whitespace character (what `value.trim() !== ''` tests). */
 export const NON_BLANK = '\\S'
@@ -19,8 +19,11 @@ interface Rule {
   readonly pattern: RegExp | undefined
   readonly minItems: number | undefined
   readonly maxItems: number | undefined
-  /** The checker of each item of an array (its `items`: an object schema of scalar properties). */
-  readonly items: Check | undefined
+  /**
+   * The checker of each item of an array: its `items`, an object schema of scalar properties, or a
+   * string schema (the rule of each string, named by its place).
+   */
+  readonly items: Check | Rule | undefined
 }
 
 /** The keywords a property may use; anything else is refused when the tool is built, so `execute` never ignores a rule the schema states. */
@@ -60,8 +63,15 @@ function ruleOf(name: string, property: Readonly<Record<string, unknown>>, requi
     pattern: pattern === undefined ? undefined : new RegExp(pattern, 'u'),
     minItems: optionalNumber(property, 'minItems', name),
     maxItems: optionalNumber(property, 'maxItems', name),
-    items: items === undefined ? undefined : checker(items as JsonSchema, true),
+    items: items === undefined ? undefined : itemsOf(name, items as JsonSchema),
   }
+}
+
+/** An array's `items`: an object schema (checked as nested arguments), or a string schema (each item a string rule). */
+function itemsOf(name: string, items: JsonSchema): Check | Rule {
+  if (items['type'] === 'object') return checker(items, true)
+  if (items['type'] !== 'string') unsupported(`${name}.items (neither an object nor a string)`)
+  return ruleOf(`${name}[]`, items, true)
 }
 
 /** What `rule` accepts, in words, as the model reads it after `<name> must be`. */
@@ -69,8 +79,9 @@ function expected(rule: Rule): string {
   const when = rule.required ? '' : ' when given'
   if (rule.type === 'boolean') return 'a boolean'
   if (rule.type === 'array') {
-    const most = rule.maxItems === undefined ? '' : ` of at most ${rule.maxItems}`
-    return `a ${(rule.minItems ?? 0) > 0 ? 'non-empty ' : ''}list${most} objects${when}`
+    const most = rule.maxItems === undefined ? ' of' : ` of at most ${rule.maxItems}`
+    const what = typeof rule.items === 'function' ? 'objects' : 'strings'
+    return `a ${(rule.minItems ?? 0) > 0 ? 'non-empty ' : ''}list${most} ${what}${when}`
   }
   if (rule.type === 'integer') return rule.minimum === 1 ? 'a positive integer' : 'an integer'
   if (rule.pattern !== undefined || (rule.minLength ?? 0) > 0) return `a non-empty string${when}`
@@ -132,6 +143,14 @@ export class ToolArgs {
     return value as readonly ToolArgs[] | undefined
   }
 
+  /** The checked items of a required array of strings. */
+  strings(name: string): readonly string[] {
+    const value = this.#values.get(name)
+    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string'))
+      throw new Error(`tools: argument ${name} is not a declared required array of strings`)
+    return value as readonly string[]
+  }
+
   string(name: string): string {
     const value = this.#get(name, 'string')
     if (value === undefined) throw new Error(`tools: argument ${name} is not a declared required string`)
@@ -179,7 +198,12 @@ function checker(schema: JsonSchema, nested: boolean): Check {
       const wrong = problem(rule, value, shown)
       if (wrong !== undefined) problems.push(wrong)
       else if (rule.items === undefined) values.set(rule.name, value as Scalar)
-      else {
+      else if (typeof rule.items !== 'function') {
+        const itemRule = rule.items
+        const broken = (value as unknown[]).flatMap((item, i) => problem(itemRule, item, `${shown}[${i}]`) ?? [])
+        if (broken.length > 0) problems.push(...broken)
+        else values.set(rule.name, value as string[])
+      } else {
         const items = (value as unknown[]).map((item, i) => (rule.items as Check)(item, `${shown}[${i}]`))
         const broken = items.flatMap((item) => (item instanceof ToolArgs ? [] : item))
         if (broken.length > 0) problems.push(...broken)
@@ -198,8 +222,9 @@ function checker(schema: JsonSchema, nested: boolean): Check {
  * `minLength`/`pattern`; an optional key may be `null` (its type is
  * `[type, 'null']`), which means absent. A key whose value is `undefined` is
  * absent too. An `array` property (`minItems`/`maxItems`) holds objects whose
- * `items` schema follows the same rules, one level deep; a broken item rule is
- * named by its place (`edits[1].old_string must be …`). A schema using anything
+ * `items` schema follows the same rules, one level deep, or strings whose
+ * `items` schema is a string rule; a broken item rule is named by its place
+ * (`edits[1].old_string must be …`, `file_paths[0] must be …`). A schema using anything
  * else throws a `TypeError` here, when the tool is built.
  */
 export function argsParser(schema: JsonSchema): ParseArgs {

@@ -3,7 +3,6 @@
  * deadline, offered as the backend's capabilities allow. It imports every tool; no tool imports it.
  */
 import { SandboxedFileSystem, type FileSystem, type ObservationPolicy, type SandboxOptions } from '@seamfs/core'
-import { FileSystemLayer } from '@seamfs/core/backend'
 import { resolveConfig } from './config.js'
 import { withDeadline } from './deadline.js'
 import { deleteTool, type DeleteValue } from './delete-tool.js'
@@ -11,9 +10,13 @@ import { createDirectoryTool, type CreateDirectoryValue } from './directory-tool
 import { editTool, type EditValue } from './edit-tool.js'
 import { globTool, type GlobValue } from './glob-tool.js'
 import { grepTool, type GrepValue } from './grep-tool.js'
+import { infoTool, type InfoValue } from './info-tool.js'
 import { listTool, type ListValue } from './list-tool.js'
 import { moveTool, type MoveValue } from './move-tool.js'
+import { readFilesTool, type ReadFilesValue } from './read-files-tool.js'
 import { readTool, type ReadValue } from './read-tool.js'
+import { fenceOf, listRootsTool, type ListRootsValue } from './roots-tool.js'
+import { treeTool, type TreeValue } from './tree-tool.js'
 import { writeTool, type WriteValue } from './write-tool.js'
 import type { FileTool, ToolsConfig } from './types.js'
 
@@ -42,16 +45,10 @@ export interface FileToolsOptions {
   readonly sandbox?: Partial<SandboxOptions> | false | undefined
 }
 
-/** True when `fs` is, or is a layer over, a fence. */
-function isFenced(fs: FileSystem): boolean {
-  for (let at: FileSystem = fs; at instanceof FileSystemLayer; at = at.inner) if (at instanceof SandboxedFileSystem) return true
-  return false
-}
-
 /** The filesystem the tools run on: `options.fs` behind the default fence (see {@link FileToolsOptions.sandbox}). */
 function fencedFs(options: FileToolsOptions): FileSystem {
   const { fs, sandbox } = options
-  if (sandbox === false || (sandbox === undefined && isFenced(fs))) return fs
+  if (sandbox === false || (sandbox === undefined && fenceOf(fs) !== undefined)) return fs
   return new SandboxedFileSystem(fs, { mode: 'workspace-write', workspaceRoot: options.cwd ?? '.', confineReads: true, ...sandbox })
 }
 
@@ -71,10 +68,11 @@ function fencedFs(options: FileToolsOptions): FileSystem {
  * names). Optional keys are declared `[type, 'null']`: `null` means absent,
  * as hosts in strict mode send it.
  *
- * The tools are `list`, `read`, `write`, `edit`, `glob`, `grep`, then the ones the backend's
- * capabilities allow: `create_directory` (`capabilities.createDirectory`), `move`
- * (`capabilities.rename`) and `delete` (`capabilities.remove`). A tool the backend cannot
- * serve is left out, so the model is never offered what would only answer `FS_UNSUPPORTED`.
+ * The tools are `list`, `read`, `write`, `edit`, `glob`, `grep`, `read_files`, `tree`, `info`,
+ * `list_roots`, then the ones the backend's capabilities allow: `create_directory`
+ * (`capabilities.createDirectory`), `move` (`capabilities.rename`) and `delete`
+ * (`capabilities.remove`). A tool the backend cannot serve is left out, so the model is never
+ * offered what would only answer `FS_UNSUPPORTED`.
  *
  * Each call returns a new set of tools with its own default session: a call
  * whose context names no `session` records and reads its observations there,
@@ -106,6 +104,10 @@ export function createFileToolsByName(options: FileToolsOptions): FileToolsByNam
     edit: bound(editTool(deps)),
     glob: bound(globTool(deps)),
     grep: bound(grepTool(deps)),
+    read_files: bound(readFilesTool(deps)),
+    tree: bound(treeTool(deps)),
+    info: bound(infoTool(deps)),
+    list_roots: bound(listRootsTool(deps)),
     ...(capabilities.createDirectory === undefined ? {} : { create_directory: bound(createDirectoryTool(deps)) }),
     ...(capabilities.rename === undefined ? {} : { move: bound(moveTool(deps)) }),
     ...(capabilities.remove === true ? { delete: bound(deleteTool(deps)) } : {}),
@@ -130,6 +132,10 @@ export interface FileToolsByName {
   readonly edit: FileTool<EditValue>
   readonly glob: FileTool<GlobValue>
   readonly grep: FileTool<GrepValue>
+  readonly read_files: FileTool<ReadFilesValue>
+  readonly tree: FileTool<TreeValue>
+  readonly info: FileTool<InfoValue>
+  readonly list_roots: FileTool<ListRootsValue>
   /** Where `capabilities.createDirectory` is declared. */
   readonly create_directory?: FileTool<CreateDirectoryValue>
   /** Where `capabilities.rename` is declared. */

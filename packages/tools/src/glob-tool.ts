@@ -1,19 +1,20 @@
 import { FsError } from '@seamfs/core'
 import { NON_BLANK } from './args.js'
+import { IGNORE_REPORT_SCHEMA, ignoreContent, ignoreFooters, ignoreReport, INCLUDE_IGNORED, searchIgnores, type IgnoreReport } from './ignore-files.js'
 import { quotePath } from './quote.js'
 import { ok } from './results.js'
-import { pathShower } from './shown-path.js'
+import { cwdDisplay, showPaths } from './shown-path.js'
 import { COUNT, object, STRING } from './structured.js'
 import { run, toolInput, type ToolInput } from './tool-kit.js'
 import type { FileTool, StructuredOutput, ToolDeps } from './types.js'
-import { openRoot, searchFiles } from './tree-walk.js'
+import { openRoot, resolveRoot, searchFiles } from './tree-walk.js'
 import { fencedFooter, pathMatcher, SearchControl, SearchTimeout, timeoutResult } from './walk.js'
 
 /**
  * Canonical value of `glob`: the shown paths and how many matched in all. Each path is one any tool
  * accepts unchanged: relative to the cwd when inside it (`/`-separated), else absolute.
  */
-export interface GlobValue {
+export interface GlobValue extends IgnoreReport {
   /** Display path of the search root. */
   readonly root: string
   readonly pattern: string
@@ -33,17 +34,23 @@ export interface GlobArgs {
   readonly pattern: string
   /** The directory to search (default `.`). */
   readonly path: string
+  /** Search what `.gitignore` and `.ignore` files exclude too (default false). */
+  readonly includeIgnored: boolean
 }
 
 export const globStructured: StructuredOutput<GlobValue> = {
-  schema: object({
-    root: STRING,
-    pattern: STRING,
-    paths: { type: 'array', items: STRING },
-    totalPaths: COUNT,
-    fencedDirs: COUNT,
-    fencedPaths: { type: 'array', items: STRING },
-  }),
+  schema: object(
+    {
+      root: STRING,
+      pattern: STRING,
+      paths: { type: 'array', items: STRING },
+      totalPaths: COUNT,
+      fencedDirs: COUNT,
+      fencedPaths: { type: 'array', items: STRING },
+      ...IGNORE_REPORT_SCHEMA.properties,
+    },
+    IGNORE_REPORT_SCHEMA.optional,
+  ),
   content: (v) => ({
     root: v.root,
     pattern: v.pattern,
@@ -51,6 +58,7 @@ export const globStructured: StructuredOutput<GlobValue> = {
     totalPaths: v.totalPaths,
     fencedDirs: v.fencedDirs,
     fencedPaths: [...v.fencedPaths],
+    ...ignoreContent(v),
   }),
 }
 
@@ -60,6 +68,7 @@ export function globText(value: GlobValue): string {
   if (value.paths.length < value.totalPaths)
     footers.push(`(Showing ${value.paths.length} of ${value.totalPaths} paths. Narrow the pattern or path to see the rest.)`)
   if (fenced !== undefined) footers.push(fenced)
+  footers.push(...ignoreFooters(value))
   const body = value.totalPaths === 0 ? 'No files found' : value.paths.map(quotePath).join('\n')
   return footers.length === 0 ? body : `${body}\n\n${footers.join('\n')}`
 }
@@ -75,6 +84,7 @@ export function globInput(): ToolInput<GlobArgs> {
           'Glob matched against paths relative to the search root, like "src/**/*.ts" or "*.{js,json}". A pattern without "/" matches file names at any depth.',
       },
       path: { type: ['string', 'null'], pattern: NON_BLANK, description: 'Directory to search. Defaults to the workspace.' },
+      include_ignored: { type: ['boolean', 'null'], description: INCLUDE_IGNORED },
     },
     required: ['pattern'],
     additionalProperties: false,
@@ -83,7 +93,7 @@ export function globInput(): ToolInput<GlobArgs> {
     const pattern = a.string('pattern')
     const path = a.optionalString('path') ?? '.'
     pathMatcher('pattern', pattern)
-    return { pattern, path }
+    return { pattern, path, includeIgnored: a.boolean('include_ignored', false) }
   })
 }
 
@@ -96,20 +106,23 @@ export function globTool(deps: ToolDeps): FileTool<GlobValue> {
     inputSchema,
     structured: globStructured,
     annotations: { title: 'Find files', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    prompt: `Use the glob tool — not shell find or ls -R — to find files by name or path pattern. A pattern without "/" (like "*.test.ts") matches file names at any depth; "src/**/*.ts" matches paths under src. Dotfiles are included; .git and other version-control directories are skipped. Results are in path order, at most ${config.globMaxResults}, each a path the other tools accept as it is; when the footer says results were cut, narrow the pattern or path.`,
+    prompt: `Use the glob tool — not shell find or ls -R — to find files by name or path pattern. A pattern without "/" (like "*.test.ts") matches file names at any depth; "src/**/*.ts" matches paths under src. Dotfiles are included; .git and other version-control directories are skipped, and so are paths that .gitignore or .ignore files exclude (the footer counts them; set include_ignored to true to search them). Results are in path order, at most ${config.globMaxResults}, each a path the other tools accept as it is; when the footer says results were cut, narrow the pattern or path.`,
     execute: (args, context = {}) =>
       run(async () => {
-        const { pattern, path } = parse(args)
+        const { pattern, path, includeIgnored } = parse(args)
         const accept = pathMatcher('pattern', pattern)
         const control = new SearchControl('glob', config.searchTimeoutMs, context.signal)
         try {
-          const root = await openRoot(deps, path, context, control)
+          const target = await resolveRoot(deps, path, context, control)
+          const cwd = cwdDisplay(deps, context, control.signal)
+          const ignores = includeIgnored ? undefined : searchIgnores(deps.fs, control, cwd, target)
+          const root = await openRoot(deps, target, control)
           if (root.info.type !== 'directory') {
             const shown = root.target.displayPath
             throw new FsError('FS_NOT_DIRECTORY', `cannot search "${shown}": not a directory`, { verb: 'list', path: shown })
           }
-          const show = await control.race(pathShower(deps, context, root.target, control.signal))
-          const { files, fenced, fencedPaths } = await searchFiles({ fs: deps.fs, root, control, accept, concurrency: config.searchConcurrency })
+          const show = showPaths(await control.race(cwd), root.target)
+          const { files, fenced, fencedPaths } = await searchFiles({ fs: deps.fs, root, control, accept, concurrency: config.searchConcurrency, ignores })
           const value: GlobValue = {
             root: root.target.displayPath,
             pattern,
@@ -117,6 +130,7 @@ export function globTool(deps: ToolDeps): FileTool<GlobValue> {
             totalPaths: files.length,
             fencedDirs: fenced,
             fencedPaths: fencedPaths.map(show),
+            ...ignoreReport(ignores, show),
           }
           return ok(globText(value), value)
         } catch (err) {

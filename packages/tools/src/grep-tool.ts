@@ -3,11 +3,12 @@ import { decodeText } from '@seamfs/core/backend'
 import { NON_BLANK } from './args.js'
 import { inOrder, Limiter } from './bounded.js'
 import { RegexWorker, type WorkerMatch } from './grep-worker.js'
+import { IGNORE_REPORT_SCHEMA, ignoreContent, ignoreFooters, ignoreReport, INCLUDE_IGNORED, searchIgnores, type IgnoreReport } from './ignore-files.js'
 import { quotePath } from './quote.js'
 import { ReadAhead } from './read-ahead.js'
 import { ok, ToolInputError } from './results.js'
-import { pathShower } from './shown-path.js'
-import { openRoot, searchFiles } from './tree-walk.js'
+import { cwdDisplay, showPaths } from './shown-path.js'
+import { openRoot, resolveRoot, searchFiles } from './tree-walk.js'
 import { COUNT, LINE_NUMBER, object, STRING } from './structured.js'
 import { run, toolInput, type ToolInput } from './tool-kit.js'
 import type { FileTool, StructuredOutput, ToolDeps } from './types.js'
@@ -34,7 +35,7 @@ export interface GrepMatch {
 }
 
 /** Canonical value of `grep`: the shown matches (path order, then line), the total, and the binary files skipped. */
-export interface GrepValue {
+export interface GrepValue extends IgnoreReport {
   /** Display path of the search root. */
   readonly root: string
   readonly pattern: string
@@ -52,24 +53,30 @@ export interface GrepValue {
 /** The checked arguments of `grep`, defaults filled in: `pattern` compiles (with `flags`), `include` is one valid glob. */
 export interface GrepArgs {
   readonly pattern: string
-  /** The regular expression's flags: `u` when the pattern is valid in Unicode mode, else none. */
+  /** The regular expression's flags: `u` when the pattern is valid in Unicode mode, else none; `i` with `ignore_case`. */
   readonly flags: string
   /** The directory or file to search (default `.`). */
   readonly path: string
   readonly include: string | undefined
+  /** Search what `.gitignore` and `.ignore` files exclude too (default false). */
+  readonly includeIgnored: boolean
 }
 
 export const grepStructured: StructuredOutput<GrepValue> = {
-  schema: object({
-    root: STRING,
-    pattern: STRING,
-    matches: { type: 'array', items: object({ path: STRING, line: LINE_NUMBER, text: STRING }) },
-    totalMatches: COUNT,
-    skippedFiles: COUNT,
-    fencedEntries: COUNT,
-    skippedPaths: { type: 'array', items: STRING },
-    fencedPaths: { type: 'array', items: STRING },
-  }),
+  schema: object(
+    {
+      root: STRING,
+      pattern: STRING,
+      matches: { type: 'array', items: object({ path: STRING, line: LINE_NUMBER, text: STRING }) },
+      totalMatches: COUNT,
+      skippedFiles: COUNT,
+      fencedEntries: COUNT,
+      skippedPaths: { type: 'array', items: STRING },
+      fencedPaths: { type: 'array', items: STRING },
+      ...IGNORE_REPORT_SCHEMA.properties,
+    },
+    IGNORE_REPORT_SCHEMA.optional,
+  ),
   content: (v) => ({
     root: v.root,
     pattern: v.pattern,
@@ -79,6 +86,7 @@ export const grepStructured: StructuredOutput<GrepValue> = {
     fencedEntries: v.fencedEntries,
     skippedPaths: [...v.skippedPaths],
     fencedPaths: [...v.fencedPaths],
+    ...ignoreContent(v),
   }),
 }
 
@@ -146,6 +154,7 @@ export function grepText(value: GrepValue): string {
   }
   const fenced = fencedFooter(value.fencedEntries, 'linked file or directory', 'linked files or directories', value.fencedPaths)
   if (fenced !== undefined) footers.push(fenced)
+  footers.push(...ignoreFooters(value))
   let body: string
   if (total === 0) {
     body = 'No matches found'
@@ -331,6 +340,8 @@ export function grepInput(): ToolInput<GrepArgs> {
         description:
           'One glob the file path must match, like "*.ts" or "src/**/*.{js,jsx}" (several alternatives go in braces, not a comma list). A glob without "/" matches file names at any depth.',
       },
+      include_ignored: { type: ['boolean', 'null'], description: INCLUDE_IGNORED },
+      ignore_case: { type: ['boolean', 'null'], description: "Match letters in either case (the regular expression's i flag). Defaults to false." },
     },
     required: ['pattern'],
     additionalProperties: false,
@@ -343,7 +354,9 @@ export function grepInput(): ToolInput<GrepArgs> {
       checkInclude(include)
       pathMatcher('include', include)
     }
-    return { pattern, flags: regexFlags(pattern), path, include }
+    // `i` with the flags the pattern compiles with: `(?i)` is refused by Node 20's RegExp.
+    const flags = regexFlags(pattern) + (a.boolean('ignore_case', false) ? 'i' : '')
+    return { pattern, flags, path, include, includeIgnored: a.boolean('include_ignored', false) }
   })
 }
 
@@ -356,17 +369,20 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
     inputSchema,
     structured: grepStructured,
     annotations: { title: 'Search file contents', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    prompt: `Use the grep tool — not shell grep or rg — to search file contents. The pattern is a JavaScript regular expression matched line by line; use include (a glob such as "*.ts") and path to narrow the search. Results list each file's matching lines with line numbers (each file path as the other tools accept it), at most ${config.grepMaxMatches} matches; binary files are skipped, and .git and other version-control directories are not searched. Read a file to see the context around a match.`,
+    prompt: `Use the grep tool — not shell grep or rg — to search file contents. The pattern is a JavaScript regular expression matched line by line; use include (a glob such as "*.ts") and path to narrow the search. Results list each file's matching lines with line numbers (each file path as the other tools accept it), at most ${config.grepMaxMatches} matches; binary files are skipped, and .git and other version-control directories are not searched, nor are files that .gitignore or .ignore files exclude (the footer counts them; set include_ignored to true to search them). Read a file to see the context around a match.`,
     execute: (args, context = {}) =>
       run(async () => {
-        const { pattern, flags, path, include } = parse(args)
+        const { pattern, flags, path, include, includeIgnored } = parse(args)
         const accept: PathMatcher = include === undefined ? () => true : pathMatcher('include', include)
         const control = new SearchControl('grep', config.searchTimeoutMs, context.signal)
         const worker = new RegexWorker({ source: pattern, flags, maxUnits: config.grepMaxLineBytes, control })
         try {
-          const root = await openRoot(deps, path, context, control)
+          const target = await resolveRoot(deps, path, context, control)
+          const cwd = cwdDisplay(deps, context, control.signal)
+          const ignores = includeIgnored ? undefined : searchIgnores(deps.fs, control, cwd, target)
+          const root = await openRoot(deps, target, control)
           const rootPath = root.target.displayPath
-          const show = await control.race(pathShower(deps, context, root.target, control.signal))
+          const show = showPaths(await control.race(cwd), root.target)
           let files: WalkedFile[]
           const fenced = new Skipped()
           const limiter = new Limiter(config.searchConcurrency)
@@ -381,6 +397,7 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
               concurrency: config.searchConcurrency,
               found,
               gate: (call) => limiter.first(call),
+              ignores,
             })
             files = walk.files
             fenced.addAll(walk.fenced, walk.fencedPaths)
@@ -412,6 +429,7 @@ export function grepTool(deps: ToolDeps): FileTool<GrepValue> {
             fencedEntries: fenced.count,
             skippedPaths: skipped.paths().map(show),
             fencedPaths: fenced.paths().map(show),
+            ...ignoreReport(root.info.type === 'directory' ? ignores : undefined, show),
           }
           return ok(grepText(value), value)
         } catch (err) {

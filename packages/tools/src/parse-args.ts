@@ -5,9 +5,13 @@ import { editInput, type EditArgs } from './edit-tool.js'
 import type { FileToolName } from './file-tools.js'
 import { globInput, type GlobArgs } from './glob-tool.js'
 import { grepInput, type GrepArgs } from './grep-tool.js'
+import { infoInput, type InfoArgs } from './info-tool.js'
 import { listInput, type ListArgs } from './list-tool.js'
 import { moveInput, type MoveArgs } from './move-tool.js'
+import { readFilesInput, type ReadFilesArgs } from './read-files-tool.js'
 import { readInput, type ReadArgs } from './read-tool.js'
+import { listRootsInput, type ListRootsArgs } from './roots-tool.js'
+import { treeInput, type TreeArgs } from './tree-tool.js'
 import { failure, ToolInputError } from './results.js'
 import type { ToolInput } from './tool-kit.js'
 import type { ToolResult, ToolsConfig } from './types.js'
@@ -21,6 +25,10 @@ export interface FileToolArgs {
   readonly edit: EditArgs
   readonly glob: GlobArgs
   readonly grep: GrepArgs
+  readonly read_files: ReadFilesArgs
+  readonly tree: TreeArgs
+  readonly info: InfoArgs
+  readonly list_roots: ListRootsArgs
   readonly create_directory: CreateDirectoryArgs
   readonly move: MoveArgs
   readonly delete: DeleteArgs
@@ -46,6 +54,10 @@ const INPUTS: { readonly [N in FileToolName]: (config: ToolsConfig) => ToolInput
   edit: editInput,
   glob: globInput,
   grep: grepInput,
+  read_files: readFilesInput,
+  tree: treeInput,
+  info: infoInput,
+  list_roots: listRootsInput,
   create_directory: createDirectoryInput,
   // Whether the backend moves directories words the schema's description only, never the check.
   move: () => moveInput(true),

@@ -11,7 +11,7 @@ export type ShowPath = (relative: string) => string
  * The display path of the cwd the tools resolve relative paths against (the call's, else the
  * tools', else the backend's), or undefined when it cannot be resolved (then paths print absolute).
  */
-async function cwdDisplay(deps: ToolDeps, context: ToolContext, signal: AbortSignal | undefined): Promise<string | undefined> {
+export async function cwdDisplay(deps: ToolDeps, context: ToolContext, signal: AbortSignal | undefined): Promise<string | undefined> {
   try {
     return (await deps.fs.resolve(context.cwd ?? deps.cwd ?? '.', { signal })).displayPath
   } catch {
@@ -44,8 +44,13 @@ function joined(base: string, relative: string): string {
  * under such a name still works.
  */
 export async function pathShower(deps: ToolDeps, context: ToolContext, root: FsTarget, signal: AbortSignal | undefined): Promise<ShowPath> {
+  return showPaths(await cwdDisplay(deps, context, signal), root)
+}
+
+/** {@link pathShower} with the cwd's display path ({@link cwdDisplay}) already known. */
+export function showPaths(cwd: string | undefined, root: FsTarget): ShowPath {
   const display = root.displayPath
-  const inside = relativeTo(await cwdDisplay(deps, context, signal), display)
+  const inside = relativeTo(cwd, display)
   const base = inside ?? display
   const vcs = base.split('/').find((segment) => VCS_DIRS.has(segment))
   if (vcs !== undefined) {

@@ -7,6 +7,7 @@
 import { isFsError, type FileSystem, type FsInfo, type FsTarget, type FsTargetKey, type FsTreeEntry } from '@seamfs/core'
 import { compareNames } from '@seamfs/core/backend'
 import { mapInOrder } from './bounded.js'
+import type { IgnoreScope, Ignores } from './ignore-files.js'
 import { resolveIn } from './tool-kit.js'
 import type { ToolContext, ToolDeps } from './types.js'
 import {
@@ -33,14 +34,18 @@ export interface OpenedRoot {
   readonly tree?: AsyncIterable<FsTreeEntry[]> | undefined
 }
 
+/** The search root `path`, resolved (see {@link openRoot}). */
+export function resolveRoot(deps: ToolDeps, path: string, context: ToolContext, control: SearchControl): Promise<FsTarget> {
+  return control.race(resolveIn(deps, path, { ...context, signal: control.signal }))
+}
+
 /**
- * The search root, resolved. Where the store lists trees at once, the root's listing is asked for
+ * The search root, resolved ({@link resolveRoot}). Where the store lists trees at once, the root's listing is asked for
  * at once, without a `stat` first: a directory answers with its first page. Anything else (a file,
  * nothing there, a directory that cannot be listed) is then stat-ed, and the search goes on as the
  * directory walk's would, with its answers and its errors.
  */
-export async function openRoot(deps: ToolDeps, path: string, context: ToolContext, control: SearchControl): Promise<OpenedRoot> {
-  const target = await control.race(resolveIn(deps, path, { ...context, signal: control.signal }))
+export async function openRoot(deps: ToolDeps, target: FsTarget, control: SearchControl): Promise<OpenedRoot> {
   if (deps.fs.capabilities.listTree === 'native') {
     try {
       const tree = await control.race(deps.fs.listTree(target, { prune: PRUNE, signal: control.signal }))
@@ -63,15 +68,17 @@ export interface SearchFilesOptions {
   readonly found?: ((file: WalkedFile) => void) | undefined
   /** How each store call is run (see `WalkOptions.gate`). */
   readonly gate?: Gate | undefined
+  /** The ignore files that apply (see `WalkOptions.ignores`). */
+  readonly ignores?: Ignores | undefined
 }
 
 const ungated: Gate = (call) => call()
 
 /** Every file below the root whose path `accept`s, in path order: from its tree listing where it has one, else the directory walk. */
 export function searchFiles(options: SearchFilesOptions): Promise<Walk> {
-  const { fs, root, control, accept, concurrency, found, gate = ungated } = options
-  if (root.tree === undefined) return walkFiles({ fs, root: root.target, control, accept, concurrency, found, gate })
-  return treeFiles({ fs, control, accept, concurrency, found, gate }, { target: root.target, path: '', tree: root.tree })
+  const { fs, root, control, accept, concurrency, found, gate = ungated, ignores } = options
+  if (root.tree === undefined) return walkFiles({ fs, root: root.target, control, accept, concurrency, found, gate, ignores })
+  return treeFiles({ fs, control, accept, concurrency, found, gate, ignores }, { target: root.target, path: '', tree: root.tree })
 }
 
 /** What {@link treeFiles} searches with. */
@@ -82,6 +89,7 @@ interface TreeSearch {
   readonly concurrency: number
   readonly found: ((file: WalkedFile) => void) | undefined
   readonly gate: Gate
+  readonly ignores: Ignores | undefined
 }
 
 interface Branch {
@@ -90,9 +98,12 @@ interface Branch {
   readonly path: string
   /** Its listing, already asked for (the root's). */
   readonly tree?: AsyncIterable<FsTreeEntry[]> | undefined
+  /** The ignore rules in force where it was found (undefined for the root). */
+  readonly scope?: IgnoreScope | undefined
 }
 
 const joined = (dir: string, path: string): string => (dir === '' ? path : `${dir}/${path}`)
+const parentOf = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')))
 const byPath = (a: { readonly path: string }, b: { readonly path: string }): number => compareNames(a.path, b.path)
 
 /**
@@ -103,7 +114,7 @@ const byPath = (a: { readonly path: string }, b: { readonly path: string }): num
  * any of them is listed, so a tree leaves out what another link of its wave claimed.
  */
 async function treeFiles(search: TreeSearch, root: Branch): Promise<Walk> {
-  const { fs, control, accept, concurrency, gate } = search
+  const { fs, control, accept, concurrency, gate, ignores } = search
   const found: WalkedFile[] = []
   const fenced = new Skipped()
   const seen = new Set<FsTargetKey>([root.target.targetKey])
@@ -121,12 +132,19 @@ async function treeFiles(search: TreeSearch, root: Branch): Promise<Walk> {
         else if (branch.path === '' || !isSkippable(final)) throw final
         continue
       }
+      const scopes = ignores === undefined ? undefined : await treeScopes(search, ignores, branch, entries, seen)
       // Claimed directories (seen already) are left out with everything below them.
       const claimed: string[] = []
       for (const entry of entries.sort(byPath)) {
         if (claimed.some((dir) => entry.path.startsWith(`${dir}/`))) continue
         const path = joined(branch.path, entry.path)
         const key = entry.target.targetKey
+        const scope = scopes?.get(parentOf(entry.path))
+        const vcs = entry.type === 'directory' && VCS_DIRS.has(entry.name)
+        if (scopes !== undefined && !vcs) {
+          // Below an excluded directory, which the directory walk would never have listed; or excluded itself.
+          if (scope === undefined || ignores?.skips(scope, path, entry.type, accept) === true) continue
+        }
         if (entry.type === 'file') {
           if (accept(path)) {
             const file = { path, target: entry.target, size: entry.size }
@@ -136,7 +154,7 @@ async function treeFiles(search: TreeSearch, root: Branch): Promise<Walk> {
         } else if (entry.type === 'directory') {
           if (VCS_DIRS.has(entry.name)) continue
           if (entry.link === true) {
-            if (!seen.has(key)) links.push({ target: entry.target, path })
+            if (!seen.has(key)) links.push({ target: entry.target, path, scope })
           } else if (seen.has(key)) claimed.push(entry.path)
           else seen.add(key)
         } else if (fs.capabilities.symlinks) {
@@ -155,6 +173,50 @@ async function treeFiles(search: TreeSearch, root: Branch): Promise<Walk> {
     }
   }
   return { files: found.sort(byPath), fenced: fenced.count, fencedPaths: fenced.paths() }
+}
+
+/**
+ * The ignore rules in force in each directory of a branch's listing that the directory walk would
+ * list (by its path below the branch; `''`: the branch), a depth at a time, each directory's
+ * ignore files read as it would read them: not in a directory excluded, below one, a link, a
+ * version-control directory, or one already seen (claimed).
+ */
+async function treeScopes(
+  search: TreeSearch,
+  ignores: Ignores,
+  branch: Branch,
+  entries: readonly FsTreeEntry[],
+  seen: ReadonlySet<FsTargetKey>,
+): Promise<Map<string, IgnoreScope>> {
+  const children = new Map<string, FsTreeEntry[]>()
+  for (const entry of entries) {
+    const parent = parentOf(entry.path)
+    const list = children.get(parent)
+    if (list === undefined) children.set(parent, [entry])
+    else list.push(entry)
+  }
+  const scopes = new Map<string, IgnoreScope>()
+  let level: { readonly dir: string; readonly outer: IgnoreScope | undefined }[] = [{ dir: '', outer: branch.scope }]
+  const check = (): void => search.control.check()
+  while (level.length > 0) {
+    const entered = await mapInOrder(
+      level,
+      search.concurrency,
+      ({ dir, outer }) => ignores.enter(joined(branch.path, dir), children.get(dir) ?? [], outer, search.gate),
+      check,
+    )
+    const next: typeof level = []
+    level.forEach(({ dir }, i) => {
+      const scope = entered[i] as IgnoreScope
+      scopes.set(dir, scope)
+      for (const entry of children.get(dir) ?? []) {
+        if (entry.type !== 'directory' || entry.link === true || VCS_DIRS.has(entry.name) || seen.has(entry.target.targetKey)) continue
+        if (!scope.excludes(joined(branch.path, entry.path), true)) next.push({ dir: entry.path, outer: scope })
+      }
+    })
+    level = next
+  }
+  return scopes
 }
 
 /** Every entry of a branch's tree listing, each page waited for within the search's budget. */

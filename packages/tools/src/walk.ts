@@ -5,6 +5,7 @@ import { compareNames } from '@seamfs/core/backend'
 import { Minimatch } from 'minimatch'
 import { inOrder, mapInOrder } from './bounded.js'
 import { MAX_SEARCH_CONCURRENCY } from './config.js'
+import type { IgnoreScope, Ignores } from './ignore-files.js'
 import { isToolDeadline, ToolInputError } from './results.js'
 import { resolveIn } from './tool-kit.js'
 import type { ToolContext, ToolDeps, ToolResult } from './types.js'
@@ -281,6 +282,14 @@ export class Skipped {
 interface Dir {
   readonly target: FsTarget
   readonly path: string
+  /** The ignore rules in force where it was found (undefined for the root). */
+  readonly scope?: IgnoreScope | undefined
+}
+
+/** A directory's entries, and the ignore rules in force inside it (when ignore files apply). */
+interface Listed {
+  readonly entries: FsDirEntry[]
+  readonly scope: IgnoreScope | undefined
 }
 
 /** What {@link walkFiles} walks, and how. */
@@ -297,11 +306,14 @@ export interface WalkOptions {
   readonly found?: ((file: WalkedFile) => void) | undefined
   /** How each store call of the walk is run (default: at once). */
   readonly gate?: Gate | undefined
+  /** The ignore files that apply (default: none): what they exclude is skipped, an excluded directory never listed. */
+  readonly ignores?: Ignores | undefined
 }
 
 /**
  * Every file under `root` whose relative path `accept`s, sorted by path in code-point order.
- * Breadth-first through `listDir`; VCS directories are skipped; each directory
+ * Breadth-first through `listDir`; VCS directories are skipped, and so is what `ignores` excludes
+ * (each directory's ignore files read with its listing); each directory
  * (by `targetKey`) is entered once, which breaks link loops. Symlinked
  * directories wait until the real tree is walked, so a directory reached both
  * directly and through a link is reported under its real path. The budget is
@@ -313,13 +325,16 @@ export interface WalkOptions {
  * one at a time.
  */
 export async function walkFiles(options: WalkOptions): Promise<Walk> {
-  const { fs, root, control, accept, concurrency = 1, found: onFound, gate = ungated } = options
+  const { fs, root, control, accept, concurrency = 1, found: onFound, gate = ungated, ignores } = options
   const found: WalkedFile[] = []
   const fenced = new Skipped()
   const seen = new Set<FsTargetKey>([root.targetKey])
   let level: Dir[] = [{ target: root, path: '' }]
   let links: Dir[] = []
-  const list = (dir: Dir): Promise<FsDirEntry[]> => control.race(gate(() => fs.listDir(dir.target, { signal: control.signal })))
+  const list = async (dir: Dir): Promise<Listed> => {
+    const entries = await control.race(gate(() => fs.listDir(dir.target, { signal: control.signal })))
+    return { entries, scope: await ignores?.enter(dir.path, entries, dir.scope, gate) }
+  }
   const check = (): void => control.check()
   while (level.length > 0 || links.length > 0) {
     if (level.length === 0) {
@@ -349,16 +364,19 @@ export async function walkFiles(options: WalkOptions): Promise<Walk> {
         }
         continue
       }
-      for (const entry of listed.value) {
+      const { entries, scope } = listed.value
+      for (const entry of entries) {
         const path = dir.path === '' ? entry.name : `${dir.path}/${entry.name}`
+        const vcs = entry.type === 'directory' && VCS_DIRS.has(entry.name)
+        if (!vcs && scope !== undefined && ignores?.skips(scope, path, entry.type, accept) === true) continue
         if (entry.type === 'file') {
           if (accept(path)) {
             const file = { path, target: entry.target, size: entry.size }
             found.push(file)
             onFound?.(file)
           }
-        } else if (entry.type === 'directory' && !VCS_DIRS.has(entry.name) && !seen.has(entry.target.targetKey)) {
-          candidates.push({ target: entry.target, path })
+        } else if (entry.type === 'directory' && !vcs && !seen.has(entry.target.targetKey)) {
+          candidates.push({ target: entry.target, path, scope })
         } else if (entry.type === 'other' && fs.capabilities.symlinks) {
           others.push({ target: entry.target, path })
         }

@@ -1,6 +1,6 @@
 /**
  * Fuzz of every tool createFileTools returns (list, read, write, edit, glob,
- * grep, and create_directory/move/delete where the backend offers them): arbitrary JSON-ish values, wrong types, odd
+ * grep, read_files, tree, info, list_roots, and create_directory/move/delete where the backend offers them): arbitrary JSON-ish values, wrong types, odd
  * numbers and strings. `execute` must always resolve — a success, or
  * `isError` with an `Error: ` text and a known code (or none, for an input
  * error), never an internal error — and nothing outside the workspace may
@@ -156,6 +156,10 @@ const SURE_SUCCESS: Record<string, Record<string, unknown>> = {
   edit: { file_path: 'a.txt', old_string: 'world', new_string: 'WORLD' },
   glob: { pattern: '*.txt' },
   grep: { pattern: 'hello' },
+  read_files: { file_paths: ['a.txt', 'dir/b.txt'] },
+  tree: { path: 'dir' },
+  info: { path: 'a.txt' },
+  list_roots: {},
   create_directory: { path: 'dir/new' },
   move: { source_path: 'a.txt', destination_path: 'dir/moved.txt' },
   delete: { path: 'a.txt' },

@@ -284,7 +284,7 @@ function limited(capabilities: { readonly [K in keyof FsCapabilities]?: FsCapabi
 const names = (tools: readonly FileTool[]): string[] => tools.map((t) => t.name)
 
 describe('which tools a backend is offered', () => {
-  it('all three after the six file tools where the backend has the capabilities', () => {
+  it('all three after the ten file tools where the backend has the capabilities', () => {
     expect(names(createFileTools({ fs: new MemoryFileSystem() }))).toEqual([
       'list',
       'read',
@@ -292,6 +292,10 @@ describe('which tools a backend is offered', () => {
       'edit',
       'glob',
       'grep',
+      'read_files',
+      'tree',
+      'info',
+      'list_roots',
       'create_directory',
       'move',
       'delete',
@@ -300,7 +304,7 @@ describe('which tools a backend is offered', () => {
 
   it('none of them where the backend lacks the capabilities (not offered, rather than FS_UNSUPPORTED on every call)', () => {
     const fs = limited({ remove: false, rename: undefined, createDirectory: undefined })
-    expect(names(createFileTools({ fs }))).toEqual(['list', 'read', 'write', 'edit', 'glob', 'grep'])
+    expect(names(createFileTools({ fs }))).toEqual(['list', 'read', 'write', 'edit', 'glob', 'grep', 'read_files', 'tree', 'info', 'list_roots'])
     expect(names(createFileTools({ fs: limited({ remove: undefined }) }))).not.toContain('delete')
   })
 
@@ -312,7 +316,7 @@ describe('which tools a backend is offered', () => {
     for (const [key, tool] of Object.entries(byName as unknown as Readonly<Record<string, FileTool>>)) expect(tool.name).toBe(key)
     expect(Object.isFrozen(byName)).toBe(true)
     const few = createFileToolsByName({ fs: limited({ remove: false, rename: undefined, createDirectory: undefined }) })
-    expect(Object.keys(few)).toEqual(['list', 'read', 'write', 'edit', 'glob', 'grep'])
+    expect(Object.keys(few)).toEqual(['list', 'read', 'write', 'edit', 'glob', 'grep', 'read_files', 'tree', 'info', 'list_roots'])
     expect(few.delete).toBeUndefined()
     // the read of one tool set is that set's own session's: another set on the same policy has not read it
     expect((await byName.read.execute({ file_path: 'a.txt' })).isError).toBe(false)

@@ -42,6 +42,12 @@ const BAD: readonly (readonly [FileToolName, unknown])[] = [
   ['grep', { pattern: '(' }],
   ['grep', { pattern: 'x', include: '*.ts,*.js' }],
   ['grep', { pattern: 'x', include: 'y'.repeat(70_000) }],
+  ['list', { details: 'yes' }],
+  ['read_files', { file_paths: [] }],
+  ['read_files', { file_paths: ['a.txt', ''], limit: 51 }],
+  ['tree', { depth: 21 }],
+  ['info', {}],
+  ['list_roots', { path: '.' }],
   ['create_directory', { path: 7 }],
   ['move', { source_path: 'a.txt' }],
   ['delete', {}],
@@ -79,14 +85,22 @@ describe('parseArgs', () => {
 
   it('returns the checked arguments, defaults filled in and null as absent', () => {
     expect(parseArgs('read', { file_path: 'a.txt', offset: null })).toStrictEqual({ ok: true, args: { filePath: 'a.txt', offset: 1, limit: 2000 } })
-    expect(parseArgs('list', {})).toStrictEqual({ ok: true, args: { path: '.', offset: 1 } })
+    expect(parseArgs('list', {})).toStrictEqual({ ok: true, args: { path: '.', offset: 1, details: false } })
+    expect(parseArgs('read_files', { file_paths: ['a.txt', 'b.txt'] })).toStrictEqual({ ok: true, args: { filePaths: ['a.txt', 'b.txt'], limit: 2000 } })
+    expect(parseArgs('tree', { depth: null })).toStrictEqual({ ok: true, args: { path: '.', depth: 3 } })
+    expect(parseArgs('info', { path: 'a.txt' })).toStrictEqual({ ok: true, args: { path: 'a.txt' } })
+    expect(parseArgs('list_roots', {})).toStrictEqual({ ok: true, args: {} })
     expect(parseArgs('edit', { file_path: 'a.txt', old_string: 'a', new_string: 'b' })).toStrictEqual({
       ok: true,
       args: { filePath: 'a.txt', edits: [{ oldString: 'a', newString: 'b', replaceAll: false }], asList: false, dryRun: false },
     })
     expect(parseArgs('grep', { pattern: '\\p{L}', include: null })).toStrictEqual({
       ok: true,
-      args: { pattern: '\\p{L}', flags: 'u', path: '.', include: undefined },
+      args: { pattern: '\\p{L}', flags: 'u', path: '.', include: undefined, includeIgnored: false },
+    })
+    expect(parseArgs('glob', { pattern: '*.ts', include_ignored: true })).toStrictEqual({
+      ok: true,
+      args: { pattern: '*.ts', path: '.', includeIgnored: true },
     })
   })
 

@@ -18,6 +18,7 @@ interface Property {
   readonly maximum?: number
   readonly minLength?: number
   readonly pattern?: string
+  readonly items?: { readonly type?: string }
 }
 
 const validator = new AjvJsonSchemaValidator()
@@ -38,6 +39,7 @@ function validValue(name: string, p: Property): unknown {
   const type = baseType(p)
   if (type === 'integer') return p.minimum ?? 1
   if (type === 'boolean') return false
+  if (type === 'array') return p.items?.type === 'string' ? ['a.txt'] : []
   if (name.includes('path')) return 'a.txt'
   if (name === 'pattern') return 'a*'
   return name === 'new_string' ? 'HELLO' : 'hello'
@@ -115,7 +117,7 @@ describe.each(TOOLS.map((t) => [t.name, t] as const))('%s: execute agrees with i
     expect(schemaRefusal(result), `ajv: ${verdict.errorMessage ?? 'valid'}; execute: ${result.text}`).toBe(!verdict.valid)
     if (verdict.valid) return
     for (const name of c.names) expect(result.text).toContain(name)
-    if (/unknown argument/.test(result.text)) expect(result.text).toContain(`(allowed: ${allowed.join(', ')})`)
+    if (/unknown argument/.test(result.text)) expect(result.text).toContain(`(allowed: ${allowed.length === 0 ? 'none' : allowed.join(', ')})`)
   })
 })
 

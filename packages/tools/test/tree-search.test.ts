@@ -2,7 +2,7 @@
  * glob and grep through a tree listing (`capabilities.listTree: 'native'`: one `listTree`, no `stat`
  * and `listDir` per directory) answer exactly as the directory walk does: same paths in the same
  * order, same matches, counts, truncation, fenced entries and errors, whatever the tree (links
- * inside and out, loops, broken links, version-control directories, hostile names), fenced or not.
+ * inside and out, loops, broken links, version-control directories, ignore files, hostile names), fenced or not.
  * The tree listing here is core's default walk over the memory backend, so links are in play (S3's
  * own listing has none); S3 itself is compared in backend-s3's `search-round-trips.test.ts`.
  */
@@ -43,6 +43,7 @@ const ARGS = {
     { pattern: '**/*', path: 'l' },
     { pattern: '*', path: 'missing' },
     { pattern: '*', path: 'f.txt' },
+    { pattern: '**/*', include_ignored: true },
   ],
   grep: [{ pattern: 'x' }, { pattern: 'x', include: '*.txt' }, { pattern: 'x', path: 'a' }, { pattern: 'x', path: 'f.txt' }, { pattern: 'x', path: 'missing' }],
 }
@@ -59,23 +60,28 @@ async function expectSameAnswers(files: Files, config: Partial<ToolsConfig>, san
 
 describe('glob and grep through a tree listing', () => {
   it('answer as the directory walk does, whatever the tree, fenced or not (property)', async () => {
-    const name = fc.constantFrom('a', 'b', 'B', 'é', '.h', 'z9', '😀', '.git', 'node_modules', 'f.txt', 'l', 'm')
+    const name = fc.constantFrom('a', 'b', 'B', 'é', '.h', 'z9', '😀', '.git', 'node_modules', 'f.txt', 'l', 'm', '.gitignore', '.ignore')
     const path = fc.array(name, { minLength: 1, maxLength: 3 }).map((parts) => `w/${parts.join('/')}`)
+    const rules = fc.constantFrom('a\n', 'b/\n!B\n', '*.txt\n!f.txt\n', '/l\nm/\n', '**/z9\n*\n!*/\n', 'node_modules\n', '\\.h\n😀/**\n', 'é\n!a/é\n')
     const link = fc.constantFrom('/w', '/w/a', '/w/a/b', '/w/l', '/o', '/o/d', '/o/d/e', '/w/nowhere', '/w/.git', 'a', '../o', 'm', 'b/f.txt', '/o/s.txt')
     const entry: fc.Arbitrary<MemoryEntry> = fc.oneof(
       { weight: 4, arbitrary: fc.constantFrom('x\n', 'no\n', 'x x\nx\n', '') },
       { weight: 1, arbitrary: fc.constant(new Uint8Array([0, 1, 2])) },
       { weight: 4, arbitrary: link.map((to) => ({ symlink: to })) },
+      { weight: 2, arbitrary: rules },
     )
+    // Ignore files where they surely take part (the tree may replace them), and in a directory only links reach.
+    const ignoreFile = fc.constantFrom('w/.gitignore', 'w/.ignore', 'w/a/.gitignore', 'w/b/.ignore', 'o/d/.gitignore')
     const outside: Files = { 'o/s.txt': 'x outside\n', 'o/d/t.txt': 'x deep outside\n', 'o/d/e/u.txt': 'x deeper\n', 'o/d/e/.git/v.txt': 'x\n' }
     await fc.assert(
       fc.asyncProperty(
         fc.dictionary(path, entry, { maxKeys: 20 }),
+        fc.dictionary(ignoreFile, rules, { maxKeys: 3 }),
         fc.integer({ min: 1, max: 9 }),
         fc.boolean(),
         fc.integer({ min: 1, max: 4 }),
-        async (tree, searchConcurrency, sandboxed, grepMaxMatches) => {
-          await expectSameAnswers({ ...outside, ...tree }, { searchConcurrency, grepMaxMatches, globMaxResults: 3 }, sandboxed)
+        async (tree, ignores, searchConcurrency, sandboxed, grepMaxMatches) => {
+          await expectSameAnswers({ ...outside, ...ignores, ...tree }, { searchConcurrency, grepMaxMatches, globMaxResults: 3 }, sandboxed)
         },
       ),
       { numRuns: 300 },
