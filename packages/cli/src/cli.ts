@@ -64,6 +64,8 @@ interface GlobalOptions {
   readonly color?: boolean
   /** `--paths`: over the config's `paths`. */
   readonly paths?: PathsView
+  /** `--audit <file>`: over the config's `audit` path. */
+  readonly audit?: string
 }
 
 const pathsView = (value: string): PathsView => {
@@ -144,7 +146,9 @@ export async function readConfig(options: GlobalOptions, io: Io): Promise<Loaded
     }
   }
   const validated = await validateConfig(raw)
-  const config = options.paths === undefined ? validated : { ...validated, paths: options.paths }
+  const viewed = options.paths === undefined ? validated : { ...validated, paths: options.paths }
+  // --audit on the command line: a path from the cwd, over the config's own.
+  const config = options.audit === undefined ? viewed : { ...viewed, audit: { ...viewed.audit, path: resolve(io.cwd, options.audit) } }
   if (options.fs !== undefined) {
     // --fs mounts one backend, in place of the config's backend or mounts.
     const { backend: _backend, mounts: _mounts, ...settings } = config
@@ -227,6 +231,7 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     .option('--session <file>', 'keep read-before-write observations in this file across commands (default: no policy for one-shot commands)')
     .option('--allow-module', 'let a JSON config name a backend module (code) to load')
     .option('--paths <view>', "what paths the model sees: store (the store's own; host paths on local and SFTP) or workspace (the root as /)", pathsView)
+    .option('--audit <file>', 'append one JSON line per change the tools make (and per one refused) to this file, which the model cannot touch')
     .option('--json', "print a tool's result as one JSON object on stdout (failures too; the exit code still says which)")
     .option('-q, --quiet', 'no serving line on stderr (warnings still print)')
     .option('--no-color', 'no colour on stderr (also NO_COLOR=1; colour is only ever used on a terminal)')

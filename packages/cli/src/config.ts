@@ -62,6 +62,19 @@ export interface HarnessSettings {
    * are the tree's already).
    */
   readonly paths?: PathsView | undefined
+  /**
+   * An audit trail of every change the model's calls make, and of every one refused: one JSON line
+   * each (`AuditLog` of `@seamfs/core`), in a file of this machine (relative to the config's
+   * directory), which the model can never change. A path, or `{ path, maxBytes?, keep? }`.
+   */
+  readonly audit?: AuditConfig | undefined
+}
+
+/** See {@link HarnessSettings.audit}. */
+export interface AuditConfig {
+  readonly path: string
+  readonly maxBytes?: number | undefined
+  readonly keep?: number | undefined
 }
 
 /** See {@link HarnessSettings.paths}. */
@@ -171,7 +184,23 @@ const TOOL_KEYS: readonly string[] = [
  */
 export async function validateConfig(raw: unknown): Promise<HarnessConfig> {
   const c = configObject(raw, ROOT)
-  onlyKeys(c, '', ['$schema', 'backend', 'mounts', 'cwd', 'sandbox', 'policy', 'tools', 'paths'])
+  onlyKeys(c, '', ['$schema', 'backend', 'mounts', 'cwd', 'sandbox', 'policy', 'tools', 'paths', 'audit'])
+  let audit: AuditConfig | undefined
+  if (typeof c['audit'] === 'string' && c['audit'] !== '') audit = { path: c['audit'] }
+  else if (c['audit'] !== undefined) {
+    const a = configObject(c['audit'], 'audit')
+    onlyKeys(a, 'audit', ['path', 'maxBytes', 'keep'])
+    const path = str(a, 'audit', 'path', true) as string
+    for (const [k, min] of [
+      ['maxBytes', 4096],
+      ['keep', 0],
+    ] as const) {
+      const v = a[k]
+      if (v !== undefined && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min))
+        throw new ConfigError(`audit.${k}`, `an integer of at least ${min}`, v)
+    }
+    audit = definedOnly({ path, maxBytes: a['maxBytes'] as number | undefined, keep: a['keep'] as number | undefined })
+  }
   const paths = c['paths']
   if (paths !== undefined && (typeof paths !== 'string' || !(PATHS_VIEWS as readonly string[]).includes(paths))) {
     throw new ConfigError('paths', `one of ${quoted(PATHS_VIEWS)}`, paths)
@@ -205,7 +234,7 @@ export async function validateConfig(raw: unknown): Promise<HarnessConfig> {
     }
     tools = t
   }
-  return { ...backends, ...definedOnly({ cwd: str(c, '', 'cwd'), sandbox, policy, tools, paths: paths as PathsView | undefined }) }
+  return { ...backends, ...definedOnly({ cwd: str(c, '', 'cwd'), sandbox, policy, tools, paths: paths as PathsView | undefined, audit }) }
 }
 
 /** A config or backend written as code (`.js`, `.mjs`, `.cjs`, `.ts`, `.mts`, `.cts`): imported, not parsed. */

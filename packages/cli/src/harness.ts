@@ -3,7 +3,9 @@ import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import {
+  AuditLog,
   DEFAULT_PROTECTED_NAMES,
+  EventedFileSystem,
   FileSystem,
   ObservationPolicy,
   SandboxedFileSystem,
@@ -210,6 +212,8 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
     ...(options.protect ?? []),
     ...configs.flatMap((b) => (b.type === 'module' ? [b['module'] as string] : [])),
     ...harnessCodePaths(configs.some((b) => b.type === 'local') ? '@seamfs/backend-local' : undefined),
+    // The audit trail is never the model's to change (or to remove, to hide what it did).
+    ...(config.audit === undefined ? [] : [config.audit.path]),
   ].map((file) => resolve(baseDir, file))
   const sandbox = harnessSandbox(config)
   let backend: FileSystem
@@ -226,7 +230,13 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
     await assertRootThere(backend, sandbox)
     const served =
       config === validated || single === undefined ? await describeStores(config, baseDir) : `${await describeBackend(single, baseDir)}, shown as /`
-    return await harnessOver(config, backend, sandbox, protectedPaths, served, warnings, hostRoot)
+    const audit = config.audit === undefined ? undefined : new AuditLog(resolve(baseDir, config.audit.path), config.audit)
+    try {
+      return await harnessOver(config, backend, sandbox, protectedPaths, served, warnings, hostRoot, audit)
+    } catch (err) {
+      audit?.close()
+      throw err
+    }
   } catch (err) {
     await backend.close().catch(() => undefined)
     throw err
@@ -291,8 +301,17 @@ async function harnessOver(
   served: string,
   warnings: readonly string[],
   hostRoot: string | undefined,
+  audit: AuditLog | undefined,
 ): Promise<Harness> {
-  const fs = new SandboxedFileSystem(backend, { ...sandbox, protectedPaths, protectedNames: PROTECTED_NAMES })
+  const sandboxed = new SandboxedFileSystem(backend, { ...sandbox, protectedPaths, protectedNames: PROTECTED_NAMES })
+  // With an audit log, every call goes through one layer of events outside the fence: its refusals are lines too.
+  const audited = (inner: FileSystem): FileSystem => {
+    if (audit === undefined) return inner
+    const evented = new EventedFileSystem(inner)
+    evented.on(audit.listener)
+    return evented
+  }
+  const fs = audited(sandboxed)
   const policy = config.policy === false ? undefined : new ObservationPolicy()
   let tools: FileTool[]
   try {
@@ -302,7 +321,7 @@ async function harnessOver(
   }
   return {
     config,
-    description: `${served}; ${describeSandbox(sandbox)}; read-before-write ${policy === undefined ? 'off' : 'on'}`,
+    description: `${served}; ${describeSandbox(sandbox)}; read-before-write ${policy === undefined ? 'off' : 'on'}${audit === undefined ? '' : `; audit log ${audit.path}`}`,
     warnings,
     sandbox,
     backend,
@@ -321,10 +340,23 @@ async function harnessOver(
       if (workspaceRoot === undefined) return tools
       const mode = sandbox.mode === 'full-access' ? 'workspace-write' : sandbox.mode
       // The inner fence keeps its protected paths and names; this one only narrows where calls may go.
-      const within = new SandboxedFileSystem(fs, { mode, workspaceRoot, writableRoots, confineReads: true, protectedNames: [], protectExecutables: false })
-      return createFileTools({ fs: within, policy, config: config.tools })
+      const within = new SandboxedFileSystem(sandboxed, {
+        mode,
+        workspaceRoot,
+        writableRoots,
+        confineReads: true,
+        protectedNames: [],
+        protectExecutables: false,
+      })
+      return createFileTools({ fs: audited(within), policy, config: config.tools })
     },
-    close: () => fs.close(),
+    close: async () => {
+      try {
+        await fs.close()
+      } finally {
+        audit?.close()
+      }
+    },
   }
 }
 

@@ -325,6 +325,33 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       expect((await run(['ls', '-l', 'src'])).stdout).toMatch(/\n *6 {2}\d{4}-\d\d-\d\dT[\d:]+Z {2}x\.ts\n/)
     })
 
+    it("--audit FILE (or the config's audit): a JSON line per change and per refusal, numbered across commands; the model cannot touch the file", async () => {
+      const audit = join(cwd, 'logs', 'audit.jsonl')
+      mkdirSync(join(cwd, 'logs'))
+      const served = await runBin(['--audit', 'logs/audit.jsonl', 'write', 'n.txt'], { cwd, home, input: 'new\n' })
+      expect(served.stderr).toContain(`; audit log ${audit}\n`)
+      expect((await run(['--audit', 'logs/audit.jsonl', 'rm', 'logs/audit.jsonl'])).code).toBe(1)
+      expect((await run(['--audit', 'logs/audit.jsonl', 'write', 'logs/audit.jsonl'], 'forged\n')).code).toBe(1)
+      writeFileSync(join(cwd, 'seamfs.config.json'), JSON.stringify({ backend: 'file:.', audit: { path: 'logs/audit.jsonl', keep: 1 } }))
+      expect((await run(['mv', 'n.txt', 'm.txt'])).code).toBe(0)
+      const lines = readFileSync(audit, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+      expect(lines.map((l) => [l['seq'], l['kind'], l['verb'], l['code']])).toEqual([
+        [1, 'create', 'write', undefined],
+        [2, 'failed', 'remove', 'FS_SANDBOX_DENIED'],
+        [3, 'failed', 'write', 'FS_SANDBOX_DENIED'],
+        [4, 'rename', 'rename', undefined],
+      ])
+      expect(lines[0]).toMatchObject({ path: `${cwd}/n.txt`, bytes: 4, actor: 'cli' })
+      writeFileSync(join(cwd, 'seamfs.config.json'), JSON.stringify({ backend: 'file:.', audit: { path: 'logs/audit.jsonl', maxBytes: 10 } }))
+      expect(await run(['ls'])).toMatchObject({
+        code: 2,
+        stderr: 'seamfs: config: audit.maxBytes: expected an integer of at least 4096, found the number 10\n',
+      })
+    })
+
     it('--json: the result as one JSON object on stdout, a failure too (exit 1), with its code', async () => {
       const ok = await run(['--json', 'read', 'a.txt'])
       expect(ok).toMatchObject({ code: 0, stderr: '' })

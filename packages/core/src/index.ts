@@ -38,6 +38,19 @@ export type {
 } from './types.js'
 export { ObservationPolicy, type Observation, type ObservationSnapshot, type PolicyOwner } from './policy.js'
 export { DEFAULT_PROTECTED_NAMES, DEFAULT_RESOLVE_MEMORY_MS, SANDBOX_MODES, SandboxedFileSystem, type SandboxMode, type SandboxOptions } from './sandbox.js'
+export { AUDIT_LOG_MAX_BYTES, AuditLog, type AuditLine, type AuditLogOptions } from './audit-log.js'
+export {
+  actingAs,
+  currentActor,
+  EventedFileSystem,
+  type EventedOptions,
+  type FsActor,
+  type FsChangeEvent,
+  type FsEvent,
+  type FsEventListener,
+  type FsEventTarget,
+  type FsFailureEvent,
+} from './events.js'
 export { EXECUTED_NAMES } from './executes.js'
 export { loadedCodePaths, registerLoadedPackage } from './loaded-code.js'
 export { MountFileSystem, type MountOptions, type OverlapOptions } from './mounts.js'

@@ -2,7 +2,7 @@
  * The assembly: the tools built over one filesystem, behind the default fence, each with its
  * deadline, offered as the backend's capabilities allow. It imports every tool; no tool imports it.
  */
-import { SandboxedFileSystem, type FileSystem, type ObservationPolicy, type SandboxOptions } from '@seamfs/core'
+import { actingAs, SandboxedFileSystem, type FileSystem, type ObservationPolicy, type SandboxOptions } from '@seamfs/core'
 import { resolveConfig } from './config.js'
 import { withDeadline } from './deadline.js'
 import { deleteTool, type DeleteValue } from './delete-tool.js'
@@ -18,7 +18,7 @@ import { readTool, type ReadValue } from './read-tool.js'
 import { fenceOf, listRootsTool, type ListRootsValue } from './roots-tool.js'
 import { treeTool, type TreeValue } from './tree-tool.js'
 import { writeTool, type WriteValue } from './write-tool.js'
-import type { FileTool, ToolsConfig } from './types.js'
+import type { FileTool, ToolContext, ToolResult, ToolsConfig } from './types.js'
 
 /** Options of {@link createFileTools}. */
 export interface FileToolsOptions {
@@ -90,12 +90,21 @@ export function createFileTools(options: FileToolsOptions): FileTool[] {
  * backend's capabilities allow them. Same rules and same fresh default session as
  * {@link createFileTools}: one call, one tool set, one session.
  */
+/**
+ * `tool` with each call run as its session ({@link actingAs}): a change event of an
+ * `EventedFileSystem` under the tools names the session (the tool set's own when the call gives none).
+ */
+function asSession<V>(tool: FileTool<V>, fallback: object): FileTool<V> {
+  const execute = (args: unknown, context: ToolContext = {}): Promise<ToolResult<V>> => actingAs(context.session ?? fallback, () => tool.execute(args, context))
+  return Object.freeze({ ...tool, execute })
+}
+
 export function createFileToolsByName(options: FileToolsOptions): FileToolsByName {
   const session = Object.freeze({ tools: 'default session' })
   const fs = fencedFs(options)
   const deps = { fs, policy: policyOf(options.policy), session, cwd: options.cwd, config: resolveConfig(options.config) }
   const { capabilities } = fs
-  const bound = <V>(tool: FileTool<V>): FileTool<V> => withDeadline(tool, deps.config.callTimeoutMs)
+  const bound = <V>(tool: FileTool<V>): FileTool<V> => asSession(withDeadline(tool, deps.config.callTimeoutMs), session)
   // A tool the backend cannot serve is not offered, rather than answering FS_UNSUPPORTED on every call.
   return Object.freeze({
     list: bound(listTool(deps)),

@@ -1,0 +1,144 @@
+/**
+ * AuditLog: one JSON line per change, whole even when the writer is killed mid-stream, numbered
+ * across reopenings, rotated by size; and exactly one line per committed change under load.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { MemoryFileSystem } from '@seamfs/backend-memory'
+import { AuditLog, EventedFileSystem, actingAs, type AuditLine } from '@seamfs/core'
+
+const dirs: string[] = []
+const dir = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'seamfs-audit-'))
+  dirs.push(d)
+  return d
+}
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+const linesOf = (path: string): AuditLine[] =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as AuditLine)
+
+describe('AuditLog', () => {
+  it('a line per change and per refusal, numbered, naming the actor; no content', async () => {
+    const path = join(dir(), 'audit.jsonl')
+    const log = new AuditLog(path)
+    const fs = new EventedFileSystem(new MemoryFileSystem({ cwd: '/w' }))
+    fs.on(log.listener)
+    const session = {}
+    await actingAs(session, async () => {
+      const a = await fs.resolve('a.txt')
+      const { version } = await fs.writeText(a, 'secret content\n')
+      await fs.editText(a, { oldString: 'secret', newString: 'public', replaceAll: false })
+      await fs.remove(a, { expected: { version } }).catch(() => undefined)
+    })
+    await actingAs('agent-2', async () => fs.rename(await fs.resolve('a.txt'), await fs.resolve('b.txt')))
+    log.close()
+    const lines = linesOf(path)
+    expect(lines.map((l) => [l.seq, l.kind, l.verb, l.actor, l.code])).toEqual([
+      [1, 'create', 'write', 'session#1', undefined],
+      [2, 'update', 'edit', 'session#1', undefined],
+      [3, 'failed', 'remove', 'session#1', 'FS_STALE_VERSION'],
+      [4, 'rename', 'rename', 'agent-2', undefined],
+    ])
+    expect(lines[0]).toMatchObject({ path: '/w/a.txt', bytes: 15, pid: process.pid })
+    expect(lines[3]).toMatchObject({ to: '/w/b.txt' })
+    expect(readFileSync(path, 'utf8')).not.toContain('secret')
+  })
+
+  it('reopened, it numbers on; a line cut by a crash of the machine is ended first', () => {
+    const path = join(dir(), 'audit.jsonl')
+    const event = { kind: 'create', verb: 'write', type: 'file', target: { path: '/x', key: '/x' }, at: Date.now(), durationMs: 1 } as const
+    const first = new AuditLog(path)
+    first.write(event as never)
+    first.write(event as never)
+    first.close()
+    writeFileSync(path, `${readFileSync(path, 'utf8')}{"seq":3,"ti`)
+    const second = new AuditLog(path)
+    second.write(event as never)
+    second.close()
+    const raw = readFileSync(path, 'utf8').split('\n')
+    expect(raw.at(-2)).toMatch(/^\{"seq":3,/)
+    expect(raw[2]).toBe('{"seq":3,"ti')
+    expect(JSON.parse(raw.at(-2) as string)).toMatchObject({ seq: 3 })
+  })
+
+  it('rotates before growing past maxBytes, keeping `keep` files, numbering on across them', () => {
+    const path = join(dir(), 'audit.jsonl')
+    const log = new AuditLog(path, { maxBytes: 4096, keep: 2 })
+    const event = { kind: 'create', verb: 'write', type: 'file', target: { path: '/p'.padEnd(200, 'x'), key: '/k' }, at: Date.now(), durationMs: 1 } as const
+    for (let i = 0; i < 100; i++) log.write(event as never)
+    log.close()
+    const files = [`${path}.2`, `${path}.1`, path]
+    for (const f of files) expect(readFileSync(f).length).toBeLessThanOrEqual(4096)
+    expect(existsSync(`${path}.3`)).toBe(false)
+    const seqs = files.flatMap((f) => linesOf(f).map((l) => l.seq))
+    expect(seqs.at(-1)).toBe(100)
+    seqs.forEach((s, i) => i > 0 && expect(s, 'consecutive across the kept files').toBe((seqs[i - 1] as number) + 1))
+  })
+
+  it('a writer killed at any moment leaves whole lines only (5 kills, bounded)', async () => {
+    const path = join(dir(), 'audit.jsonl')
+    const child = `
+      const { AuditLog } = await import('@seamfs/core')
+      const log = new AuditLog(process.argv[1], { maxBytes: 1024 * 1024 * 1024 })
+      const event = { kind: 'update', verb: 'edit', type: 'file', target: { path: '/p'.padEnd(3000, 'y'), key: '/k' }, at: Date.now(), durationMs: 1 }
+      process.stdout.write('ready\\n')
+      for (;;) log.write(event)
+    `
+    for (let round = 0; round < 5; round++) {
+      const proc = spawn(process.execPath, ['--input-type=module', '-e', child, path], { stdio: ['ignore', 'pipe', 'inherit'], cwd: process.cwd() })
+      await new Promise<void>((resolve, reject) => {
+        proc.stdout.once('data', () => resolve())
+        proc.once('exit', (code) => reject(new Error(`the writer ended first (${String(code)})`)))
+      })
+      await new Promise((resolve) => setTimeout(resolve, 20 + round * 15))
+      const exited = new Promise((resolve) => proc.once('exit', resolve))
+      proc.kill('SIGKILL')
+      await exited
+    }
+    const raw = readFileSync(path, 'utf8')
+    expect(raw.endsWith('\n'), 'the last line is whole').toBe(true)
+    const lines = linesOf(path)
+    expect(lines.length).toBeGreaterThan(5)
+    lines.forEach((l, i) => i > 0 && expect(l.seq).toBe((lines[i - 1] as AuditLine).seq + 1))
+  }, 30_000)
+
+  it('under load, exactly one line per committed change', async () => {
+    const path = join(dir(), 'audit.jsonl')
+    const log = new AuditLog(path)
+    const fs = new EventedFileSystem(new MemoryFileSystem({ cwd: '/w' }))
+    fs.on(log.listener)
+    const files = ['a.txt', 'b.txt', 'c.txt']
+    for (const f of files) await fs.writeText(await fs.resolve(f), '')
+    let committed = 0
+    await Promise.all(
+      Array.from({ length: 8 }, (_, s) =>
+        actingAs(`s${s}`, async () => {
+          for (let i = 0; i < 50; i++) {
+            const t = await fs.resolve(files[(s + i) % files.length] as string)
+            const info = await fs.stat(t)
+            const ok = await fs
+              .writeText(t, `${s}-${i}\n`, { expected: { kind: 'replaceIfVersion', version: info!.version } })
+              .then(() => true)
+              .catch(() => false)
+            if (ok) committed++
+          }
+        }),
+      ),
+    )
+    log.close()
+    const lines = linesOf(path)
+    expect(lines.filter((l) => l.kind === 'update')).toHaveLength(committed)
+    expect(lines.filter((l) => l.kind === 'failed').every((l) => l.code === 'FS_STALE_VERSION')).toBe(true)
+    expect(lines.filter((l) => l.kind === 'create')).toHaveLength(3)
+    expect(lines.length).toBe(3 + 8 * 50)
+  })
+})
