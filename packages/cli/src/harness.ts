@@ -1,9 +1,10 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import {
   AuditLog,
+  auditLogFiles,
   DEFAULT_PROTECTED_NAMES,
   EventedFileSystem,
   FileSystem,
@@ -205,7 +206,12 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
   // `paths: 'workspace'`: the backend as the one mount at `/`, so the model sees paths of that tree.
   const { backend: single, ...settings } = validated
   const config: HarnessConfig = validated.paths === 'workspace' && single !== undefined ? { ...settings, mounts: { '/': single } } : validated
-  const hostRoot = config !== validated && single?.type === 'local' ? resolve(baseDir, single['root'] as string) : undefined
+  // Where the store's paths are a tree's (`mounts`, or `paths: 'workspace'`), the local disk's mounts,
+  // by point and host root: an MCP client's roots, host paths, are seen through them.
+  const hostMounts: (readonly [point: string, hostRoot: string])[] | undefined =
+    config.mounts === undefined
+      ? undefined
+      : Object.entries(config.mounts).flatMap(([point, b]) => (b.type === 'local' ? [[point, resolve(baseDir, b['root'] as string)] as const] : []))
   const env = options.env ?? process.env
   const configs = config.mounts === undefined ? [config.backend] : Object.values(config.mounts)
   const hostFiles = [
@@ -213,7 +219,7 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
     ...configs.flatMap((b) => (b.type === 'module' ? [b['module'] as string] : [])),
     ...harnessCodePaths(configs.some((b) => b.type === 'local') ? '@seamfs/backend-local' : undefined),
     // The audit trail is never the model's to change (or to remove, to hide what it did).
-    ...(config.audit === undefined ? [] : [config.audit.path]),
+    ...(config.audit === undefined ? [] : auditLogFiles(config.audit.path, config.audit.keep)),
   ].map((file) => resolve(baseDir, file))
   const sandbox = harnessSandbox(config)
   let backend: FileSystem
@@ -232,7 +238,7 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
       config === validated || single === undefined ? await describeStores(config, baseDir) : `${await describeBackend(single, baseDir)}, shown as /`
     const audit = config.audit === undefined ? undefined : new AuditLog(resolve(baseDir, config.audit.path), config.audit)
     try {
-      return await harnessOver(config, backend, sandbox, protectedPaths, served, warnings, hostRoot, audit)
+      return await harnessOver(config, backend, sandbox, protectedPaths, served, warnings, hostMounts, audit)
     } catch (err) {
       audit?.close()
       throw err
@@ -270,10 +276,11 @@ async function describeStores(config: HarnessConfig, baseDir: string): Promise<s
 }
 
 /**
- * `path` of this machine as a path of the tree that shows `hostRoot` as `/` (by real path too, so a
- * link on the way does not hide it); a path outside stays as it is, and the fence refuses it.
+ * `path` of this machine as a path of the tree, through the local mount whose host root holds it
+ * (by real path too, so a link on the way does not hide it; the deepest mount first); `undefined`
+ * when none does: the client named a place this tree does not show.
  */
-function treePath(hostRoot: string, path: string): string {
+function treePath(mounts: readonly (readonly [point: string, hostRoot: string])[], path: string): string | undefined {
   const real = (p: string): string => {
     try {
       return realpathSync(p)
@@ -281,15 +288,17 @@ function treePath(hostRoot: string, path: string): string {
       return resolve(p)
     }
   }
-  for (const [root, p] of [
-    [resolve(hostRoot), resolve(path)],
-    [real(hostRoot), real(path)],
-  ] as const) {
-    const rest = relative(root, p)
-    if (rest === '') return '/'
-    if (!rest.startsWith('..') && !isAbsolute(rest)) return `/${rest.split(sep).join('/')}`
+  const deepest = [...mounts].sort((a, b) => b[1].length - a[1].length)
+  for (const view of [resolve, real]) {
+    for (const [point, hostRoot] of deepest) {
+      const rest = relative(view(hostRoot), view(path))
+      if (rest === '' || (!rest.startsWith('..') && !isAbsolute(rest))) {
+        const below = rest === '' ? [] : rest.split(sep)
+        return posix.join(point, ...below)
+      }
+    }
   }
-  return path
+  return undefined
 }
 
 /** The sandbox, the policy and the tools over an open store. */
@@ -300,7 +309,7 @@ async function harnessOver(
   protectedPaths: readonly string[],
   served: string,
   warnings: readonly string[],
-  hostRoot: string | undefined,
+  hostMounts: readonly (readonly [point: string, hostRoot: string])[] | undefined,
   audit: AuditLog | undefined,
 ): Promise<Harness> {
   const sandboxed = new SandboxedFileSystem(backend, { ...sandbox, protectedPaths, protectedNames: PROTECTED_NAMES })
@@ -334,8 +343,12 @@ async function harnessOver(
       return tool
     },
     toolsWithin(hostRoots) {
-      // Under `paths: 'workspace'`, a root on the local disk is a host path: seen from the tree, below `/`.
-      const roots = hostRoot === undefined ? hostRoots : hostRoots.map((root) => treePath(hostRoot, root))
+      // In a tree (mounts, `paths: 'workspace'`), a client's root is a host path: seen through the local
+      // mounts; one no mount shows reaches nothing, and roots that all reach nothing serve nothing.
+      const roots = hostMounts === undefined ? hostRoots : hostRoots.flatMap((root) => treePath(hostMounts, root) ?? [])
+      if (roots.length === 0 && hostRoots.length > 0) {
+        throw new Error(`none of the roots the client lists is in what this server serves (${hostMounts?.map(([point]) => point).join(', ') ?? ''})`)
+      }
       const [workspaceRoot, ...writableRoots] = roots
       if (workspaceRoot === undefined) return tools
       const mode = sandbox.mode === 'full-access' ? 'workspace-write' : sandbox.mode

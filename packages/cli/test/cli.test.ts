@@ -332,6 +332,10 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       expect(served.stderr).toContain(`; audit log ${audit}\n`)
       expect((await run(['--audit', 'logs/audit.jsonl', 'rm', 'logs/audit.jsonl'])).code).toBe(1)
       expect((await run(['--audit', 'logs/audit.jsonl', 'write', 'logs/audit.jsonl'], 'forged\n')).code).toBe(1)
+      // The files a rotation makes are the log's too: neither forged beforehand nor blocked with a directory.
+      expect((await run(['--audit', 'logs/audit.jsonl', 'write', 'logs/audit.jsonl.1'], 'forged\n')).code).toBe(1)
+      expect((await run(['--audit', 'logs/audit.jsonl', 'mkdir', 'logs/audit.jsonl.3/x'])).code).toBe(1)
+      expect(existsSync(join(cwd, 'logs/audit.jsonl.1')) || existsSync(join(cwd, 'logs/audit.jsonl.3'))).toBe(false)
       writeFileSync(join(cwd, 'seamfs.config.json'), JSON.stringify({ backend: 'file:.', audit: { path: 'logs/audit.jsonl', keep: 1 } }))
       expect((await run(['mv', 'n.txt', 'm.txt'])).code).toBe(0)
       const lines = readFileSync(audit, 'utf8')
@@ -342,7 +346,9 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
         [1, 'create', 'write', undefined],
         [2, 'failed', 'remove', 'FS_SANDBOX_DENIED'],
         [3, 'failed', 'write', 'FS_SANDBOX_DENIED'],
-        [4, 'rename', 'rename', undefined],
+        [4, 'failed', 'write', 'FS_SANDBOX_DENIED'],
+        [5, 'failed', 'create directory', 'FS_SANDBOX_DENIED'],
+        [6, 'rename', 'rename', undefined],
       ])
       expect(lines[0]).toMatchObject({ path: `${cwd}/n.txt`, bytes: 4, actor: 'cli' })
       writeFileSync(join(cwd, 'seamfs.config.json'), JSON.stringify({ backend: 'file:.', audit: { path: 'logs/audit.jsonl', maxBytes: 10 } }))
@@ -550,6 +556,20 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
       if (inside === undefined) throw new Error('no result')
       expect(text(inside)).toBe('<path>/sub/in.txt</path>\n<type>file</type>\n<content>\n1: inside\n\n(End of file - total 1 lines)\n</content>')
       expect(top?._meta?.['seamfs/code']).toBe('FS_SANDBOX_DENIED')
+      // A root this tree does not show (a host path outside it, or one that looks like a path of the
+      // tree) reaches nothing: every call fails closed, naming no host path.
+      const elsewhere = tempDir('mcp-elsewhere')
+      for (const listed of [[elsewhere], ['/sub']]) {
+        const [refused] = await connection(
+          ['--paths', 'workspace', '--fs', `file:${root}`, 'mcp'],
+          tempDir('mcp-cwd'),
+          async (call) => [await call('read', { file_path: '/sub/in.txt' })],
+          listed,
+        )
+        expect(refused?.isError, String(listed)).toBe(true)
+        expect(refused && text(refused)).toContain('none of the roots the client lists is in what this server serves (/)')
+        expect(refused && text(refused)).not.toContain(root)
+      }
     })
 
     it('lists the tools, writes and reads on local disk; closing the client ends the child', async () => {

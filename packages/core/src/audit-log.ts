@@ -9,6 +9,14 @@ export interface AuditLogOptions {
   readonly keep?: number | undefined
 }
 
+/** The files of an audit log: `path`, then those a rotation makes (`<path>.1` … `<path>.<keep>`): protect them all. */
+export function auditLogFiles(path: string, keep = AUDIT_LOG_KEEP): string[] {
+  return [path, ...Array.from({ length: keep }, (_, i) => `${path}.${i + 1}`)]
+}
+
+/** The default {@link AuditLogOptions.keep}: 3. */
+export const AUDIT_LOG_KEEP = 3
+
 /** The default {@link AuditLogOptions.maxBytes}: 64 MiB. */
 export const AUDIT_LOG_MAX_BYTES = 64 * 1024 * 1024
 
@@ -62,14 +70,18 @@ export class AuditLog {
   readonly #maxBytes: number
   readonly #keep: number
   #fd: number | undefined
+  /** A write stopped partway (a full disk): the next line starts on a line of its own. */
+  #torn = false
   #size = 0
+  /** The size past which the next line rotates the file: `maxBytes`, further after a rotation failed. */
+  #rotateAt = 0
   #seq = 0
   readonly #actors = new WeakMap<object, string>()
   #actorCount = 0
 
   constructor(path: string, options: AuditLogOptions = {}) {
     const maxBytes = options.maxBytes ?? AUDIT_LOG_MAX_BYTES
-    const keep = options.keep ?? 3
+    const keep = options.keep ?? AUDIT_LOG_KEEP
     if (!Number.isSafeInteger(maxBytes) || maxBytes < 4096) throw new RangeError(`maxBytes must be an integer of at least 4096, got ${String(maxBytes)}`)
     if (!Number.isSafeInteger(keep) || keep < 0) throw new RangeError(`keep must be a non-negative integer, got ${String(keep)}`)
     this.path = path
@@ -84,12 +96,18 @@ export class AuditLog {
   /** Writes one event's line. */
   write(event: FsEvent): void {
     if (this.#fd === undefined) return
-    const line = `${JSON.stringify(this.#line(event, this.#seq + 1))}\n`
+    const line = `${this.#torn ? '\n' : ''}${JSON.stringify(this.#line(event, this.#seq + 1))}\n`
     const bytes = Buffer.from(line, 'utf8')
     try {
-      if (this.#size > 0 && this.#size + bytes.length > this.#maxBytes) this.#rotate()
-      writeSync(this.#fd, bytes)
-      this.#size += bytes.length
+      if (this.#size > 0 && this.#size + bytes.length > this.#rotateAt) this.#rotate()
+      // A short write (the disk or the file-size limit ran out) is finished, or the line counts as torn.
+      let written = 0
+      try {
+        while (written < bytes.length) written += writeSync(this.#fd, bytes, written)
+      } finally {
+        this.#size += written
+        this.#torn = written > 0 && written < bytes.length ? true : this.#torn && written === 0
+      }
       this.#seq++
     } catch (err) {
       process.emitWarning(`the audit log ${this.path} lost a line: ${err instanceof Error ? err.message : String(err)}`, 'SeamfsAuditWarning')
@@ -106,6 +124,7 @@ export class AuditLog {
     const fd = openSync(this.path, 'a+', 0o600)
     this.#fd = fd
     this.#size = fstatSync(fd).size
+    this.#rotateAt = this.#maxBytes
     if (this.#size === 0) return
     const length = Math.min(TAIL_BYTES, this.#size)
     const tail = Buffer.alloc(length)
@@ -130,15 +149,31 @@ export class AuditLog {
     }
   }
 
+  /**
+   * Starts a new file, the current one kept as `<path>.1`. Whatever fails on the way (something in
+   * the place of a rotated file), the log goes on: in the current file, if it could not be moved.
+   */
   #rotate(): void {
+    const seq = this.#seq
     if (this.#fd !== undefined) closeSync(this.#fd)
     this.#fd = undefined
-    if (this.#keep === 0) rmSync(this.path, { force: true })
-    else {
-      for (let n = this.#keep - 1; n >= 1; n--) if (existsSync(`${this.path}.${n}`)) renameSync(`${this.path}.${n}`, `${this.path}.${n + 1}`)
-      renameSync(this.path, `${this.path}.1`)
+    try {
+      if (this.#keep === 0) rmSync(this.path, { force: true })
+      else {
+        for (let n = this.#keep - 1; n >= 1; n--) if (existsSync(`${this.path}.${n}`)) renameSync(`${this.path}.${n}`, `${this.path}.${n + 1}`)
+        renameSync(this.path, `${this.path}.1`)
+      }
+    } catch (err) {
+      // Tried again only after as much again: a failing rename must not cost every line.
+      this.#open()
+      this.#seq = seq
+      this.#rotateAt = this.#size + this.#maxBytes
+      process.emitWarning(
+        `the audit log ${this.path} could not be rotated, and goes on in place: ${err instanceof Error ? err.message : String(err)}`,
+        'SeamfsAuditWarning',
+      )
+      return
     }
-    const seq = this.#seq
     this.#open()
     this.#seq = seq
   }

@@ -241,6 +241,30 @@ export class EventedFileSystem extends FileSystemLayer {
     )
   }
 
+  // A rename refused before it reaches the store (a fence checks here) is a failure too; one that
+  // passes is told by renameTarget. A rename onto itself changes nothing: only its failure is told.
+  protected override prepareRename(from: FsTarget, to: FsTarget, request: RenameRequest): Awaitable<readonly [FsTarget, FsTarget]> {
+    if (this.#listeners.size === 0) return super.prepareRename(from, to, request)
+    return this.#watched(
+      'rename',
+      from,
+      () => super.prepareRename(from, to, request),
+      () => undefined,
+      to,
+    )
+  }
+
+  protected override renameInPlace(target: FsTarget, request: RenameRequest): Awaitable<FsRenameOutcome> {
+    if (this.#listeners.size === 0) return super.renameInPlace(target, request)
+    return this.#watched(
+      'rename',
+      target,
+      () => super.renameInPlace(target, request),
+      () => undefined,
+      target,
+    )
+  }
+
   protected override makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Awaitable<boolean> {
     if (this.#listeners.size === 0) return super.makeDirectory(target, signal)
     // An existing directory is no change: nothing to tell (its failures still are).

@@ -38,7 +38,7 @@ export type {
 } from './types.js'
 export { ObservationPolicy, type Observation, type ObservationSnapshot, type PolicyOwner } from './policy.js'
 export { DEFAULT_PROTECTED_NAMES, DEFAULT_RESOLVE_MEMORY_MS, SANDBOX_MODES, SandboxedFileSystem, type SandboxMode, type SandboxOptions } from './sandbox.js'
-export { AUDIT_LOG_MAX_BYTES, AuditLog, type AuditLine, type AuditLogOptions } from './audit-log.js'
+export { AUDIT_LOG_KEEP, AUDIT_LOG_MAX_BYTES, AuditLog, auditLogFiles, type AuditLine, type AuditLogOptions } from './audit-log.js'
 export {
   actingAs,
   currentActor,

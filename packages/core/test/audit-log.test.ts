@@ -3,10 +3,10 @@
  * across reopenings, rotated by size; and exactly one line per committed change under load.
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { AuditLog, EventedFileSystem, actingAs, type AuditLine } from '@seamfs/core'
 
@@ -82,6 +82,26 @@ describe('AuditLog', () => {
     const seqs = files.flatMap((f) => linesOf(f).map((l) => l.seq))
     expect(seqs.at(-1)).toBe(100)
     seqs.forEach((s, i) => i > 0 && expect(s, 'consecutive across the kept files').toBe((seqs[i - 1] as number) + 1))
+  })
+
+  it('a rotation that cannot move the file (a directory in the way) warns and the log goes on in place', () => {
+    const path = join(dir(), 'audit.jsonl')
+    mkdirSync(`${path}.1/blocker`, { recursive: true })
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined)
+    try {
+      const log = new AuditLog(path, { maxBytes: 4096, keep: 1 })
+      const event = { kind: 'create', verb: 'write', type: 'file', target: { path: '/p'.padEnd(300, 'x'), key: '/k' }, at: Date.now(), durationMs: 1 } as const
+      for (let i = 0; i < 30; i++) log.write(event as never)
+      log.close()
+      const messages = warn.mock.calls.map((c) => String(c[0]))
+      // Tried again only after maxBytes more: a few warnings for 30 lines of ~400 bytes, no line lost.
+      expect(messages.filter((m) => m.includes('could not be rotated')).length).toBeGreaterThanOrEqual(1)
+      expect(messages.filter((m) => m.includes('could not be rotated')).length).toBeLessThanOrEqual(3)
+      expect(messages.filter((m) => m.includes('lost a line'))).toEqual([])
+    } finally {
+      warn.mockRestore()
+    }
+    expect(linesOf(path).map((l) => l.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1))
   })
 
   it('a writer killed at any moment leaves whole lines only (5 kills, bounded)', async () => {

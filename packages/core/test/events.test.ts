@@ -100,6 +100,22 @@ describe.each(Object.keys(STORES))('EventedFileSystem on %s', (kind) => {
     expect(await inner.stat(await inner.resolve('out.txt'))).toBeUndefined()
   })
 
+  it('moves a fence refuses before the store (into a read-only fence, onto itself) are failure events too', async () => {
+    const { fs: inner } = STORES[kind]!()
+    await inner.writeText(await inner.resolve('a.txt'), 'x')
+    const fs = new EventedFileSystem(new SandboxedFileSystem(inner, { mode: 'read-only', workspaceRoot: '.' }))
+    const events: FsEvent[] = []
+    fs.on((e) => events.push(e))
+    const a = await fs.resolve('a.txt')
+    await expect(fs.rename(a, await fs.resolve('b.txt'))).rejects.toMatchObject({ code: 'FS_SANDBOX_DENIED' })
+    await expect(fs.rename(a, a)).rejects.toMatchObject({ code: 'FS_SANDBOX_DENIED' })
+    expect(events.map((e) => [e.kind, e.verb, e.kind === 'failed' ? e.code : undefined])).toEqual([
+      ['failed', 'rename', 'FS_SANDBOX_DENIED'],
+      ['failed', 'rename', 'FS_SANDBOX_DENIED'],
+    ])
+    expect(events[0]?.to?.path).toMatch(/b\.txt$/)
+  })
+
   it('the actor a call runs as is named, also across awaits; a call without one names none', async () => {
     const { fs, events } = open()
     await actingAs('agent-7', async () => {

@@ -281,23 +281,29 @@ export function createMcpServer(options: McpServerOptions): Server {
 
   // The tools a call runs: `tools`, or those fenced to the client's roots once it listed them.
   let serving: Promise<ReadonlyMap<string, FileTool> | string> = Promise.resolve(byName)
+  let asked = false
   const roots = options.roots
+  const declaresRoots = (): boolean => roots !== undefined && server.getClientCapabilities()?.roots !== undefined
+  const refresh = (): void => {
+    if (roots === undefined) return
+    asked = true
+    serving = rootedTools(server, byName, roots)
+    // Settled here too: nothing waits on a list no call asks for.
+    serving.catch(() => undefined)
+  }
   if (roots !== undefined) {
-    const refresh = (): void => {
-      serving = rootedTools(server, byName, roots)
-      // Settled here too: nothing waits on a list no call asks for.
-      serving.catch(() => undefined)
-    }
     server.oninitialized = () => {
-      if (server.getClientCapabilities()?.roots !== undefined) refresh()
+      if (declaresRoots()) refresh()
     }
     server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
-      if (server.getClientCapabilities()?.roots !== undefined) refresh()
+      if (declaresRoots()) refresh()
     })
   }
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params
+    // A client that declared roots and calls before saying it is initialized still gets its fence.
+    if (!asked && declaresRoots()) refresh()
     const fenced = await serving
     if (typeof fenced === 'string') return errorResult(fenced, maxResultBytes)
     const tool = fenced.get(name)

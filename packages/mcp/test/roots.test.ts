@@ -104,6 +104,33 @@ describe('MCP roots: the client-listed roots fence its calls', () => {
     }
   })
 
+  it('a client that declared roots and calls before saying it is initialized still gets its fence', async () => {
+    const { server } = serve()
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    await server.connect(serverSide)
+    const answers = new Map<number, unknown>()
+    clientSide.onmessage = (message) => {
+      const m = message as { id?: number; method?: string; result?: unknown }
+      // The server asks for the roots: answer as a client would.
+      if (m.method === 'roots/list') void clientSide.send({ jsonrpc: '2.0', id: m.id as number, result: { roots: [{ uri: 'file:///srv/a' }] } })
+      else if (m.id !== undefined) answers.set(m.id, m.result)
+    }
+    await clientSide.start()
+    await clientSide.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: { roots: {} }, clientInfo: { name: 'raw', version: '0' } },
+    })
+    // No notifications/initialized: the call comes first.
+    await clientSide.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'read', arguments: { file_path: '/srv/b/two.txt' } } })
+    for (let i = 0; i < 200 && !answers.has(2); i++) await new Promise((resolve) => setTimeout(resolve, 5))
+    const result = answers.get(2) as CallToolResult | undefined
+    expect(result?.isError).toBe(true)
+    expect(result?._meta?.[MCP_CODE_META_KEY]).toBe('FS_SANDBOX_DENIED')
+    await clientSide.close()
+  })
+
   it('a list that never comes, one the SDK refuses, or a root of another host: every call fails closed, saying why', async () => {
     const silent = await connect(serve(300).server, () => undefined)
     const waited = await read(silent, '/srv/top.txt')
