@@ -2,7 +2,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { Command, CommanderError, InvalidArgumentError } from 'commander'
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
 import { Found } from '@seamfs/core/backend'
 import type { ObservationPolicy } from '@seamfs/core'
 import type { McpRoot } from '@seamfs/mcp'
@@ -44,8 +44,8 @@ Examples:
                                               later writes with the same --session
                                               refuse to clobber what was not read
   seamfs conformance --builtin                the conformance kit on memory and local
-  seamfs --json read f.txt                    the tool's result as one JSON object
-  seamfs -q grep -i todo                      no serving line; case-insensitive
+  seamfs read f.txt --json                    the tool's result as one JSON object
+  seamfs grep -i -q todo                      case-insensitive; no serving line
   seamfs mcp                                  the tools as an MCP server on stdio
   seamfs --session s.json mcp                 the same, its reads kept across connections
 
@@ -58,8 +58,6 @@ interface GlobalOptions {
   readonly fs?: string
   readonly session?: string
   readonly allowModule?: boolean
-  readonly json?: boolean
-  readonly quiet?: boolean
   /** False with `--no-color`. */
   readonly color?: boolean
   /** `--paths`: over the config's `paths`. */
@@ -171,7 +169,7 @@ export async function readConfig(options: GlobalOptions, io: Io): Promise<Loaded
  * Mounts what the global options say; says on stderr, in one line, what it serves and how it is
  * fenced (not with `--quiet`), then any warning, a line each (always: a widened fence stays visible).
  */
-async function mount(options: GlobalOptions, io: Io, paint: Paint, override?: (config: HarnessConfig) => HarnessConfig): Promise<Harness> {
+async function mount(options: GlobalOptions & OutputOptions, io: Io, paint: Paint, override?: (config: HarnessConfig) => HarnessConfig): Promise<Harness> {
   const { config, baseDir, file } = await readConfig(options, io)
   const protect = [file, options.session === undefined ? undefined : resolve(io.cwd, options.session)].filter((f): f is string => f !== undefined)
   const harness = await loadHarness(override === undefined ? config : override(config), { baseDir, env: io.env, protect })
@@ -179,6 +177,15 @@ async function mount(options: GlobalOptions, io: Io, paint: Paint, override?: (c
   for (const warning of harness.warnings) io.stderr(paint.warning(`seamfs: warning: ${warning}`) + '\n')
   return harness
 }
+
+/** What a tool command and `mcp` take about their output. */
+interface OutputOptions {
+  readonly json?: boolean
+  readonly quiet?: boolean
+}
+
+const jsonOption = (): Option => new Option('--json', "print the tool's result as one JSON object on stdout (failures too; the exit code still says which)")
+const quietOption = (): Option => new Option('-q, --quiet', 'no serving line on stderr (warnings still print)')
 
 /** The policy session of the CLI's calls, kept in the `--session` file. */
 const CLI_SESSION = 'cli'
@@ -232,8 +239,6 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     .option('--allow-module', 'let a JSON config name a backend module (code) to load')
     .option('--paths <view>', "what paths the model sees: store (the store's own; host paths on local and SFTP) or workspace (the root as /)", pathsView)
     .option('--audit <file>', 'append one JSON line per change the tools make (and per one refused) to this file, which the model cannot touch')
-    .option('--json', "print a tool's result as one JSON object on stdout (failures too; the exit code still says which)")
-    .option('-q, --quiet', 'no serving line on stderr (warnings still print)')
     .option('--no-color', 'no colour on stderr (also NO_COLOR=1; colour is only ever used on a terminal)')
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
@@ -241,18 +246,24 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     .addHelpText('after', EXAMPLES)
 
   const paint = (): Paint => paintFor(io, program.opts<GlobalOptions>().color !== false)
+  // The options of the subcommand running (`--json`, `-q`): theirs, not the program's, so that
+  // `seamfs conformance --json <file> --quiet` keeps its own.
+  let output: OutputOptions = {}
+  program.hook('preAction', (_program, action) => {
+    output = action.opts<OutputOptions>()
+  })
 
   /** Mounts the harness for a one-shot tool command, runs it, prints the tool's own text (or, with `--json`, its result). */
   const toolCommand = async (name: string, args: Record<string, unknown>): Promise<void> => {
     const options = program.opts<GlobalOptions>()
-    const harness = await mount(options, io, paint(), options.session === undefined ? (config) => ({ ...config, policy: false }) : undefined)
+    const harness = await mount({ ...options, ...output }, io, paint(), options.session === undefined ? (config) => ({ ...config, policy: false }) : undefined)
     try {
       const session = sessionFile(io, options.session, harness.policy)
       const tool = harness.tool(name)
       const result = await tool.execute(args, { session: CLI_SESSION })
       session.save()
       if (result.isError) exitCode = 1
-      if (options.json === true) io.stdout(`${resultJson(tool, result)}\n`)
+      if (output.json === true) io.stdout(`${resultJson(tool, result)}\n`)
       else if (result.isError) io.stderr(paint().error(`${result.text}${result.code === undefined ? '' : ` [${result.code}]`}`) + '\n')
       else io.stdout(`${result.text}\n`)
     } finally {
@@ -262,6 +273,8 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
 
   program
     .command('ls')
+    .addOption(jsonOption())
+    .addOption(quietOption())
     .description('list a directory (the list tool)')
     .argument('[path]', 'directory, default the workspace')
     .option('--offset <n>', '1-based first entry', positiveInt)
@@ -269,17 +282,23 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     .action((path: string | undefined, o: { offset?: number; details: boolean }) => toolCommand('list', { path, offset: o.offset, details: o.details }))
   program
     .command('tree')
+    .addOption(jsonOption())
+    .addOption(quietOption())
     .description('a directory tree (the tree tool)')
     .argument('[path]', 'directory, default the workspace')
     .option('--depth <n>', 'levels shown (1 to 20, default 3)', positiveInt)
     .action((path: string | undefined, o: { depth?: number }) => toolCommand('tree', { path, depth: o.depth }))
   program
     .command('info')
+    .addOption(jsonOption())
+    .addOption(quietOption())
     .description("a path's type, size and modification time (the info tool)")
     .argument('<path>')
     .action((path: string) => toolCommand('info', { path }))
   program
     .command('read')
+    .addOption(jsonOption())
+    .addOption(quietOption())
     .description('read a text file with line numbers (the read tool)')
     .argument('<file>')
     .option('--offset <n>', '1-based first line', positiveInt)
@@ -287,11 +306,15 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     .action((file: string, o: { offset?: number; limit?: number }) => toolCommand('read', { file_path: file, offset: o.offset, limit: o.limit }))
   program
     .command('write')
+    .addOption(jsonOption())
+    .addOption(quietOption())
     .description('create or replace a file with the text on stdin (the write tool)')
     .argument('<file>')
     .action(async (file: string) => toolCommand('write', { file_path: file, content: await io.stdin() }))
   program
     .command('edit')
+    .addOption(jsonOption())
+    .addOption(quietOption())
     .description('replace literal text in a file (the edit tool)')
     .argument('<file>')
     .requiredOption('--old <text>', 'literal text to replace')
@@ -302,22 +325,30 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     )
   program
     .command('rm')
+    .addOption(jsonOption())
+    .addOption(quietOption())
     .description('delete a file or an empty directory (the delete tool)')
     .argument('<path>')
     .action((path: string) => toolCommand('delete', { path }))
   program
     .command('mv')
+    .addOption(jsonOption())
+    .addOption(quietOption())
     .description('move a file or directory (the move tool); like write, it replaces an existing file unless --session asks for a read first')
     .argument('<source>')
     .argument('<destination>')
     .action((source: string, destination: string) => toolCommand('move', { source_path: source, destination_path: destination }))
   program
     .command('mkdir')
+    .addOption(jsonOption())
+    .addOption(quietOption())
     .description('create a directory and its missing parents (the create_directory tool)')
     .argument('<path>')
     .action((path: string) => toolCommand('create_directory', { path }))
   program
     .command('glob')
+    .addOption(jsonOption())
+    .addOption(quietOption())
     .description('find files by glob pattern (the glob tool)')
     .argument('<pattern>')
     .argument('[path]')
@@ -327,6 +358,8 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     )
   program
     .command('grep')
+    .addOption(jsonOption())
+    .addOption(quietOption())
     .description('search file contents by regular expression (the grep tool)')
     .argument('<pattern>')
     .argument('[path]')
@@ -362,7 +395,7 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
       }
       if (module !== undefined && o.builtin) command.error('error: give a module or --builtin, not both', { exitCode: 2 })
       if (module !== undefined && !existsSync(resolve(io.cwd, module))) command.error(`error: no module at ${module}`, { exitCode: 2 })
-      const progress = o.quiet || program.opts<GlobalOptions>().quiet === true ? undefined : io.stderr
+      const progress = o.quiet ? undefined : io.stderr
       const limits = { timeoutMs: o.timeout, runTimeoutMs: o.runTimeout, thorough: o.thorough, seed: o.seed, live: io.stderrIsTTY === true }
       // Loaded here: the kit (an optional peer) brings vitest, which the other commands do not need.
       const kit = await import('./conformance.js').catch((err: unknown) => {
@@ -384,10 +417,11 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     })
   program
     .command('mcp')
+    .addOption(quietOption())
     .description('serve the tools over MCP on stdio, for an MCP client')
     .action(async () => {
       const options = program.opts<GlobalOptions>()
-      const harness: Harness = await mount(options, io, paint())
+      const harness: Harness = await mount({ ...options, ...output }, io, paint())
       const { createMcpServer, serveStdio } = await import('@seamfs/mcp')
       try {
         // With --session, every connection shares the file's record, saved after each call: a client

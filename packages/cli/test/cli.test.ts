@@ -359,7 +359,7 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
     })
 
     it('--json: the result as one JSON object on stdout, a failure too (exit 1), with its code', async () => {
-      const ok = await run(['--json', 'read', 'a.txt'])
+      const ok = await run(['read', 'a.txt', '--json'])
       expect(ok).toMatchObject({ code: 0, stderr: '' })
       expect(JSON.parse(ok.stdout)).toEqual({
         tool: 'read',
@@ -368,7 +368,7 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
         value: expect.objectContaining({ path: `${cwd}/a.txt` }) as unknown,
       })
       expect(ok.stdout.endsWith('}\n') && ok.stdout.indexOf('\n') === ok.stdout.length - 1, 'one line').toBe(true)
-      const missing = await run(['--json', 'read', 'missing.txt'])
+      const missing = await run(['read', '--json', 'missing.txt'])
       expect(missing).toMatchObject({ code: 1, stderr: '' })
       expect(JSON.parse(missing.stdout)).toMatchObject({
         tool: 'read',
@@ -380,8 +380,8 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs commands in a child 
     })
 
     it('-q: no serving line; warnings and errors still print', async () => {
-      expect(await runBin(['-q', 'ls'], { cwd, home })).toMatchObject({ code: 0, stderr: '' })
-      const failed = await runBin(['--quiet', 'read', 'missing.txt'], { cwd, home })
+      expect(await runBin(['ls', '-q'], { cwd, home })).toMatchObject({ code: 0, stderr: '' })
+      const failed = await runBin(['read', 'missing.txt', '--quiet'], { cwd, home })
       expect(failed.code).toBe(1)
       expect(failed.stderr).toMatch(/^Error: .* \[FS_NOT_FOUND\]\n$/)
     })
