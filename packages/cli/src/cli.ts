@@ -64,6 +64,8 @@ interface GlobalOptions {
   readonly paths?: PathsView
   /** `--audit <file>`: over the config's `audit` path. */
   readonly audit?: string
+  /** `--trace`: the config's `tracing` on. */
+  readonly trace?: boolean
 }
 
 const pathsView = (value: string): PathsView => {
@@ -146,7 +148,8 @@ export async function readConfig(options: GlobalOptions, io: Io): Promise<Loaded
   const validated = await validateConfig(raw)
   const viewed = options.paths === undefined ? validated : { ...validated, paths: options.paths }
   // --audit on the command line: a path from the cwd, over the config's own.
-  const config = options.audit === undefined ? viewed : { ...viewed, audit: { ...viewed.audit, path: resolve(io.cwd, options.audit) } }
+  const audited = options.audit === undefined ? viewed : { ...viewed, audit: { ...viewed.audit, path: resolve(io.cwd, options.audit) } }
+  const config = options.trace === true ? { ...audited, tracing: true } : audited
   if (options.fs !== undefined) {
     // --fs mounts one backend, in place of the config's backend or mounts.
     const { backend: _backend, mounts: _mounts, ...settings } = config
@@ -239,6 +242,10 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     .option('--allow-module', 'let a JSON config name a backend module (code) to load')
     .option('--paths <view>', "what paths the model sees: store (the store's own; host paths on local and SFTP) or workspace (the root as /)", pathsView)
     .option('--audit <file>', 'append one JSON line per change the tools make (and per one refused) to this file, which the model cannot touch')
+    .option(
+      '--trace',
+      'OpenTelemetry spans and metrics of every call, to the SDK the process registers (node --import ./otel-setup.js); needs @opentelemetry/api',
+    )
     .option('--no-color', 'no colour on stderr (also NO_COLOR=1; colour is only ever used on a terminal)')
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })

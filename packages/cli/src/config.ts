@@ -68,6 +68,13 @@ export interface HarnessSettings {
    * directory), which the model can never change. A path, or `{ path, maxBytes?, keep? }`.
    */
   readonly audit?: AuditConfig | undefined
+  /**
+   * OpenTelemetry spans and metrics of every tool call and every store call under it
+   * (`TracedFileSystem` of `@seamfs/core/opentelemetry`), sent to the SDK the process registers
+   * (`node --import ./otel-setup.js`); with none registered, nothing is recorded. Needs the package
+   * `@opentelemetry/api` installed. Default `false`.
+   */
+  readonly tracing?: boolean | undefined
 }
 
 /** See {@link HarnessSettings.audit}. */
@@ -184,7 +191,7 @@ const TOOL_KEYS: readonly string[] = [
  */
 export async function validateConfig(raw: unknown): Promise<HarnessConfig> {
   const c = configObject(raw, ROOT)
-  onlyKeys(c, '', ['$schema', 'backend', 'mounts', 'cwd', 'sandbox', 'policy', 'tools', 'paths', 'audit'])
+  onlyKeys(c, '', ['$schema', 'backend', 'mounts', 'cwd', 'sandbox', 'policy', 'tools', 'paths', 'audit', 'tracing'])
   let audit: AuditConfig | undefined
   if (typeof c['audit'] === 'string' && c['audit'] !== '') audit = { path: c['audit'] }
   else if (c['audit'] !== undefined) {
@@ -234,7 +241,10 @@ export async function validateConfig(raw: unknown): Promise<HarnessConfig> {
     }
     tools = t
   }
-  return { ...backends, ...definedOnly({ cwd: str(c, '', 'cwd'), sandbox, policy, tools, paths: paths as PathsView | undefined, audit }) }
+  return {
+    ...backends,
+    ...definedOnly({ cwd: str(c, '', 'cwd'), sandbox, policy, tools, paths: paths as PathsView | undefined, audit, tracing: bool(c, '', 'tracing') }),
+  }
 }
 
 /** A config or backend written as code (`.js`, `.mjs`, `.cjs`, `.ts`, `.mts`, `.cts`): imported, not parsed. */

@@ -301,6 +301,20 @@ function treePath(mounts: readonly (readonly [point: string, hostRoot: string])[
   return undefined
 }
 
+/**
+ * What wraps a store in a `TracedFileSystem`: `@seamfs/core/opentelemetry` needs `@opentelemetry/api`,
+ * an optional peer, so it is loaded only when tracing is asked for, and its absence is a config error.
+ */
+async function tracedLayer(): Promise<(inner: FileSystem) => FileSystem> {
+  let loaded: typeof import('@seamfs/core/opentelemetry')
+  try {
+    loaded = await import('@seamfs/core/opentelemetry')
+  } catch (err) {
+    throw new ConfigError('tracing', 'the package @opentelemetry/api installed next to @seamfs/core (npm install @opentelemetry/api)', (err as Error).message)
+  }
+  return (inner) => new loaded.TracedFileSystem(inner)
+}
+
 /** The sandbox, the policy and the tools over an open store. */
 async function harnessOver(
   config: HarnessConfig,
@@ -320,7 +334,9 @@ async function harnessOver(
     evented.on(audit.listener)
     return evented
   }
-  const fs = audited(sandboxed)
+  // With tracing, one traced layer outside everything: the fence's refusals are spans too, and the tools find it.
+  const traced = config.tracing === true ? await tracedLayer() : (inner: FileSystem): FileSystem => inner
+  const fs = traced(audited(sandboxed))
   const policy = config.policy === false ? undefined : new ObservationPolicy()
   let tools: FileTool[]
   try {
@@ -330,7 +346,7 @@ async function harnessOver(
   }
   return {
     config,
-    description: `${served}; ${describeSandbox(sandbox)}; read-before-write ${policy === undefined ? 'off' : 'on'}${audit === undefined ? '' : `; audit log ${audit.path}`}`,
+    description: `${served}; ${describeSandbox(sandbox)}; read-before-write ${policy === undefined ? 'off' : 'on'}${audit === undefined ? '' : `; audit log ${audit.path}`}${config.tracing === true ? '; tracing on' : ''}`,
     warnings,
     sandbox,
     backend,
@@ -361,7 +377,7 @@ async function harnessOver(
         protectedNames: [],
         protectExecutables: false,
       })
-      return createFileTools({ fs: audited(within), policy, config: config.tools })
+      return createFileTools({ fs: traced(audited(within)), policy, config: config.tools })
     },
     close: async () => {
       try {

@@ -8,7 +8,7 @@ import { sortByName } from './order.js'
 import { assertCwdText, assertEditGuard, assertOverwrite, assertPathText, assertTarget, assertWriteIntent } from './paths.js'
 import { RootRule } from './root-rule.js'
 import { FileSystemHookBase } from './store-hooks.js'
-import { byteStream, openFileOf, openStream, textStream } from './streams.js'
+import { byteStream, openFileOf, openStream, releasedUnread, textStream } from './streams.js'
 import { decodeText, encodeWriteContent } from './text.js'
 import { translateError } from './translate.js'
 import { pruneSet, treePages } from './tree.js'
@@ -215,7 +215,8 @@ export abstract class FileSystem extends FileSystemHookBase {
     const signal = opts?.signal
     assertTarget(target, 'read')
     const translate = (err: unknown): FsError => this.#translate(err, 'read', target.displayPath)
-    return textStream(await openStream(() => this.openBytes(target, signal), target.displayPath, signal, translate), target.displayPath, signal, translate)
+    const source = await openStream(() => this.openBytes(target, signal), target.displayPath, signal, translate)
+    return releasedUnread(textStream(source, target.displayPath, signal, translate), source)
   }
 
   /**
@@ -233,7 +234,8 @@ export abstract class FileSystem extends FileSystemHookBase {
     const signal = opts?.signal
     assertTarget(target, 'read')
     const translate = (err: unknown): FsError => this.#translate(err, 'read', target.displayPath)
-    return byteStream(await openStream(() => this.openBytes(target, signal), target.displayPath, signal, translate), target.displayPath, signal, translate)
+    const source = await openStream(() => this.openBytes(target, signal), target.displayPath, signal, translate)
+    return releasedUnread(byteStream(source, target.displayPath, signal, translate), source)
   }
 
   /**

@@ -52,6 +52,7 @@ export {
   type FsFailureEvent,
 } from './events.js'
 export { EXECUTED_NAMES } from './executes.js'
+export { toolCallWrapperOf, WRAP_TOOL_CALL, type ToolCall, type ToolCallAnswer, type ToolCallWrapper } from './tool-calls.js'
 export { loadedCodePaths, registerLoadedPackage } from './loaded-code.js'
 export { MountFileSystem, type MountOptions, type OverlapOptions } from './mounts.js'
 export type { MountEntry, MountOverlap, MountSpec } from './mount-table.js'

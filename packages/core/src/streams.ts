@@ -41,6 +41,30 @@ export async function* byteStream(source: ByteChunks, path: string, signal: Abor
   }
 }
 
+/**
+ * `stream` (a generator over `source`) whose `return()` before the first `next()` releases `source`:
+ * a generator that never started skips its cleanup, so a caller that opened a stream and let it go
+ * unread would leave the store's file (a descriptor, a socket) open.
+ */
+export function releasedUnread<T>(stream: AsyncGenerator<T>, source: ByteChunks): AsyncIterableIterator<T> {
+  let started = false
+  const iterator: AsyncIterableIterator<T> = {
+    next: () => {
+      started = true
+      return stream.next()
+    },
+    return: async (value?: T) => {
+      if (!started) {
+        started = true
+        await releaseChunks(source)
+      }
+      return stream.return(value)
+    },
+    [Symbol.asyncIterator]: () => iterator,
+  }
+  return iterator
+}
+
 /** `streamText`'s chunks: the bytes decoded under `readText`'s rules, a character never split. */
 export async function* textStream(source: ByteChunks, path: string, signal: AbortSignal | undefined, translate: Translate): AsyncGenerator<string> {
   try {

@@ -2,7 +2,16 @@
  * The assembly: the tools built over one filesystem, behind the default fence, each with its
  * deadline, offered as the backend's capabilities allow. It imports every tool; no tool imports it.
  */
-import { actingAs, SandboxedFileSystem, type FileSystem, type ObservationPolicy, type SandboxOptions } from '@seamfs/core'
+import {
+  actingAs,
+  SandboxedFileSystem,
+  toolCallWrapperOf,
+  WRAP_TOOL_CALL,
+  type FileSystem,
+  type ObservationPolicy,
+  type SandboxOptions,
+  type ToolCallWrapper,
+} from '@seamfs/core'
 import { resolveConfig } from './config.js'
 import { withDeadline } from './deadline.js'
 import { deleteTool, type DeleteValue } from './delete-tool.js'
@@ -85,12 +94,6 @@ export function createFileTools(options: FileToolsOptions): FileTool[] {
 }
 
 /**
- * The tools keyed by name, in the order {@link createFileTools} lists them: what hosts that take a
- * record (the AI SDK's `tools`, MCP registries) want. The optional tools are present only where the
- * backend's capabilities allow them. Same rules and same fresh default session as
- * {@link createFileTools}: one call, one tool set, one session.
- */
-/**
  * `tool` with each call run as its session ({@link actingAs}): a change event of an
  * `EventedFileSystem` under the tools names the session (the tool set's own when the call gives none).
  */
@@ -99,12 +102,38 @@ function asSession<V>(tool: FileTool<V>, fallback: object): FileTool<V> {
   return Object.freeze({ ...tool, execute })
 }
 
+/** The path a call names (`file_path`, `path`, a move's `source_path`), if it names one as a string. */
+function pathArgument(args: unknown): string | undefined {
+  if (typeof args !== 'object' || args === null) return undefined
+  const named = args as Record<string, unknown>
+  for (const key of ['file_path', 'path', 'source_path']) if (typeof named[key] === 'string') return named[key]
+  return undefined
+}
+
+/**
+ * `tool` with each call run through `wrapper` (a traced store under the tools: a span per call).
+ * The wrapper sees the tool's name and the path the call names, never the rest of its arguments.
+ */
+function wrapped<V>(tool: FileTool<V>, wrapper: ToolCallWrapper | undefined): FileTool<V> {
+  if (wrapper === undefined) return tool
+  const execute = (args: unknown, context?: ToolContext): Promise<ToolResult<V>> =>
+    wrapper[WRAP_TOOL_CALL]({ tool: tool.name, path: pathArgument(args) }, () => tool.execute(args, context))
+  return Object.freeze({ ...tool, execute })
+}
+
+/**
+ * The tools keyed by name, in the order {@link createFileTools} lists them: what hosts that take a
+ * record (the AI SDK's `tools`, MCP registries) want. The optional tools are present only where the
+ * backend's capabilities allow them. Same rules and same fresh default session as
+ * {@link createFileTools}: one call, one tool set, one session.
+ */
 export function createFileToolsByName(options: FileToolsOptions): FileToolsByName {
   const session = Object.freeze({ tools: 'default session' })
   const fs = fencedFs(options)
   const deps = { fs, policy: policyOf(options.policy), session, cwd: options.cwd, config: resolveConfig(options.config) }
   const { capabilities } = fs
-  const bound = <V>(tool: FileTool<V>): FileTool<V> => asSession(withDeadline(tool, deps.config.callTimeoutMs), session)
+  const wrapper = toolCallWrapperOf(fs)
+  const bound = <V>(tool: FileTool<V>): FileTool<V> => asSession(wrapped(withDeadline(tool, deps.config.callTimeoutMs), wrapper), session)
   // A tool the backend cannot serve is not offered, rather than answering FS_UNSUPPORTED on every call.
   return Object.freeze({
     list: bound(listTool(deps)),
