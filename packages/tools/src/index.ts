@@ -28,6 +28,16 @@ export type { GlobArgs, GlobValue } from './glob-tool.js'
 export type { GrepArgs, GrepMatch, GrepValue } from './grep-tool.js'
 export { sniffImage, type ImageMimeType } from './image.js'
 export { diffOutcome, type ChangeDiff } from './diff.js'
+export {
+  OverlayFileSystem,
+  type OverlayBase,
+  type OverlayChange,
+  type OverlayCommitReport,
+  type OverlayOptions,
+  type OverlaySelection,
+  type OverlayStep,
+  type OverlayUpper,
+} from './overlay.js'
 export type { FileTool, JsonSchema, StructuredOutput, ToolAnnotations, ToolContext, ToolImage, ToolResult, ToolsConfig } from './types.js'
 export { ObservationPolicy } from '@seamfs/core'
 

@@ -1,0 +1,1022 @@
+/**
+ * A copy-on-write workspace over any store: the agent works on the overlay, a person reviews its
+ * changeset and commits it to the store with the versions it was based on as guards, or throws it away.
+ */
+import { posix } from 'node:path'
+import {
+  checkGuard,
+  FileSystemLayer,
+  FsError,
+  FsVersion,
+  isFsError,
+  type Awaitable,
+  type ByteChunks,
+  type FileSystem,
+  type FsCapabilities,
+  type FsDirEntry,
+  type FsInfo,
+  type FsPathInfo,
+  type FsRemoveOutcome,
+  type FsRenameOutcome,
+  type FsTarget,
+  type FsTargetKey,
+  type OpenedFile,
+  type ReadRequest,
+  type RemoveRequest,
+  type RenameRequest,
+  type UpdateRequest,
+  type WriteRequest,
+  type WriteResult,
+} from '@seamfs/core/backend'
+import { changeDiff } from './diff.js'
+
+/** What the store held at a path when the overlay first changed it. */
+export interface OverlayBase {
+  readonly type: 'file' | 'directory' | 'other' | 'absent'
+  /** The store's version of what was there (`stat().version`); absent for `absent`. */
+  readonly version?: FsVersion | undefined
+}
+
+/** One path the overlay changed, as {@link OverlayFileSystem.changes} reports it. */
+export interface OverlayChange {
+  readonly path: string
+  /**
+   * `create`, `update` and `remove` of a file; `create directory`; `remove` of a directory (with
+   * all below it); `replace`, where a file took a directory's place or a directory a file's.
+   */
+  readonly kind: 'create' | 'update' | 'remove' | 'create directory' | 'replace'
+  /** What the path is in the overlay now (`absent` after a remove). */
+  readonly type: 'file' | 'directory' | 'absent'
+  /** What the store held when the overlay first changed the path: the commit's guard. */
+  readonly base: OverlayBase
+  /** The new content's size, for a file. */
+  readonly size?: number | undefined
+  /**
+   * The unified diff of a text file's change (bounded as the edit tool's: `@@` hunks with 3 lines
+   * of context, cut with a footer), against the store's content now; absent for a binary file, a
+   * directory, or a file above `diffBasisMaxBytes`.
+   */
+  readonly diff?: string | undefined
+  readonly added?: number | undefined
+  readonly removed?: number | undefined
+  /** The new content of a binary file (one that is not UTF-8 text, or has a NUL in its first 8 KiB). */
+  readonly bytes?: Uint8Array | undefined
+}
+
+/** Options of {@link OverlayFileSystem.commit} and {@link OverlayFileSystem.discard}. */
+export interface OverlaySelection {
+  /**
+   * Only these paths (as the overlay resolves them) and everything the overlay changed below
+   * them; default every change. The directories a selected change needs go with it.
+   */
+  readonly paths?: readonly string[] | undefined
+  readonly signal?: AbortSignal | undefined
+}
+
+/** A step of a commit, as its report lists it. */
+export interface OverlayStep {
+  readonly path: string
+  readonly kind: OverlayChange['kind']
+}
+
+/** What {@link OverlayFileSystem.commit} did. */
+export interface OverlayCommitReport {
+  /**
+   * `committed`: every selected change is in the store and gone from the overlay. `conflict`: a
+   * path changed in the store since the overlay was based on it; nothing was applied. `failed`:
+   * the store failed part way; what was applied was undone where the guards allowed, and
+   * `standing` lists what is in the store all the same (the overlay keeps every change).
+   */
+  readonly outcome: 'committed' | 'conflict' | 'failed'
+  /** The changes applied by this commit and in the store. */
+  readonly standing: readonly OverlayStep[]
+  /**
+   * The changes the store already held when the commit began (checked first, by content: a commit
+   * cut short by a crash, run again, finishes what it had not done; the same change made by another).
+   */
+  readonly already: readonly OverlayStep[]
+  /** The paths changed underneath (`conflict`), each with what the store holds now. */
+  readonly conflicts: readonly { readonly path: string; readonly base: OverlayBase; readonly now: OverlayBase }[]
+  /** The step that failed and its error (`failed`). */
+  readonly failure?: { readonly step: OverlayStep; readonly error: FsError } | undefined
+  /** Steps applied, then undone (`failed`). */
+  readonly undone: readonly OverlayStep[]
+}
+
+/** Where an overlay keeps its changes; see {@link OverlayOptions.upper}. */
+export interface OverlayUpper {
+  readonly fs: FileSystem
+  /** A directory of `fs` the overlay owns: its state (`overlay.json`) and the files' contents (`blobs/`). */
+  readonly dir: string
+}
+
+/** Options of {@link OverlayFileSystem.open}. */
+export interface OverlayOptions {
+  /**
+   * Where the changes live. Default: this process's memory (gone with it). A store and a directory
+   * of it: the changes survive a restart, and `OverlayFileSystem.open` over the same directory
+   * takes them up again. One overlay at a time may use a directory.
+   */
+  readonly upper?: OverlayUpper | undefined
+}
+
+interface Entry {
+  /** The place in the lower store's namespace (its key is the lower store's). */
+  target: FsTarget
+  /** The key of the directory that holds it (`undefined` for the root), and its name there. */
+  readonly parentKey: FsTargetKey | undefined
+  readonly name: string
+  kind: 'file' | 'directory' | 'whiteout'
+  /** A directory that hides everything the lower store has below it. */
+  opaque: boolean
+  /** What the store held here at the first change (a commit's undo that restores it names the restored version). */
+  base: OverlayBase
+  /**
+   * For a directory of the store the overlay removed (or replaced): every entry the store had below
+   * it then (path, type, version), which a commit checks before it removes what is there, since a
+   * directory's own version does not change with what it holds on every store.
+   */
+  tree?: readonly string[] | undefined
+  version: FsVersion
+  blob?: string | undefined
+  size?: number | undefined
+}
+
+interface SavedState {
+  readonly format: 1
+  readonly nonce: string
+  readonly counter: number
+  readonly entries: readonly {
+    readonly key: string
+    readonly path: string
+    readonly parentKey?: string | undefined
+    readonly name: string
+    readonly kind: Entry['kind']
+    readonly opaque: boolean
+    readonly base: OverlayBase
+    readonly tree?: readonly string[] | undefined
+    readonly version: string
+    readonly blob?: string | undefined
+    readonly size?: number | undefined
+  }[]
+}
+
+/** Blobs and state: in this process's memory, or in a directory of a store. */
+interface Upper {
+  readBlob(id: string): Awaitable<Uint8Array>
+  writeBlob(id: string, bytes: Uint8Array): Awaitable<void>
+  dropBlob(id: string): Awaitable<void>
+  readState(): Awaitable<string | undefined>
+  writeState(text: string): Awaitable<void>
+}
+
+class MemoryUpper implements Upper {
+  readonly #blobs = new Map<string, Uint8Array>()
+  readBlob(id: string): Uint8Array {
+    const bytes = this.#blobs.get(id)
+    if (bytes === undefined) throw FsError.notFound('read', id)
+    return bytes
+  }
+  writeBlob(id: string, bytes: Uint8Array): void {
+    this.#blobs.set(id, bytes)
+  }
+  dropBlob(id: string): void {
+    this.#blobs.delete(id)
+  }
+  readState(): undefined {
+    return undefined
+  }
+  writeState(): void {}
+}
+
+class StoreUpper implements Upper {
+  readonly #fs: FileSystem
+  readonly #dir: string
+  constructor({ fs, dir }: OverlayUpper) {
+    this.#fs = fs
+    this.#dir = dir
+  }
+  #at(name: string): Promise<FsTarget> {
+    return this.#fs.resolve(posix.join(this.#dir, name))
+  }
+  async readBlob(id: string): Promise<Uint8Array> {
+    return this.#fs.readBytes(await this.#at(`blobs/${id}`))
+  }
+  async writeBlob(id: string, bytes: Uint8Array): Promise<void> {
+    await this.#fs.writeBytes(await this.#at(`blobs/${id}`), bytes)
+  }
+  async dropBlob(id: string): Promise<void> {
+    await this.#fs.remove(await this.#at(`blobs/${id}`)).catch(() => undefined)
+  }
+  async readState(): Promise<string | undefined> {
+    try {
+      return await this.#fs.readText(await this.#at('overlay.json'))
+    } catch (err) {
+      if (isFsError(err, 'FS_NOT_FOUND')) return undefined
+      throw err
+    }
+  }
+  async writeState(text: string): Promise<void> {
+    await this.#fs.writeText(await this.#at('overlay.json'), text)
+  }
+}
+
+/** One mutation at a time: the overlay's guards are checked and its state changed under this lock. */
+class Lock {
+  #tail: Promise<void> = Promise.resolve()
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.#tail.then(fn)
+    this.#tail = result.then(
+      () => undefined,
+      () => undefined,
+    )
+    return result
+  }
+}
+
+const NUL_IN_FIRST = 8192
+
+/** Whether `bytes` are text as `readText` takes it: valid UTF-8 and no NUL in the first 8 KiB. */
+function isText(bytes: Uint8Array): boolean {
+  if (bytes.subarray(0, NUL_IN_FIRST).includes(0)) return false
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The size of the chunks a stream of the overlay's own bytes yields. */
+const CHUNK_BYTES = 64 * 1024
+
+/** `bytes` as a stream's chunks: each a copy (the caller's to change), made as it is asked for. */
+function chunked(bytes: Uint8Array): Iterable<Uint8Array> {
+  if (bytes.length <= CHUNK_BYTES) return [new Uint8Array(bytes)]
+  return {
+    *[Symbol.iterator]() {
+      for (let at = 0; at < bytes.length; at += CHUNK_BYTES) yield bytes.slice(at, at + CHUNK_BYTES)
+    },
+  }
+}
+
+const textOf = (bytes: Uint8Array): string => {
+  const text = new TextDecoder('utf-8').decode(bytes)
+  return text.replace(/\r\n/g, '\n')
+}
+
+/**
+ * A copy-on-write workspace over a store (the lower store, never written by the overlay itself):
+ * reads fall through to the store; writes, edits, removes, moves and new directories land in the
+ * overlay (a remove as a whiteout that hides the store's file); listings merge the two. The agent
+ * gets the overlay as its `FileSystem` (`createFileTools({ fs: overlay })`); a person reads
+ * {@link changes}, then {@link commit}s them to the store, each guarded by the version the overlay
+ * based it on, or {@link discard}s them.
+ *
+ * Rules:
+ * - the overlay honours the whole contract (the conformance kit runs on it over every backend);
+ *   its guards are `process`-strong (its state lives in this process), its `rename` is atomic and
+ *   moves files only (`renameDirectories: false`), and it never offers `processPath`;
+ * - a file the overlay did not change is the store's: reads, stats and versions are the store's own,
+ *   and change when the store changes; one it changed keeps the overlay's content whatever the store does;
+ * - the first change of a path records what the store held there (its type and version): the base
+ *   {@link commit} checks before anything is applied;
+ * - a move of a file the store holds copies its bytes into the overlay (up to `maxTextBytes`).
+ */
+export class OverlayFileSystem extends FileSystemLayer {
+  readonly #upper: Upper
+  readonly #lock = new Lock()
+  readonly #entries = new Map<FsTargetKey, Entry>()
+  readonly #children = new Map<FsTargetKey | undefined, Set<Entry>>()
+  /**
+   * Entries that hide what the store has below them: where the store had a directory, a whiteout,
+   * a file or an empty directory made in its place. Few (one per directory removed), so a look
+   * checks each by the store's own `contains`, which sees through every alias.
+   */
+  readonly #hiders = new Set<Entry>()
+  /** The overlay's files by the path they were made at: a path through one of them is a path through a file. */
+  readonly #files = new Map<string, Entry>()
+  readonly #nonce: string
+  #counter: number
+  readonly #capabilities: FsCapabilities
+
+  private constructor(lower: FileSystem, upper: Upper, saved: SavedState | undefined) {
+    super(lower)
+    this.#upper = upper
+    this.#nonce = saved?.nonce ?? Math.random().toString(36).slice(2, 10)
+    this.#counter = saved?.counter ?? 0
+    const caps = lower.capabilities
+    this.#capabilities = Object.freeze({
+      symlinks: caps.symlinks,
+      permissions: false,
+      processPath: false,
+      createIfAbsent: 'process',
+      replaceIfVersion: 'process',
+      removeIfVersion: 'process',
+      versionSource: 'generation',
+      newlineInNames: caps.newlineInNames,
+      emptyDirectories: true,
+      remove: true,
+      rename: 'atomic',
+      renameDirectories: false,
+      createDirectory: 'native',
+      listTree: 'walk',
+    } satisfies FsCapabilities)
+    for (const e of saved?.entries ?? []) {
+      this.#put({
+        target: { targetKey: e.key as FsTargetKey, displayPath: e.path },
+        parentKey: e.parentKey as FsTargetKey | undefined,
+        name: e.name,
+        kind: e.kind,
+        opaque: e.opaque,
+        base: e.base,
+        tree: e.tree,
+        version: FsVersion(e.version),
+        blob: e.blob,
+        size: e.size,
+      })
+    }
+  }
+
+  /**
+   * An overlay over `lower`. With `options.upper`, the changes kept in its directory by an earlier
+   * overlay (over the same store) are taken up again.
+   */
+  static async open(lower: FileSystem, options: OverlayOptions = {}): Promise<OverlayFileSystem> {
+    if (options.upper === undefined) return new OverlayFileSystem(lower, new MemoryUpper(), undefined)
+    const upper = new StoreUpper(options.upper)
+    const text = await upper.readState()
+    let saved: SavedState | undefined
+    if (text !== undefined) {
+      try {
+        saved = JSON.parse(text) as SavedState
+      } catch (err) {
+        throw FsError.io('read', posix.join(options.upper.dir, 'overlay.json'), `not an overlay's state: ${(err as Error).message}`)
+      }
+      if (saved.format !== 1) throw FsError.unsupported('read', posix.join(options.upper.dir, 'overlay.json'), `overlay state format ${String(saved.format)}`)
+    }
+    return new OverlayFileSystem(lower, upper, saved)
+  }
+
+  override get capabilities(): FsCapabilities {
+    return this.#capabilities
+  }
+
+  /** How many paths the overlay changed. */
+  get size(): number {
+    return this.#entries.size
+  }
+
+  // ---- the state ----
+
+  #put(entry: Entry): void {
+    const old = this.#entries.get(entry.target.targetKey)
+    if (old !== undefined) this.#drop(old)
+    this.#entries.set(entry.target.targetKey, entry)
+    let siblings = this.#children.get(entry.parentKey)
+    if (siblings === undefined) this.#children.set(entry.parentKey, (siblings = new Set()))
+    siblings.add(entry)
+    if (entry.base.type === 'directory' && (entry.kind !== 'directory' || entry.opaque)) this.#hiders.add(entry)
+    if (entry.kind === 'file') this.#files.set(entry.target.displayPath, entry)
+  }
+
+  #drop(entry: Entry): void {
+    this.#entries.delete(entry.target.targetKey)
+    this.#children.get(entry.parentKey)?.delete(entry)
+    this.#hiders.delete(entry)
+    if (this.#files.get(entry.target.displayPath) === entry) this.#files.delete(entry.target.displayPath)
+  }
+
+  #version(): FsVersion {
+    return FsVersion(`overlay:${this.#nonce}:${++this.#counter}`)
+  }
+
+  async #save(dropped: readonly string[] = []): Promise<void> {
+    if (this.#upper instanceof MemoryUpper) {
+      for (const blob of dropped) this.#upper.dropBlob(blob)
+      return
+    }
+    const state: SavedState = {
+      format: 1,
+      nonce: this.#nonce,
+      counter: this.#counter,
+      entries: [...this.#entries.values()].map((e) => ({
+        key: e.target.targetKey,
+        path: e.target.displayPath,
+        ...(e.parentKey === undefined ? {} : { parentKey: e.parentKey }),
+        name: e.name,
+        kind: e.kind,
+        opaque: e.opaque,
+        base: e.base,
+        ...(e.tree === undefined ? {} : { tree: e.tree }),
+        version: e.version,
+        ...(e.blob === undefined ? {} : { blob: e.blob, size: e.size }),
+      })),
+    }
+    await this.#upper.writeState(JSON.stringify(state))
+    for (const blob of dropped) await this.#upper.dropBlob(blob)
+  }
+
+  /** The entry that hides what the store has at `target` (one of {@link #hiders} above it), if any. */
+  #shadowOf(target: FsTarget): Entry | undefined {
+    if (this.#hiders.size === 0) return undefined
+    for (const hider of this.#hiders) {
+      if (hider.target.targetKey !== target.targetKey && this.inner.contains(hider.target, target)) return hider
+    }
+    return undefined
+  }
+
+  /** What the overlay shows at `target`: an entry of its own, the store's (`lower`), or nothing. */
+  #view(target: FsTarget): Entry | 'lower' | undefined {
+    const entry = this.#entries.get(target.targetKey)
+    if (entry !== undefined) return entry.kind === 'whiteout' ? undefined : entry
+    return this.#shadowOf(target) === undefined ? 'lower' : undefined
+  }
+
+  #entryInfo(entry: Entry): FsInfo {
+    return entry.kind === 'file' ? { type: 'file', size: entry.size ?? 0, version: entry.version } : { type: 'directory', version: entry.version }
+  }
+
+  async #stat(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
+    const view = this.#view(target)
+    if (view === undefined) return undefined
+    if (view !== 'lower') return this.#entryInfo(view)
+    return super.statTarget(target, signal)
+  }
+
+  async #bytes(target: FsTarget, verb: 'read' | 'edit' | 'rename', request: ReadRequest): Promise<Uint8Array> {
+    for (;;) {
+      const view = this.#view(target)
+      if (view === undefined) throw FsError.notFound(verb, target.displayPath)
+      if (view === 'lower') return super.loadBytes(target, request)
+      if (view.kind !== 'file') throw FsError.notRegularFile(verb, target.displayPath)
+      if ((view.size ?? 0) > request.maxBytes) throw FsError.tooLarge(verb === 'rename' ? 'read' : verb, target.displayPath, view.size ?? 0, request.maxBytes)
+      try {
+        return await this.#upper.readBlob(view.blob as string)
+      } catch (err) {
+        // Replaced while it was being read: read what replaced it.
+        if (this.#entries.get(target.targetKey) === view) throw err
+      }
+    }
+  }
+
+  /** The store's state at `target` now, as a base. */
+  async #lowerBase(target: FsTarget, signal: AbortSignal | undefined): Promise<OverlayBase> {
+    let info: FsInfo | undefined
+    try {
+      info = await super.statTarget(target, signal)
+    } catch (err) {
+      if (isFsError(err, 'FS_NOT_FOUND')) info = undefined
+      else throw err
+    }
+    return info === undefined ? { type: 'absent' } : { type: info.type, version: info.version }
+  }
+
+  /** The parent of `target` in the store's namespace, and its name there; `undefined` at the root. */
+  async #place(target: FsTarget, signal: AbortSignal | undefined): Promise<{ parent: FsTarget; name: string } | undefined> {
+    const dir = posix.dirname(target.displayPath)
+    if (dir === target.displayPath) return undefined
+    const parent = await super.resolvePath(dir, undefined, signal)
+    if (parent.targetKey === target.targetKey) return undefined
+    return { parent, name: posix.basename(target.displayPath) }
+  }
+
+  /** A new entry at `target` of `kind` (its base the earlier entry's, or the store's now). */
+  async #entryAt(target: FsTarget, kind: Entry['kind'], signal: AbortSignal | undefined): Promise<Entry> {
+    const old = this.#entries.get(target.targetKey)
+    const place = old === undefined ? await this.#place(target, signal) : undefined
+    const base = old?.base ?? (await this.#lowerBase(target, signal))
+    return {
+      target: old?.target ?? target,
+      parentKey: old === undefined ? place?.parent.targetKey : old.parentKey,
+      name: old === undefined ? (place?.name ?? '') : old.name,
+      kind,
+      // A directory is made only where the overlay shows nothing: where the store has something, it is hidden (removed, or
+      // a file replaced), and the new directory shows none of what the store has below it.
+      opaque: kind === 'directory' && base.type !== 'absent',
+      base,
+      tree: old?.tree,
+      version: this.#version(),
+    }
+  }
+
+  /** What the store has below the directory `target` now, one line per entry (`path type version`), sorted. */
+  async #lowerTree(target: FsTarget, signal: AbortSignal | undefined): Promise<string[]> {
+    const lines: string[] = []
+    for await (const page of await this.inner.listTree(target, { signal })) {
+      for (const entry of page) lines.push(`${entry.path}\u0000${entry.type}\u0000${entry.version ?? ''}`)
+    }
+    return lines.sort()
+  }
+
+  /**
+   * Makes the missing directories above `target` (a file on the way is `FS_NOT_DIRECTORY`), and
+   * returns the entries made (to undo them if what needed them fails).
+   */
+  async #makeParents(target: FsTarget, verb: 'write' | 'rename' | 'create directory', signal: AbortSignal | undefined): Promise<Entry[]> {
+    const missing: FsTarget[] = []
+    for (let at = await this.#place(target, signal); at !== undefined; at = await this.#place(at.parent, signal)) {
+      const info = await this.#stat(at.parent, signal)
+      if (info?.type === 'directory') break
+      // A parent that became a file since the path was resolved: a path through a file.
+      if (info !== undefined) throw FsError.throughFile(verb, target.displayPath)
+      missing.push(at.parent)
+    }
+    const made: Entry[] = []
+    for (const dir of missing.reverse()) {
+      const entry = await this.#entryAt(dir, 'directory', signal)
+      this.#put(entry)
+      made.push(entry)
+    }
+    return made
+  }
+
+  /** A file entry with `bytes` at `target`. */
+  async #file(
+    target: FsTarget,
+    bytes: Uint8Array,
+    signal: AbortSignal | undefined,
+    version?: FsVersion,
+  ): Promise<{ entry: Entry; dropped: string | undefined }> {
+    const entry = await this.#entryAt(target, 'file', signal)
+    const blob = `${this.#nonce}-${this.#counter}-${Math.random().toString(36).slice(2, 8)}`
+    await this.#upper.writeBlob(blob, bytes)
+    entry.blob = blob
+    entry.size = bytes.length
+    if (version !== undefined) entry.version = version
+    const dropped = this.#entries.get(target.targetKey)?.blob
+    this.#put(entry)
+    return { entry, dropped }
+  }
+
+  /** `entry` gone from the overlay: a whiteout where the store has something now, else nothing. */
+  async #remove(entry: Entry | undefined, target: FsTarget, signal: AbortSignal | undefined): Promise<string[]> {
+    const dropped: string[] = []
+    if (entry?.blob !== undefined) dropped.push(entry.blob)
+    const now = await this.#lowerBase(target, signal)
+    const base = entry?.base ?? now
+    if (now.type === 'absent' && base.type === 'absent') {
+      if (entry !== undefined) this.#drop(entry)
+      return dropped
+    }
+    const place = entry === undefined ? await this.#place(target, signal) : undefined
+    this.#put({
+      target: entry?.target ?? target,
+      parentKey: entry === undefined ? place?.parent.targetKey : entry.parentKey,
+      name: entry?.name ?? place?.name ?? posix.basename(target.displayPath),
+      kind: 'whiteout',
+      opaque: false,
+      base,
+      tree: entry?.tree ?? (base.type === 'directory' && now.type === 'directory' ? await this.#lowerTree(target, signal) : undefined),
+      version: this.#version(),
+    })
+    return dropped
+  }
+
+  // ---- the hooks ----
+
+  protected override async resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
+    const target = await super.resolvePath(path, cwd, signal)
+    // A path through a file the overlay made is a path through a file. (Reached through an alias of
+    // its directory, it is not caught here: such a path is absent, and a write there is refused.)
+    if (this.#files.size > 0) {
+      for (let at = posix.dirname(target.displayPath), up = ''; at !== up; up = at, at = posix.dirname(at)) {
+        if (this.#files.has(at)) throw FsError.throughFile('resolve', target.displayPath)
+      }
+    }
+    return target
+  }
+
+  protected override statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
+    return this.#stat(target, signal)
+  }
+
+  protected override async lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
+    const own = await super.lstatPath(path, cwd, signal)
+    if (this.#entries.size === 0) return own
+    if (own?.type === 'symlink') {
+      // A link of the store stays a link (a write through it wrote what it names) while the directory holding it is shown.
+      const view = this.#view(await super.resolvePath(posix.dirname(path), cwd, signal))
+      return view === 'lower' || (view?.kind === 'directory' && !view.opaque) ? own : undefined
+    }
+    return this.#stat(await this.resolvePath(path, cwd, signal), signal)
+  }
+
+  protected override async loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
+    if (this.#view(target) === 'lower') return super.loadBytes(target, request)
+    const bytes = await this.#bytes(target, 'read', request)
+    // The overlay's own bytes are its content: a caller that keeps them gets a copy.
+    return request.transient === true ? bytes : new Uint8Array(bytes)
+  }
+
+  protected override async openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks> {
+    const view = this.#view(target)
+    if (view === 'lower') return super.openBytes(target, signal)
+    return chunked(await this.#bytes(target, 'read', { signal, maxBytes: Number.MAX_SAFE_INTEGER }))
+  }
+
+  protected override async openTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<OpenedFile> {
+    const view = this.#view(target)
+    if (view === 'lower') return super.openTarget(target, signal)
+    if (view === undefined) throw FsError.notFound('read', target.displayPath)
+    if (view.kind !== 'file') throw FsError.notRegularFile('read', target.displayPath)
+    return { info: this.#entryInfo(view), chunks: chunked(await this.#bytes(target, 'read', { signal, maxBytes: Number.MAX_SAFE_INTEGER })) }
+  }
+
+  protected override async listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
+    const view = this.#view(target)
+    if (view === undefined) throw FsError.notFound('list', target.displayPath)
+    if (view !== 'lower' && view.kind !== 'directory') throw FsError.notDirectory('list', target.displayPath)
+    const entries = new Map<string, FsDirEntry>()
+    if (view === 'lower' || !view.opaque) {
+      let listed: FsDirEntry[] = []
+      try {
+        listed = await super.listEntries(target, signal)
+      } catch (err) {
+        // A directory the overlay made where the store has none.
+        if (view === 'lower' || !isFsError(err, 'FS_NOT_FOUND')) throw err
+      }
+      for (const entry of listed) {
+        const own = this.#entries.get(entry.target.targetKey)
+        if (own === undefined) {
+          entries.set(entry.name, entry)
+          continue
+        }
+        if (own.kind === 'whiteout') {
+          // The removed file itself is gone; a link of the store to it stays, leading nowhere.
+          if (!(own.parentKey === target.targetKey && own.name === entry.name))
+            entries.set(entry.name, { name: entry.name, type: 'other', target: entry.target })
+          continue
+        }
+        // A link of the store to a file the overlay changed: listed with what it names now.
+        entries.set(entry.name, { name: entry.name, target: entry.target, ...this.#entryInfo(own) })
+      }
+    }
+    for (const own of this.#children.get(target.targetKey) ?? []) {
+      if (own.kind === 'whiteout') {
+        entries.delete(own.name)
+        continue
+      }
+      entries.set(own.name, {
+        name: own.name,
+        target: { targetKey: own.target.targetKey, displayPath: posix.join(target.displayPath, own.name) },
+        ...this.#entryInfo(own),
+      })
+    }
+    return [...entries.values()]
+  }
+
+  protected override publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    return this.#lock.run(async () => {
+      const path = target.displayPath
+      const info = await this.#stat(target, request.signal)
+      if (info !== undefined && info.type !== 'file') throw FsError.notRegularFile('write', path)
+      checkGuard('write', path, request.expected, info?.version)
+      const before =
+        info !== undefined && request.beforeMaxBytes > 0 && (info.size ?? Infinity) <= request.beforeMaxBytes
+          ? await this.#bytes(target, 'read', { signal: request.signal, maxBytes: request.beforeMaxBytes })
+          : null
+      const made = await this.#makeParents(target, 'write', request.signal)
+      try {
+        const { entry, dropped } = await this.#file(target, new Uint8Array(bytes), request.signal)
+        await this.#save(dropped === undefined ? [] : [dropped])
+        return { created: info === undefined, version: entry.version, before }
+      } catch (err) {
+        for (const entry of made.reverse()) this.#drop(entry)
+        throw err
+      }
+    })
+  }
+
+  protected override updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
+    return this.#lock.run(async () => {
+      const path = target.displayPath
+      const info = await this.#stat(target, request.signal)
+      if (info !== undefined && info.type !== 'file') throw FsError.notRegularFile('edit', path)
+      checkGuard('edit', path, request.expected, info?.version)
+      if ((info?.size ?? 0) > request.maxBytes) throw FsError.tooLarge('edit', path, info?.size ?? 0, request.maxBytes)
+      const next = transform(await this.#bytes(target, 'edit', { signal: request.signal, maxBytes: request.maxBytes }))
+      const { entry, dropped } = await this.#file(target, new Uint8Array(next), request.signal)
+      await this.#save(dropped === undefined ? [] : [dropped])
+      return entry.version
+    })
+  }
+
+  protected override removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
+    return this.#lock.run(async () => {
+      const path = target.displayPath
+      const { expected, recursive, maxEntries, signal } = request
+      const info = await this.#stat(target, signal)
+      if (info === undefined) throw expected === undefined ? FsError.notFound('remove', path) : FsError.stale('remove', path, 'gone')
+      if (info.type === 'other') throw FsError.notRegularFile('remove', path)
+      checkGuard('remove', path, expected, info.version)
+      let entries = 1
+      if (info.type === 'directory') {
+        const below = await this.#count(target, maxEntries, signal)
+        if (below > 0 && !recursive) throw FsError.notEmpty('remove', path)
+        entries += below
+        if (entries > maxEntries) throw FsError.tooManyEntries('remove', path, entries, maxEntries)
+      }
+      const dropped: string[] = []
+      // What the overlay made below a removed directory goes with it; the whiteout hides the store's.
+      if (info.type === 'directory') {
+        for (const entry of [...this.#entries.values()]) {
+          if (entry.target.targetKey !== target.targetKey && this.inner.contains(target, entry.target)) {
+            if (entry.blob !== undefined) dropped.push(entry.blob)
+            this.#drop(entry)
+          }
+        }
+      }
+      dropped.push(...(await this.#remove(this.#entries.get(target.targetKey), target, signal)))
+      await this.#save(dropped)
+      return { type: info.type, entries }
+    })
+  }
+
+  /** The entries below a directory in the overlay's view, counted up to `limit` + 1. */
+  async #count(dir: FsTarget, limit: number, signal: AbortSignal | undefined): Promise<number> {
+    let count = 0
+    const pending = [dir]
+    while (pending.length > 0 && count <= limit) {
+      const at = pending.pop() as FsTarget
+      for (const entry of await this.listEntries(at, signal)) {
+        count++
+        const own = await this.lstatPath(entry.target.displayPath, undefined, signal)
+        if (own?.type === 'directory') pending.push(entry.target)
+      }
+    }
+    return count
+  }
+
+  protected override renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
+    return this.#lock.run(async () => {
+      const path = from.displayPath
+      const { expected, overwrite, signal } = request
+      const info = await this.#stat(from, signal)
+      if (info === undefined) throw expected === undefined ? FsError.notFound('rename', path) : FsError.stale('rename', path, 'gone')
+      if (info.type === 'directory') throw FsError.unsupported('rename', path, 'an overlay moves files only')
+      if (info.type !== 'file') throw FsError.notRegularFile('rename', path)
+      checkGuard('rename', path, expected, info.version)
+      const existing = await this.#stat(to, signal)
+      if (existing !== undefined) {
+        if (overwrite === false) throw FsError.destinationExists('rename', to.displayPath)
+        if (existing.type !== 'file') throw FsError.notRegularFile('rename', to.displayPath)
+        if (overwrite !== true) checkGuard('rename', to.displayPath, overwrite, existing.version)
+      }
+      const bytes = await this.#bytes(from, 'rename', { signal, maxBytes: this.maxTextBytes })
+      const made = await this.#makeParents(to, 'rename', signal)
+      const source = this.#entries.get(from.targetKey)
+      let moved: Entry
+      let dropped: string | undefined
+      try {
+        ;({ entry: moved, dropped } = await this.#file(to, bytes, signal, info.version))
+      } catch (err) {
+        for (const entry of made.reverse()) this.#drop(entry)
+        throw err
+      }
+      const gone = await this.#remove(source, from, signal)
+      await this.#save([...(dropped === undefined ? [] : [dropped]), ...gone])
+      return { type: 'file', replaced: existing !== undefined, version: moved.version }
+    })
+  }
+
+  protected override async renameInPlace(target: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
+    const info = await this.#stat(target, request.signal)
+    if (info === undefined)
+      throw request.expected === undefined ? FsError.notFound('rename', target.displayPath) : FsError.stale('rename', target.displayPath, 'gone')
+    if (info.type === 'directory') throw FsError.unsupported('rename', target.displayPath, 'an overlay moves files only')
+    if (info.type === 'other') throw FsError.notRegularFile('rename', target.displayPath)
+    checkGuard('rename', target.displayPath, request.expected, info.version)
+    return { type: info.type, replaced: false, version: info.version }
+  }
+
+  protected override makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
+    return this.#lock.run(async () => {
+      const info = await this.#stat(target, signal)
+      if (info?.type === 'directory') return false
+      if (info !== undefined) throw FsError.notDirectory('create directory', target.displayPath)
+      await this.#makeParents(target, 'create directory', signal)
+      this.#put(await this.#entryAt(target, 'directory', signal))
+      await this.#save()
+      return true
+    })
+  }
+
+  // ---- the changeset ----
+
+  /** The entries of `selection` (every entry, or those at or below its paths), by path. */
+  async #selected(selection: OverlaySelection, withParents = false): Promise<Entry[]> {
+    const all = [...this.#entries.values()]
+    let chosen = all
+    if (selection.paths !== undefined) {
+      const roots = await Promise.all(selection.paths.map(async (p) => super.resolvePath(p, undefined, selection.signal)))
+      chosen = all.filter((e) => roots.some((r) => this.inner.contains(r, e.target)))
+      if (!withParents) return this.#ordered(chosen)
+      // The directories a chosen change needs (made by the overlay above it) go with it.
+      const needed = new Set(chosen)
+      for (const e of chosen)
+        for (const d of all) if (d.kind === 'directory' && d.target.targetKey !== e.target.targetKey && this.inner.contains(d.target, e.target)) needed.add(d)
+      chosen = [...needed]
+    }
+    return this.#ordered(chosen)
+  }
+
+  /** By path, as a tree lists it: a directory before what is below it. */
+  #ordered(chosen: Entry[]): Entry[] {
+    return chosen.sort((a, b) => (a.target.displayPath < b.target.displayPath ? -1 : a.target.displayPath > b.target.displayPath ? 1 : 0))
+  }
+
+  #kind(e: Entry): OverlayChange['kind'] {
+    if (e.kind === 'whiteout') return 'remove'
+    if (e.kind === 'directory') return e.base.type === 'absent' ? 'create directory' : 'replace'
+    return e.base.type === 'absent' ? 'create' : e.base.type === 'file' ? 'update' : 'replace'
+  }
+
+  /**
+   * Every path the overlay changed, by path (a directory before what is below it): what it is now, what the store held when the
+   * overlay first changed it, and for a text file the diff against the store's content now.
+   */
+  async changes(selection: OverlaySelection = {}): Promise<OverlayChange[]> {
+    const out: OverlayChange[] = []
+    for (const e of await this.#selected(selection)) {
+      // A directory that was already there and only holds changes is no change of its own.
+      if (e.kind === 'directory' && e.base.type === 'directory' && !e.opaque) continue
+      const change = { path: e.target.displayPath, kind: this.#kind(e), type: e.kind === 'whiteout' ? 'absent' : e.kind, base: e.base } as const
+      if (e.kind !== 'file') {
+        out.push(change)
+        continue
+      }
+      const after = await this.#upper.readBlob(e.blob as string)
+      let before: Uint8Array | undefined
+      if (e.base.type === 'file') {
+        try {
+          before = await super.loadBytes(e.target, { signal: selection.signal, maxBytes: this.diffBasisMaxBytes })
+        } catch {
+          before = undefined
+        }
+      }
+      if (!isText(after) || (before !== undefined && !isText(before))) {
+        out.push({ ...change, size: after.length, bytes: after })
+        continue
+      }
+      if (e.base.type === 'file' && before === undefined) {
+        out.push({ ...change, size: after.length })
+        continue
+      }
+      const diff = changeDiff(before === undefined ? '' : textOf(before), textOf(after))
+      out.push({ ...change, size: after.length, diff: diff.text, added: diff.added, removed: diff.removed })
+    }
+    return out
+  }
+
+  /** Drops the selected changes: the overlay shows the store's content there again. */
+  discard(selection: OverlaySelection = {}): Promise<number> {
+    return this.#lock.run(async () => {
+      const chosen = await this.#selected(selection)
+      const dropped: string[] = []
+      for (const e of chosen) {
+        if (e.blob !== undefined) dropped.push(e.blob)
+        this.#drop(e)
+      }
+      await this.#save(dropped)
+      return chosen.length
+    })
+  }
+
+  /**
+   * Applies the selected changes to the store. First every base is checked against the store: a
+   * path whose store content is no longer what the overlay was based on is a conflict, and nothing
+   * is applied. Then the changes are applied, each guarded by its base (so a writer that slips in
+   * between still fails the step): directories first, then files, then removes, deepest last. If a
+   * step fails, the steps applied are undone in reverse where their own guards allow (a file
+   * written back, a created one removed; a removed directory cannot come back), and the report
+   * says exactly what stands. Committed changes leave the overlay; after a failure it keeps all.
+   */
+  commit(selection: OverlaySelection = {}): Promise<OverlayCommitReport> {
+    return this.#lock.run(async () => {
+      const signal = selection.signal
+      const chosen = (await this.#selected(selection, true)).filter((e) => !(e.kind === 'directory' && e.base.type === 'directory' && !e.opaque))
+      const conflicts: { path: string; base: OverlayBase; now: OverlayBase }[] = []
+      const previous = new Map<Entry, Uint8Array>()
+      const already: OverlayStep[] = []
+      const pending: Entry[] = []
+      // An entry below a directory the commit replaces (removes, then makes again) is made anew: nothing of the store's is left there.
+      const replacedDirs = chosen.filter((d) => d.kind === 'directory' && d.opaque)
+      const fresh = new Set(chosen.filter((e) => replacedDirs.some((d) => d !== e && this.inner.contains(d.target, e.target))))
+      for (const e of chosen) {
+        const now = await this.#lowerBase(e.target, signal)
+        const current = now.type === 'file' ? await super.loadBytes(e.target, { signal, maxBytes: this.maxTextBytes }) : undefined
+        // What the store already holds (a commit that was cut short, run again; the same change made by someone else) is done.
+        if (await this.#landed(e, now, current)) {
+          already.push({ path: e.target.displayPath, kind: this.#kind(e) })
+          continue
+        }
+        // A directory's version is compared only where the commit removes what the store has below it.
+        const removesBelow = e.kind === 'whiteout' || (e.kind === 'directory' && e.opaque) || e.kind === 'file'
+        let same = now.type === e.base.type && (now.type === 'absent' || now.type === 'directory' || now.version === e.base.version)
+        // Where the commit removes a directory of the store, what it holds must be what the overlay saw.
+        if (same && now.type === 'directory' && removesBelow && e.tree !== undefined)
+          same = (await this.#lowerTree(e.target, signal)).join('\n') === e.tree.join('\n')
+        if (!same) conflicts.push({ path: e.target.displayPath, base: e.base, now })
+        else {
+          pending.push(e)
+          if (current !== undefined) previous.set(e, current)
+        }
+      }
+      if (conflicts.length > 0) return { outcome: 'conflict', standing: [], already: [], conflicts, undone: [] }
+      const lower = this.inner
+      const steps: { step: OverlayStep; entry: Entry; apply: () => Promise<Undo | undefined> }[] = []
+      // What a file or a directory replaces is removed in its own step; plain removes come last, deepest first.
+      for (const e of pending) {
+        const step = { path: e.target.displayPath, kind: this.#kind(e) }
+        if (e.kind === 'directory') steps.push({ step, entry: e, apply: () => this.#applyDirectory(lower, e, fresh.has(e), signal) })
+        if (e.kind === 'file') steps.push({ step, entry: e, apply: () => this.#applyFile(lower, e, previous.get(e), fresh.has(e), signal) })
+      }
+      // A remove below a directory the commit replaces is done by that directory's step.
+      for (const e of pending.filter((r) => r.kind === 'whiteout' && !fresh.has(r)).reverse()) {
+        steps.push({ step: { path: e.target.displayPath, kind: 'remove' }, entry: e, apply: () => this.#applyRemove(lower, e, previous.get(e), signal) })
+      }
+      const applied: { step: OverlayStep; entry: Entry; undo: Undo | undefined }[] = []
+      for (const { step, entry, apply } of steps) {
+        try {
+          applied.push({ step, entry, undo: await apply() })
+        } catch (err) {
+          const error = isFsError(err) ? err : FsError.io('write', step.path, String(err))
+          const undone: OverlayStep[] = []
+          const standing: OverlayStep[] = []
+          for (const done of applied.reverse()) {
+            try {
+              if (done.undo === undefined) throw new Error('cannot be undone')
+              // Written back, the store holds the base's content again, under a version of its own: the new base.
+              const restored = await done.undo()
+              if (restored !== undefined) done.entry.base = { type: 'file', version: restored }
+              undone.push(done.step)
+            } catch {
+              standing.push(done.step)
+            }
+          }
+          await this.#save()
+          return { outcome: 'failed', standing: standing.reverse(), already, conflicts: [], failure: { step, error }, undone }
+        }
+      }
+      const dropped: string[] = []
+      for (const e of chosen) {
+        if (e.blob !== undefined) dropped.push(e.blob)
+        this.#drop(e)
+      }
+      await this.#save(dropped)
+      return { outcome: 'committed', standing: applied.map((a) => a.step), already, conflicts: [], undone: [] }
+    })
+  }
+
+  /** Whether the store already holds what `e` would make it (`current`: its bytes, for a file). */
+  async #landed(e: Entry, now: OverlayBase, current: Uint8Array | undefined): Promise<boolean> {
+    if (e.kind === 'whiteout') return now.type === 'absent'
+    if (e.kind === 'directory') return now.type === 'directory' && !e.opaque
+    if (current === undefined || current.length !== e.size) return false
+    return Buffer.from(current).equals(await this.#upper.readBlob(e.blob as string))
+  }
+
+  async #applyDirectory(lower: FileSystem, e: Entry, fresh: boolean, signal: AbortSignal | undefined): Promise<Undo | undefined> {
+    // A directory where the store has a file, or an empty one in place of the store's: what was there goes first (a
+    // directory's content was checked against what the overlay saw, its own version is no guard on every store).
+    if (e.base.type === 'file' && !fresh) await lower.remove(e.target, { expected: { version: e.base.version as FsVersion }, signal })
+    if (e.base.type === 'directory' && !fresh) await lower.remove(e.target, { recursive: true, signal })
+    const { created } = await lower.createDirectory(e.target, { signal })
+    if (!created || e.base.type !== 'absent') return undefined
+    return async () => {
+      await lower.remove(e.target, { signal })
+      return undefined
+    }
+  }
+
+  /** Writes `e`'s content; `fresh`: in a directory the commit made anew, where nothing of the store's is left. */
+  async #applyFile(lower: FileSystem, e: Entry, previous: Uint8Array | undefined, fresh: boolean, signal: AbortSignal | undefined): Promise<Undo | undefined> {
+    const bytes = await this.#upper.readBlob(e.blob as string)
+    if (e.base.type === 'directory' && !fresh) await lower.remove(e.target, { recursive: true, signal })
+    const expected =
+      e.base.type === 'file' && !fresh ? ({ kind: 'replaceIfVersion', version: e.base.version as FsVersion } as const) : ({ kind: 'createIfAbsent' } as const)
+    const { version } = await lower.writeBytes(e.target, bytes, { expected, signal })
+    if (e.base.type === 'directory' && !fresh) return undefined
+    if (previous === undefined || fresh) {
+      return async () => {
+        await lower.remove(e.target, { expected: { version }, signal })
+        return undefined
+      }
+    }
+    return async () => (await lower.writeBytes(e.target, previous, { expected: { kind: 'replaceIfVersion', version }, signal })).version
+  }
+
+  async #applyRemove(lower: FileSystem, e: Entry, previous: Uint8Array | undefined, signal: AbortSignal | undefined): Promise<Undo | undefined> {
+    if (e.base.type === 'directory') {
+      await lower.remove(e.target, { recursive: true, signal })
+      return undefined
+    }
+    await lower.remove(e.target, { expected: { version: e.base.version as FsVersion }, signal })
+    if (previous === undefined) return undefined
+    return async () => (await lower.writeBytes(e.target, previous, { expected: { kind: 'createIfAbsent' }, signal })).version
+  }
+}
+
+/** Undoes a step; resolves to the version a file written back has (the entry's new base). */
+type Undo = () => Promise<FsVersion | undefined>

@@ -1,0 +1,252 @@
+/**
+ * OverlayFileSystem (issue 36): the overlay agrees with a plain store that took the same changes
+ * (drawn sequences), the store under it is untouched until the commit and holds exactly those
+ * changes after it; a change underneath blocks the commit and applies nothing; a store that fails
+ * part way leaves what the report says; the changeset shows diffs and binary bytes; changes kept
+ * in a store's directory survive a restart.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import fc from 'fast-check'
+import { afterAll, describe, expect, it } from 'vitest'
+import { LocalFileSystem } from '@seamfs/backend-local'
+import { MemoryFileSystem } from '@seamfs/backend-memory'
+import { isFsError, type FileSystem } from '@seamfs/core'
+import { FileSystemLayer, FsError, type FsTarget, type RemoveRequest, type WriteRequest, type WriteResult, type FsRemoveOutcome } from '@seamfs/core/backend'
+import { OverlayFileSystem } from '@seamfs/tools'
+
+const dirs: string[] = []
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+/** Every entry under `/w` of `fs`: a file's text, `null` for a directory (a link is what it names). */
+async function snapshot(fs: FileSystem): Promise<Record<string, string | null>> {
+  const out: Record<string, string | null> = {}
+  const root = await fs.resolve('/w')
+  if ((await fs.stat(root))?.type !== 'directory') return out
+  for await (const page of await fs.listTree(root)) {
+    for (const entry of page) {
+      out[entry.path] = entry.type === 'directory' ? null : entry.type === 'file' ? await fs.readText(await fs.resolve(`/w/${entry.path}`)) : '(other)'
+    }
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)))
+}
+
+const SEED: Record<string, string | null> = { 'a.txt': 'alpha\n', 'b.txt': 'beta\n', 'd/c.txt': 'gamma\n', 'd/e/f.txt': 'delta\n', 'x/': null }
+const seeded = (): MemoryFileSystem => new MemoryFileSystem({ cwd: '/w', files: SEED })
+
+const FILES = ['a.txt', 'b.txt', 'd/c.txt', 'd/e/f.txt', 'x/y.txt', 'n.txt', 'd/n.txt']
+const DIRS = ['d', 'd/e', 'x', 'z', 'z/q']
+
+type Op =
+  | { readonly op: 'write'; readonly path: string; readonly text: string }
+  | { readonly op: 'edit'; readonly path: string; readonly text: string }
+  | { readonly op: 'remove'; readonly path: string; readonly recursive: boolean }
+  | { readonly op: 'rename'; readonly from: string; readonly to: string; readonly overwrite: boolean }
+  | { readonly op: 'mkdir'; readonly path: string }
+
+const anyPath = fc.constantFrom(...FILES, ...DIRS)
+const OPS: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ op: fc.constant('write' as const), path: fc.constantFrom(...FILES), text: fc.constantFrom('one\n', 'two\n', 'x') }),
+  fc.record({ op: fc.constant('edit' as const), path: fc.constantFrom(...FILES), text: fc.constantFrom('EDIT', 'z') }),
+  fc.record({ op: fc.constant('remove' as const), path: anyPath, recursive: fc.boolean() }),
+  fc.record({ op: fc.constant('rename' as const), from: fc.constantFrom(...FILES), to: fc.constantFrom(...FILES), overwrite: fc.boolean() }),
+  fc.record({ op: fc.constant('mkdir' as const), path: fc.constantFrom(...DIRS) }),
+)
+
+/** Runs `op` on `fs`: `ok`, or the failure's code. */
+async function run(fs: FileSystem, op: Op): Promise<string> {
+  const at = (p: string) => fs.resolve(`/w/${p}`)
+  try {
+    if (op.op === 'write') await fs.writeText(await at(op.path), op.text)
+    if (op.op === 'edit') {
+      const target = await at(op.path)
+      const text = await fs.readText(target)
+      if (text.length === 0) return 'empty'
+      await fs.editText(target, { oldString: text.slice(0, 1), newString: op.text, replaceAll: false })
+    }
+    if (op.op === 'remove') await fs.remove(await at(op.path), { recursive: op.recursive })
+    if (op.op === 'rename') await fs.rename(await at(op.from), await at(op.to), { overwrite: op.overwrite })
+    if (op.op === 'mkdir') await fs.createDirectory(await at(op.path))
+    return 'ok'
+  } catch (err) {
+    if (isFsError(err)) return err.code
+    throw err
+  }
+}
+
+describe('OverlayFileSystem', () => {
+  it('agrees with a plain store that took the same changes; the store under it is untouched until the commit, then holds them (drawn)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(OPS, { minLength: 1, maxLength: 14 }), async (ops) => {
+        const lower = seeded()
+        const overlay = await OverlayFileSystem.open(lower)
+        const plain = seeded()
+        const before = await snapshot(lower)
+        for (const op of ops) {
+          // Directories move on the plain store; the overlay moves files only: such a move is left out of both.
+          if (op.op === 'rename' && (await plain.stat(await plain.resolve(`/w/${op.from}`)))?.type === 'directory') continue
+          expect(await run(overlay, op), JSON.stringify(op)).toBe(await run(plain, op))
+          expect(await snapshot(overlay), JSON.stringify(op)).toEqual(await snapshot(plain))
+        }
+        expect(await snapshot(lower)).toEqual(before)
+        const report = await overlay.commit()
+        expect(report.outcome, JSON.stringify(report)).toBe('committed')
+        expect(await snapshot(lower)).toEqual(await snapshot(plain))
+        expect(overlay.size).toBe(0)
+        expect(await snapshot(overlay)).toEqual(await snapshot(plain))
+      }),
+      { numRuns: Number(process.env['SEAMFS_OVERLAY_RUNS'] ?? 150), seed: Number(process.env['SEAMFS_OVERLAY_SEED'] ?? 36) },
+    )
+  })
+
+  it('a change underneath blocks the commit: the conflicting paths are named, nothing is applied, the overlay keeps its changes', async () => {
+    const lower = seeded()
+    const overlay = await OverlayFileSystem.open(lower)
+    await overlay.editText(await overlay.resolve('/w/a.txt'), { oldString: 'alpha', newString: 'ALPHA', replaceAll: false })
+    await overlay.writeText(await overlay.resolve('/w/n.txt'), 'new\n')
+    await overlay.remove(await overlay.resolve('/w/d'), { recursive: true })
+    // Another writer, straight on the store: a.txt changes, and a file appears in the removed directory.
+    await lower.writeText(await lower.resolve('/w/a.txt'), 'theirs\n')
+    await lower.writeText(await lower.resolve('/w/d/theirs.txt'), 'keep me\n')
+    const before = await snapshot(lower)
+    const report = await overlay.commit()
+    expect(report.outcome).toBe('conflict')
+    expect(report.conflicts.map((c) => c.path).sort()).toEqual(['/w/a.txt', '/w/d'])
+    expect(report.standing).toEqual([])
+    expect(await snapshot(lower)).toEqual(before)
+    expect((await overlay.changes()).map((c) => [c.path, c.kind])).toEqual([
+      ['/w/a.txt', 'update'],
+      ['/w/d', 'remove'],
+      ['/w/n.txt', 'create'],
+    ])
+    // Only the paths that do not conflict: committed alone.
+    const part = await overlay.commit({ paths: ['/w/n.txt'] })
+    expect(part.outcome).toBe('committed')
+    expect(await lower.readText(await lower.resolve('/w/n.txt'))).toBe('new\n')
+    expect((await overlay.changes()).map((c) => c.path)).toEqual(['/w/a.txt', '/w/d'])
+    // Discarded, the overlay shows the store again.
+    expect(await overlay.discard()).toBe(2)
+    expect(await snapshot(overlay)).toEqual(await snapshot(lower))
+  })
+
+  it('a store that fails part way: what was applied is undone where the guards allow, and the report says exactly what stands', async () => {
+    for (const failAt of [1, 2, 3]) {
+      const memory = seeded()
+      const lower = new Failing(memory, { writes: failAt })
+      const overlay = await OverlayFileSystem.open(lower)
+      await overlay.writeText(await overlay.resolve('/w/a.txt'), 'A\n')
+      await overlay.writeText(await overlay.resolve('/w/z/new.txt'), 'N\n')
+      await overlay.writeText(await overlay.resolve('/w/b.txt'), 'B\n')
+      const before = await snapshot(memory)
+      const report = await overlay.commit()
+      expect(report.outcome).toBe('failed')
+      expect(report.failure?.error.code).toBe('FS_IO_ERROR')
+      expect(report.standing, `failing write ${failAt}`).toEqual([])
+      // Every write before the failing one was undone; the directory made for z/new.txt too.
+      expect(await snapshot(memory), `failing write ${failAt}`).toEqual(before)
+      expect(overlay.size).toBe(4)
+      lower.heal()
+      expect((await overlay.commit()).outcome).toBe('committed')
+      expect(await snapshot(memory)).toMatchObject({ 'a.txt': 'A\n', 'b.txt': 'B\n', 'z/new.txt': 'N\n' })
+    }
+    // A removed directory cannot come back: a failure after it leaves it removed, and the report says so.
+    const memory = seeded()
+    const lower = new Failing(memory, { removes: 2 })
+    const overlay = await OverlayFileSystem.open(lower)
+    await overlay.remove(await overlay.resolve('/w/d'), { recursive: true })
+    await overlay.remove(await overlay.resolve('/w/a.txt'))
+    await overlay.writeText(await overlay.resolve('/w/b.txt'), 'B\n')
+    const report = await overlay.commit()
+    expect(report.outcome).toBe('failed')
+    expect(report.failure?.step).toEqual({ path: '/w/a.txt', kind: 'remove' })
+    expect(report.standing).toEqual([{ path: '/w/d', kind: 'remove' }])
+    expect(report.undone).toEqual([{ path: '/w/b.txt', kind: 'update' }])
+    expect(await snapshot(memory)).toEqual({ 'a.txt': 'alpha\n', 'b.txt': 'beta\n', x: null })
+    // Run again once the store works: what stands is recognised as done, the rest is applied.
+    lower.heal()
+    const again = await overlay.commit()
+    expect(again.outcome).toBe('committed')
+    expect(again.already).toEqual([{ path: '/w/d', kind: 'remove' }])
+    expect(await snapshot(memory)).toEqual({ 'b.txt': 'B\n', x: null })
+  })
+
+  it('changes(): kind, base version, a bounded diff for text, the bytes of a binary file', async () => {
+    const lower = seeded()
+    const baseVersion = (await lower.stat(await lower.resolve('/w/a.txt')))?.version
+    const overlay = await OverlayFileSystem.open(lower)
+    await overlay.editText(await overlay.resolve('/w/a.txt'), { oldString: 'alpha', newString: 'ALPHA', replaceAll: false })
+    await overlay.writeBytes(await overlay.resolve('/w/img.bin'), Uint8Array.of(0, 1, 2, 255))
+    await overlay.writeText(await overlay.resolve('/w/big.txt'), 'line\n'.repeat(5000))
+    await overlay.createDirectory(await overlay.resolve('/w/newdir'))
+    await overlay.rename(await overlay.resolve('/w/b.txt'), await overlay.resolve('/w/x/b.txt'))
+    const changes = await overlay.changes()
+    expect(changes.map((c) => [c.path, c.kind, c.type])).toEqual([
+      ['/w/a.txt', 'update', 'file'],
+      ['/w/b.txt', 'remove', 'absent'],
+      ['/w/big.txt', 'create', 'file'],
+      ['/w/img.bin', 'create', 'file'],
+      ['/w/newdir', 'create directory', 'directory'],
+      ['/w/x/b.txt', 'create', 'file'],
+    ])
+    const a = changes[0]!
+    expect(a.base).toEqual({ type: 'file', version: baseVersion })
+    expect(a.diff).toBe('@@ -1 +1 @@\n-alpha\n+ALPHA')
+    expect(changes[3]!.bytes).toEqual(Uint8Array.of(0, 1, 2, 255))
+    expect(changes[3]!.diff).toBeUndefined()
+    // As bounded as the edit tool's diff.
+    expect(Buffer.byteLength(changes[2]!.diff!)).toBeLessThan(9000)
+    expect(changes[2]!.added).toBe(5000)
+    // The store has not changed.
+    expect(await snapshot(lower)).toEqual(await snapshot(seeded()))
+  })
+
+  it('changes kept in a store directory survive a restart and commit from the new process’s overlay', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seamfs-overlay-upper-'))
+    dirs.push(dir)
+    const upper = { fs: new LocalFileSystem({ cwd: dir }), dir }
+    const lower = seeded()
+    const first = await OverlayFileSystem.open(lower, { upper })
+    await first.writeText(await first.resolve('/w/d/e/g.txt'), 'g\n')
+    await first.remove(await first.resolve('/w/b.txt'))
+    await first.editText(await first.resolve('/w/a.txt'), { oldString: 'alpha', newString: 'ALPHA', replaceAll: false })
+    const second = await OverlayFileSystem.open(lower, { upper })
+    expect(await snapshot(second)).toEqual(await snapshot(first))
+    expect((await second.commit()).outcome).toBe('committed')
+    expect(await snapshot(lower)).toEqual({
+      'a.txt': 'ALPHA\n',
+      d: null,
+      'd/c.txt': 'gamma\n',
+      'd/e': null,
+      'd/e/f.txt': 'delta\n',
+      'd/e/g.txt': 'g\n',
+      x: null,
+    })
+    expect((await OverlayFileSystem.open(lower, { upper })).size).toBe(0)
+  })
+})
+
+/** The memory store, failing its `writes`-th write or `removes`-th remove with a retryable I/O error until healed. */
+class Failing extends FileSystemLayer {
+  #writes = 0
+  #removes = 0
+  #healed = false
+  readonly #at: { readonly writes?: number; readonly removes?: number }
+  constructor(inner: FileSystem, at: { readonly writes?: number; readonly removes?: number }) {
+    super(inner)
+    this.#at = at
+  }
+  heal(): void {
+    this.#healed = true
+  }
+  protected override publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> | WriteResult {
+    if (!this.#healed && ++this.#writes === this.#at.writes) throw FsError.io('write', target.displayPath, 'the disk is gone', { retryable: true })
+    return super.publishBytes(target, bytes, request)
+  }
+  protected override removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> | FsRemoveOutcome {
+    if (!this.#healed && ++this.#removes === this.#at.removes) throw FsError.io('remove', target.displayPath, 'the disk is gone', { retryable: true })
+    return super.removeTarget(target, request)
+  }
+}
