@@ -6,11 +6,12 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { Found } from '@seamfs/core/backend'
 import type { ObservationPolicy } from '@seamfs/core'
 import type { McpRoot } from '@seamfs/mcp'
-import type { FileTool, ToolResult } from '@seamfs/tools'
+import type { FileTool, OverlayFileSystem, ToolResult } from '@seamfs/tools'
 import {
   ConfigError,
   isConfigError,
   MODULE_FILE,
+  OVERLAY_DIR,
   mountKey,
   parseFsUrl,
   PATHS_VIEWS,
@@ -19,6 +20,7 @@ import {
   type HarnessConfig,
   type PathsView,
 } from './config.js'
+import { changeJson, changeText, reportJson, reportText } from './overlay-output.js'
 import { isMissingPackage } from './backends.js'
 import { CONFIG_FILE, loadHarness, type Harness } from './harness.js'
 
@@ -66,6 +68,8 @@ interface GlobalOptions {
   readonly audit?: string
   /** `--trace`: the config's `tracing` on. */
   readonly trace?: boolean
+  /** `--overlay`: the config's `overlay` on (its own directory, or the default one). */
+  readonly overlay?: boolean
 }
 
 const pathsView = (value: string): PathsView => {
@@ -149,7 +153,8 @@ export async function readConfig(options: GlobalOptions, io: Io): Promise<Loaded
   const viewed = options.paths === undefined ? validated : { ...validated, paths: options.paths }
   // --audit on the command line: a path from the cwd, over the config's own.
   const audited = options.audit === undefined ? viewed : { ...viewed, audit: { ...viewed.audit, path: resolve(io.cwd, options.audit) } }
-  const config = options.trace === true ? { ...audited, tracing: true } : audited
+  const traced = options.trace === true ? { ...audited, tracing: true } : audited
+  const config = options.overlay === true ? { ...traced, overlay: traced.overlay ?? { dir: OVERLAY_DIR } } : traced
   if (options.fs !== undefined) {
     // --fs mounts one backend, in place of the config's backend or mounts.
     const { backend: _backend, mounts: _mounts, ...settings } = config
@@ -242,6 +247,7 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     .option('--allow-module', 'let a JSON config name a backend module (code) to load')
     .option('--paths <view>', "what paths the model sees: store (the store's own; host paths on local and SFTP) or workspace (the root as /)", pathsView)
     .option('--audit <file>', 'append one JSON line per change the tools make (and per one refused) to this file, which the model cannot touch')
+    .option('--overlay', `the model works on an overlay: nothing reaches the store until \`seamfs commit\` (changes kept in ./${OVERLAY_DIR})`)
     .option(
       '--trace',
       'OpenTelemetry spans and metrics of every call, to the SDK the process registers (node --import ./otel-setup.js); needs @opentelemetry/api',
@@ -422,6 +428,62 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
           : await runModuleConformance({ io, progress, json: o.json, ...limits, module: resolve(io.cwd, module) })
       if (failed) exitCode = 1
     })
+  /** Mounts the harness for an overlay command: one with no overlay configured is a usage error. */
+  const overlayCommand = async (run: (overlay: OverlayFileSystem, json: boolean) => Promise<void>): Promise<void> => {
+    const options = program.opts<GlobalOptions>()
+    const harness = await mount({ ...options, ...output }, io, paint(), (config) => ({ ...config, policy: false }))
+    try {
+      if (harness.overlay === undefined) {
+        io.stderr(paint().error('seamfs: no overlay: set "overlay": true in the config, or pass --overlay') + '\n')
+        exitCode = 2
+        return
+      }
+      await run(harness.overlay, output.json === true)
+    } finally {
+      await harness.close()
+    }
+  }
+  const paths = (given: readonly string[]): { paths?: readonly string[] } => (given.length === 0 ? {} : { paths: given })
+
+  program
+    .command('changes')
+    .addOption(jsonOption())
+    .addOption(quietOption())
+    .description('what the model changed on the overlay, not yet in the store: each path, its kind and its diff')
+    .argument('[paths...]', 'only these paths and what is below them')
+    .action((given: string[]) =>
+      overlayCommand(async (overlay, json) => {
+        const changes = await overlay.changes(paths(given))
+        if (json) io.stdout(`${JSON.stringify({ changes: changes.map(changeJson) })}\n`)
+        else io.stdout(changes.length === 0 ? 'No changes.\n' : `${changes.map((c) => changeText(c, paint())).join('\n')}\n`)
+      }),
+    )
+  program
+    .command('commit')
+    .addOption(jsonOption())
+    .addOption(quietOption())
+    .description("apply the overlay's changes to the store, each guarded by the version it was based on")
+    .argument('[paths...]', 'only these paths and what is below them (with the directories they need)')
+    .action((given: string[]) =>
+      overlayCommand(async (overlay, json) => {
+        const report = await overlay.commit(paths(given))
+        if (report.outcome !== 'committed') exitCode = 1
+        if (json) io.stdout(`${JSON.stringify(reportJson(report))}\n`)
+        else (report.outcome === 'committed' ? io.stdout : io.stderr)(`${reportText(report)}\n`)
+      }),
+    )
+  program
+    .command('discard')
+    .addOption(jsonOption())
+    .addOption(quietOption())
+    .description("drop the overlay's changes: the model sees the store again")
+    .argument('[paths...]', 'only these paths and what is below them')
+    .action((given: string[]) =>
+      overlayCommand(async (overlay, json) => {
+        const dropped = await overlay.discard(paths(given))
+        io.stdout(json ? `${JSON.stringify({ discarded: dropped })}\n` : `Discarded ${dropped} change${dropped === 1 ? '' : 's'}.\n`)
+      }),
+    )
   program
     .command('mcp')
     .addOption(quietOption())

@@ -75,6 +75,23 @@ export interface HarnessSettings {
    * `@opentelemetry/api` installed. Default `false`.
    */
   readonly tracing?: boolean | undefined
+  /**
+   * The model works on an overlay of the store (`OverlayFileSystem` of `@seamfs/tools`): every
+   * change lands there, and nothing reaches the store until a person runs `seamfs commit` (after
+   * `seamfs changes`), each change guarded by the version it was based on; `seamfs discard` drops
+   * them. `true`, or `{ dir }`: the directory of this machine (relative to the config's directory,
+   * default {@link OVERLAY_DIR}) where the changes are kept, across commands and restarts; the model
+   * can never touch it.
+   */
+  readonly overlay?: OverlayConfig | undefined
+}
+
+/** Where an overlay's changes are kept by default, relative to the config's directory. */
+export const OVERLAY_DIR = '.seamfs/overlay'
+
+/** See {@link HarnessSettings.overlay}. */
+export interface OverlayConfig {
+  readonly dir: string
 }
 
 /** See {@link HarnessSettings.audit}. */
@@ -191,7 +208,7 @@ const TOOL_KEYS: readonly string[] = [
  */
 export async function validateConfig(raw: unknown): Promise<HarnessConfig> {
   const c = configObject(raw, ROOT)
-  onlyKeys(c, '', ['$schema', 'backend', 'mounts', 'cwd', 'sandbox', 'policy', 'tools', 'paths', 'audit', 'tracing'])
+  onlyKeys(c, '', ['$schema', 'backend', 'mounts', 'cwd', 'sandbox', 'policy', 'tools', 'paths', 'audit', 'tracing', 'overlay'])
   let audit: AuditConfig | undefined
   if (typeof c['audit'] === 'string' && c['audit'] !== '') audit = { path: c['audit'] }
   else if (c['audit'] !== undefined) {
@@ -207,6 +224,15 @@ export async function validateConfig(raw: unknown): Promise<HarnessConfig> {
         throw new ConfigError(`audit.${k}`, `an integer of at least ${min}`, v)
     }
     audit = definedOnly({ path, maxBytes: a['maxBytes'] as number | undefined, keep: a['keep'] as number | undefined })
+  }
+  let overlay: OverlayConfig | undefined
+  if (c['overlay'] === true) overlay = { dir: OVERLAY_DIR }
+  else if (c['overlay'] !== undefined && c['overlay'] !== false) {
+    if (typeof c['overlay'] !== 'object' || c['overlay'] === null || Array.isArray(c['overlay']))
+      throw new ConfigError('overlay', 'true, false or { dir }', c['overlay'])
+    const o = configObject(c['overlay'], 'overlay')
+    onlyKeys(o, 'overlay', ['dir'])
+    overlay = { dir: str(o, 'overlay', 'dir') ?? OVERLAY_DIR }
   }
   const paths = c['paths']
   if (paths !== undefined && (typeof paths !== 'string' || !(PATHS_VIEWS as readonly string[]).includes(paths))) {
@@ -243,7 +269,7 @@ export async function validateConfig(raw: unknown): Promise<HarnessConfig> {
   }
   return {
     ...backends,
-    ...definedOnly({ cwd: str(c, '', 'cwd'), sandbox, policy, tools, paths: paths as PathsView | undefined, audit, tracing: bool(c, '', 'tracing') }),
+    ...definedOnly({ cwd: str(c, '', 'cwd'), sandbox, policy, tools, paths: paths as PathsView | undefined, audit, tracing: bool(c, '', 'tracing'), overlay }),
   }
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -15,7 +15,7 @@ import {
   type SandboxOptions,
 } from '@seamfs/core'
 import { Found, isConfigError, type ConfigEnv } from '@seamfs/core/backend'
-import { createFileTools, type FileTool } from '@seamfs/tools'
+import { createFileTools, OverlayFileSystem, type FileTool } from '@seamfs/tools'
 import { backendDefinition } from './backends.js'
 import { ConfigError, validateConfig, type BackendConfig, type HarnessConfig } from './config.js'
 import { withConfigKey } from './config-error-text.js'
@@ -71,8 +71,10 @@ export interface Harness {
   readonly warnings: readonly string[]
   /** The fence in force (the defaults filled in). */
   readonly sandbox: HarnessSandbox
-  /** The store under the sandbox: the backend, or the `MountFileSystem` of the config's `mounts`. */
+  /** The store under the sandbox: the backend, or the `MountFileSystem` of the config's `mounts` (with an overlay: the overlay over it). */
   readonly backend: FileSystem
+  /** With the config's `overlay`: the overlay the model works on, whose changes a person commits or discards. */
+  readonly overlay: OverlayFileSystem | undefined
   readonly fs: FileSystem
   readonly policy: ObservationPolicy | undefined
   readonly tools: FileTool[]
@@ -220,6 +222,8 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
     ...harnessCodePaths(configs.some((b) => b.type === 'local') ? '@seamfs/backend-local' : undefined),
     // The audit trail is never the model's to change (or to remove, to hide what it did).
     ...(config.audit === undefined ? [] : auditLogFiles(config.audit.path, config.audit.keep)),
+    // Nor are the overlay's changes, whose commit a person decides.
+    ...(config.overlay === undefined ? [] : [config.overlay.dir]),
   ].map((file) => resolve(baseDir, file))
   const sandbox = harnessSandbox(config)
   let backend: FileSystem
@@ -236,9 +240,11 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
     await assertRootThere(backend, sandbox)
     const served =
       config === validated || single === undefined ? await describeStores(config, baseDir) : `${await describeBackend(single, baseDir)}, shown as /`
+    const overlayDir = config.overlay === undefined ? undefined : resolve(baseDir, config.overlay.dir)
+    const overlay = overlayDir === undefined ? undefined : { fs: await openOverlay(backend, overlayDir), dir: overlayDir }
     const audit = config.audit === undefined ? undefined : new AuditLog(resolve(baseDir, config.audit.path), config.audit)
     try {
-      return await harnessOver(config, backend, sandbox, protectedPaths, served, warnings, hostMounts, audit)
+      return await harnessOver(config, overlay?.fs ?? backend, sandbox, protectedPaths, served, warnings, hostMounts, audit, overlay)
     } catch (err) {
       audit?.close()
       throw err
@@ -246,6 +252,23 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
   } catch (err) {
     await backend.close().catch(() => undefined)
     throw err
+  }
+}
+
+/** The overlay over `backend` whose changes are kept in `dir`, a directory of this machine (made if missing). */
+async function openOverlay(backend: FileSystem, dir: string): Promise<OverlayFileSystem> {
+  // The changes live on this machine's disk: the local backend (an optional peer) keeps them.
+  let local: typeof import('@seamfs/backend-local')
+  try {
+    local = await import('@seamfs/backend-local')
+  } catch (err) {
+    throw new ConfigError('overlay', 'the package @seamfs/backend-local installed (the overlay keeps its changes on this disk)', (err as Error).message)
+  }
+  try {
+    mkdirSync(dir, { recursive: true })
+    return await OverlayFileSystem.open(backend, { upper: { fs: new local.LocalFileSystem({ cwd: dir }), dir } })
+  } catch (err) {
+    throw new ConfigError('overlay.dir', 'a directory of this machine where the overlay keeps its changes', `${dir} (${(err as Error).message})`)
   }
 }
 
@@ -325,6 +348,7 @@ async function harnessOver(
   warnings: readonly string[],
   hostMounts: readonly (readonly [point: string, hostRoot: string])[] | undefined,
   audit: AuditLog | undefined,
+  overlay: { readonly fs: OverlayFileSystem; readonly dir: string } | undefined,
 ): Promise<Harness> {
   const sandboxed = new SandboxedFileSystem(backend, { ...sandbox, protectedPaths, protectedNames: PROTECTED_NAMES })
   // With an audit log, every call goes through one layer of events outside the fence: its refusals are lines too.
@@ -346,10 +370,11 @@ async function harnessOver(
   }
   return {
     config,
-    description: `${served}; ${describeSandbox(sandbox)}; read-before-write ${policy === undefined ? 'off' : 'on'}${audit === undefined ? '' : `; audit log ${audit.path}`}${config.tracing === true ? '; tracing on' : ''}`,
+    description: `${served}${overlay === undefined ? '' : ` under an overlay (changes kept in ${overlay.dir} until committed)`}; ${describeSandbox(sandbox)}; read-before-write ${policy === undefined ? 'off' : 'on'}${audit === undefined ? '' : `; audit log ${audit.path}`}${config.tracing === true ? '; tracing on' : ''}`,
     warnings,
     sandbox,
     backend,
+    overlay: overlay?.fs,
     fs,
     policy,
     tools,

@@ -39,7 +39,7 @@ describe('validateConfig: a wrong config names the key, what was expected and wh
       'unknown top-level key',
       { backend: local, colour: 'red' },
       'colour',
-      'expected one of the keys $schema, backend, mounts, cwd, sandbox, policy, tools, paths, audit, tracing, found an unknown key',
+      'expected one of the keys $schema, backend, mounts, cwd, sandbox, policy, tools, paths, audit, tracing, overlay, found an unknown key',
     ],
     ['backend a number', { backend: 42 }, 'backend', 'expected an object, found the number 42'],
     ['backend without a type', { backend: {} }, 'backend.type', `expected ${BACKEND_TYPES}, found nothing`],

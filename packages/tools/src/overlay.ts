@@ -189,9 +189,17 @@ class MemoryUpper implements Upper {
   writeState(): void {}
 }
 
+/**
+ * The state file is the commit point: a blob is written first (under a name of its own), then the
+ * state that names it, guarded by the version of the state this process last read or wrote. Another
+ * process that changed the state meanwhile makes the write fail, and this process reads the state
+ * again: two processes on one overlay never lose each other's changes.
+ */
 class StoreUpper implements Upper {
   readonly #fs: FileSystem
   readonly #dir: string
+  /** The version of the state file as this process last read or wrote it (`undefined`: none yet). */
+  #version: FsVersion | undefined
   constructor({ fs, dir }: OverlayUpper) {
     this.#fs = fs
     this.#dir = dir
@@ -209,16 +217,37 @@ class StoreUpper implements Upper {
     await this.#fs.remove(await this.#at(`blobs/${id}`)).catch(() => undefined)
   }
   async readState(): Promise<string | undefined> {
-    try {
-      return await this.#fs.readText(await this.#at('overlay.json'))
-    } catch (err) {
+    const opened = await this.#fs.openFile(await this.#at('overlay.json')).catch((err: unknown) => {
       if (isFsError(err, 'FS_NOT_FOUND')) return undefined
       throw err
-    }
+    })
+    this.#version = opened?.info.version
+    if (opened === undefined) return undefined
+    const chunks: Uint8Array[] = []
+    for await (const chunk of opened.chunks) chunks.push(new Uint8Array(chunk))
+    return Buffer.concat(chunks).toString('utf8')
+  }
+  /** Whether another process wrote the state since this one last read or wrote it. */
+  async changed(): Promise<boolean> {
+    return (await this.#fs.stat(await this.#at('overlay.json')))?.version !== this.#version
   }
   async writeState(text: string): Promise<void> {
-    await this.#fs.writeText(await this.#at('overlay.json'), text)
+    const expected = this.#version === undefined ? ({ kind: 'createIfAbsent' } as const) : ({ kind: 'replaceIfVersion', version: this.#version } as const)
+    this.#version = (await this.#fs.writeText(await this.#at('overlay.json'), text, { expected, before: false })).version
   }
+}
+
+/** The saved state in `text` (none: `undefined`); anything else is refused, naming the file. */
+function parseState(text: string | undefined, name: string): SavedState | undefined {
+  if (text === undefined) return undefined
+  let saved: SavedState
+  try {
+    saved = JSON.parse(text) as SavedState
+  } catch (err) {
+    throw FsError.io('read', name, `not an overlay's state: ${(err as Error).message}`)
+  }
+  if (saved.format !== 1) throw FsError.unsupported('read', name, `overlay state format ${String(saved.format)}`)
+  return saved
 }
 
 /** One mutation at a time: the overlay's guards are checked and its state changed under this lock. */
@@ -296,15 +325,15 @@ export class OverlayFileSystem extends FileSystemLayer {
   readonly #hiders = new Set<Entry>()
   /** The overlay's files by the path they were made at: a path through one of them is a path through a file. */
   readonly #files = new Map<string, Entry>()
-  readonly #nonce: string
+  #nonce: string
   #counter: number
   readonly #capabilities: FsCapabilities
 
   private constructor(lower: FileSystem, upper: Upper, saved: SavedState | undefined) {
     super(lower)
     this.#upper = upper
-    this.#nonce = saved?.nonce ?? Math.random().toString(36).slice(2, 10)
-    this.#counter = saved?.counter ?? 0
+    this.#nonce = Math.random().toString(36).slice(2, 10)
+    this.#counter = 0
     const caps = lower.capabilities
     this.#capabilities = Object.freeze({
       symlinks: caps.symlinks,
@@ -322,7 +351,19 @@ export class OverlayFileSystem extends FileSystemLayer {
       createDirectory: 'native',
       listTree: 'walk',
     } satisfies FsCapabilities)
-    for (const e of saved?.entries ?? []) {
+    this.#load(saved)
+  }
+
+  /** The overlay's state from what was saved (nothing: empty). */
+  #load(saved: SavedState | undefined): void {
+    this.#entries.clear()
+    this.#children.clear()
+    this.#hiders.clear()
+    this.#files.clear()
+    if (saved === undefined) return
+    this.#nonce = saved.nonce
+    this.#counter = saved.counter
+    for (const e of saved.entries) {
       this.#put({
         target: { targetKey: e.key as FsTargetKey, displayPath: e.path },
         parentKey: e.parentKey as FsTargetKey | undefined,
@@ -338,6 +379,28 @@ export class OverlayFileSystem extends FileSystemLayer {
     }
   }
 
+  /** Mutations running: the state is not read again under them. */
+  #busy = 0
+
+  /** Reads the state again where another process changed it (changes kept in a store's directory). */
+  async #sync(): Promise<void> {
+    if (this.#busy > 0 || !(this.#upper instanceof StoreUpper)) return
+    if (await this.#upper.changed()) this.#load(parseState(await this.#upper.readState(), this.#stateName))
+  }
+
+  /** Runs a mutation of the overlay alone, on its latest state. */
+  #mutate<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#lock.run(async () => {
+      await this.#sync()
+      this.#busy++
+      try {
+        return await fn()
+      } finally {
+        this.#busy--
+      }
+    })
+  }
+
   /**
    * An overlay over `lower`. With `options.upper`, the changes kept in its directory by an earlier
    * overlay (over the same store) are taken up again.
@@ -345,18 +408,14 @@ export class OverlayFileSystem extends FileSystemLayer {
   static async open(lower: FileSystem, options: OverlayOptions = {}): Promise<OverlayFileSystem> {
     if (options.upper === undefined) return new OverlayFileSystem(lower, new MemoryUpper(), undefined)
     const upper = new StoreUpper(options.upper)
-    const text = await upper.readState()
-    let saved: SavedState | undefined
-    if (text !== undefined) {
-      try {
-        saved = JSON.parse(text) as SavedState
-      } catch (err) {
-        throw FsError.io('read', posix.join(options.upper.dir, 'overlay.json'), `not an overlay's state: ${(err as Error).message}`)
-      }
-      if (saved.format !== 1) throw FsError.unsupported('read', posix.join(options.upper.dir, 'overlay.json'), `overlay state format ${String(saved.format)}`)
-    }
-    return new OverlayFileSystem(lower, upper, saved)
+    const saved = parseState(await upper.readState(), posix.join(options.upper.dir, 'overlay.json'))
+    const overlay = new OverlayFileSystem(lower, upper, saved)
+    overlay.#stateName = posix.join(options.upper.dir, 'overlay.json')
+    return overlay
   }
+
+  /** The state file's path, for errors. */
+  #stateName = 'overlay.json'
 
   override get capabilities(): FsCapabilities {
     return this.#capabilities
@@ -413,7 +472,16 @@ export class OverlayFileSystem extends FileSystemLayer {
         ...(e.blob === undefined ? {} : { blob: e.blob, size: e.size }),
       })),
     }
-    await this.#upper.writeState(JSON.stringify(state))
+    try {
+      await this.#upper.writeState(JSON.stringify(state))
+    } catch (err) {
+      // Not saved: what this process holds is not the overlay's state. Read it again; the call fails.
+      this.#load(parseState(await this.#upper.readState(), this.#stateName))
+      if (isFsError(err, 'FS_STALE_VERSION') || isFsError(err, 'FS_NOT_OBSERVED')) {
+        throw FsError.io('write', this.#stateName, 'another process changed the overlay at the same time; try again', { retryable: true })
+      }
+      throw err
+    }
     for (const blob of dropped) await this.#upper.dropBlob(blob)
   }
 
@@ -576,6 +644,7 @@ export class OverlayFileSystem extends FileSystemLayer {
   // ---- the hooks ----
 
   protected override async resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
+    await this.#sync()
     const target = await super.resolvePath(path, cwd, signal)
     // A path through a file the overlay made is a path through a file. (Reached through an alias of
     // its directory, it is not caught here: such a path is absent, and a write there is refused.)
@@ -587,11 +656,13 @@ export class OverlayFileSystem extends FileSystemLayer {
     return target
   }
 
-  protected override statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
+  protected override async statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
+    await this.#sync()
     return this.#stat(target, signal)
   }
 
   protected override async lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
+    await this.#sync()
     const own = await super.lstatPath(path, cwd, signal)
     if (this.#entries.size === 0) return own
     if (own?.type === 'symlink') {
@@ -603,6 +674,7 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   protected override async loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
+    await this.#sync()
     if (this.#view(target) === 'lower') return super.loadBytes(target, request)
     const bytes = await this.#bytes(target, 'read', request)
     // The overlay's own bytes are its content: a caller that keeps them gets a copy.
@@ -610,12 +682,14 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   protected override async openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks> {
+    await this.#sync()
     const view = this.#view(target)
     if (view === 'lower') return super.openBytes(target, signal)
     return chunked(await this.#bytes(target, 'read', { signal, maxBytes: Number.MAX_SAFE_INTEGER }))
   }
 
   protected override async openTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<OpenedFile> {
+    await this.#sync()
     const view = this.#view(target)
     if (view === 'lower') return super.openTarget(target, signal)
     if (view === undefined) throw FsError.notFound('read', target.displayPath)
@@ -624,6 +698,7 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   protected override async listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
+    await this.#sync()
     const view = this.#view(target)
     if (view === undefined) throw FsError.notFound('list', target.displayPath)
     if (view !== 'lower' && view.kind !== 'directory') throw FsError.notDirectory('list', target.displayPath)
@@ -667,7 +742,7 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   protected override publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
-    return this.#lock.run(async () => {
+    return this.#mutate(async () => {
       const path = target.displayPath
       const info = await this.#stat(target, request.signal)
       if (info !== undefined && info.type !== 'file') throw FsError.notRegularFile('write', path)
@@ -689,7 +764,7 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   protected override updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
-    return this.#lock.run(async () => {
+    return this.#mutate(async () => {
       const path = target.displayPath
       const info = await this.#stat(target, request.signal)
       if (info !== undefined && info.type !== 'file') throw FsError.notRegularFile('edit', path)
@@ -703,7 +778,7 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   protected override removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
-    return this.#lock.run(async () => {
+    return this.#mutate(async () => {
       const path = target.displayPath
       const { expected, recursive, maxEntries, signal } = request
       const info = await this.#stat(target, signal)
@@ -749,7 +824,7 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   protected override renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
-    return this.#lock.run(async () => {
+    return this.#mutate(async () => {
       const path = from.displayPath
       const { expected, overwrite, signal } = request
       const info = await this.#stat(from, signal)
@@ -791,7 +866,7 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   protected override makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
-    return this.#lock.run(async () => {
+    return this.#mutate(async () => {
       const info = await this.#stat(target, signal)
       if (info?.type === 'directory') return false
       if (info !== undefined) throw FsError.notDirectory('create directory', target.displayPath)
@@ -837,6 +912,7 @@ export class OverlayFileSystem extends FileSystemLayer {
    * overlay first changed it, and for a text file the diff against the store's content now.
    */
   async changes(selection: OverlaySelection = {}): Promise<OverlayChange[]> {
+    await this.#sync()
     const out: OverlayChange[] = []
     for (const e of await this.#selected(selection)) {
       // A directory that was already there and only holds changes is no change of its own.
@@ -871,7 +947,7 @@ export class OverlayFileSystem extends FileSystemLayer {
 
   /** Drops the selected changes: the overlay shows the store's content there again. */
   discard(selection: OverlaySelection = {}): Promise<number> {
-    return this.#lock.run(async () => {
+    return this.#mutate(async () => {
       const chosen = await this.#selected(selection)
       const dropped: string[] = []
       for (const e of chosen) {
@@ -893,7 +969,7 @@ export class OverlayFileSystem extends FileSystemLayer {
    * says exactly what stands. Committed changes leave the overlay; after a failure it keeps all.
    */
   commit(selection: OverlaySelection = {}): Promise<OverlayCommitReport> {
-    return this.#lock.run(async () => {
+    return this.#mutate(async () => {
       const signal = selection.signal
       const chosen = (await this.#selected(selection, true)).filter((e) => !(e.kind === 'directory' && e.base.type === 'directory' && !e.opaque))
       const conflicts: { path: string; base: OverlayBase; now: OverlayBase }[] = []

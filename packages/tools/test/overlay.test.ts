@@ -226,6 +226,35 @@ describe('OverlayFileSystem', () => {
     })
     expect((await OverlayFileSystem.open(lower, { upper })).size).toBe(0)
   })
+
+  it('two overlays on one directory (as two processes): each sees the other’s changes, and concurrent ones are never lost', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seamfs-overlay-shared-'))
+    dirs.push(dir)
+    const lower = seeded()
+    const open = () => OverlayFileSystem.open(lower, { upper: { fs: new LocalFileSystem({ cwd: dir }), dir } })
+    const [a, b] = await Promise.all([open(), open()])
+    await a.writeText(await a.resolve('/w/from-a.txt'), 'a\n')
+    expect(await b.readText(await b.resolve('/w/from-a.txt'))).toBe('a\n')
+    await b.remove(await b.resolve('/w/from-a.txt'))
+    expect(await a.stat(await a.resolve('/w/from-a.txt'))).toBeUndefined()
+    // 20 rounds of both writing at once: a write told to try again is tried again; none is lost.
+    const write = async (o: OverlayFileSystem, name: string): Promise<void> => {
+      for (;;) {
+        try {
+          await o.writeText(await o.resolve(`/w/n/${name}`), name)
+          return
+        } catch (err) {
+          if (!(isFsError(err, 'FS_IO_ERROR') && err.retryable)) throw err
+        }
+      }
+    }
+    for (let i = 0; i < 20; i++) await Promise.all([write(a, `a${i}`), write(b, `b${i}`)])
+    const third = await open()
+    const names = (await third.listDir(await third.resolve('/w/n'))).map((e) => e.name)
+    expect(names.sort()).toEqual([...Array.from({ length: 20 }, (_, i) => `a${i}`), ...Array.from({ length: 20 }, (_, i) => `b${i}`)].sort())
+    expect((await third.commit()).outcome).toBe('committed')
+    expect((await lower.listDir(await lower.resolve('/w/n'))).length).toBe(40)
+  })
 })
 
 /** The memory store, failing its `writes`-th write or `removes`-th remove with a retryable I/O error until healed. */
