@@ -7,6 +7,7 @@ import {
   checkGuard,
   FileSystemLayer,
   FsError,
+  FsTargetKey,
   FsVersion,
   isFsError,
   type Awaitable,
@@ -19,7 +20,6 @@ import {
   type FsRemoveOutcome,
   type FsRenameOutcome,
   type FsTarget,
-  type FsTargetKey,
   type OpenedFile,
   type ReadRequest,
   type RemoveRequest,
@@ -237,6 +237,19 @@ class StoreUpper implements Upper {
   }
 }
 
+/**
+ * A key of the overlay's own: for a path below `anchor` (an entry where the overlay made a directory
+ * anew, or removed one) that the store cannot name. NUL never appears in the store's keys.
+ */
+function mintedKey(anchor: FsTargetKey, rest: string): FsTargetKey {
+  return FsTargetKey(`${anchor}\u0000${rest}`)
+}
+
+const isMinted = (key: FsTargetKey): boolean => key.includes('\u0000')
+
+/** The parent key of an entry made through a link of the store's: listed by no directory of the overlay's own. */
+const UNPLACED = FsTargetKey('\u0000unplaced')
+
 /** The saved state in `text` (none: `undefined`); anything else is refused, naming the file. */
 function parseState(text: string | undefined, name: string): SavedState | undefined {
   if (text === undefined) return undefined
@@ -310,7 +323,13 @@ const textOf = (bytes: Uint8Array): string => {
  *   and change when the store changes; one it changed keeps the overlay's content whatever the store does;
  * - the first change of a path records what the store held there (its type and version): the base
  *   {@link commit} checks before anything is applied;
- * - a move of a file the store holds copies its bytes into the overlay (up to `maxTextBytes`).
+ * - a move of a file the store holds copies its bytes into the overlay (up to `maxTextBytes`);
+ * - a path the store cannot name as the overlay sees it (below a file of the store the overlay
+ *   replaced with a directory; through a link of the store inside a directory the overlay removed)
+ *   gets a key of the overlay's own, and the commit finds it in the store by its path;
+ * - with changes kept in a store's directory, every call first rereads the state if another
+ *   process wrote it, and every change writes it guarded: two processes never lose a change (the
+ *   one that lost the race fails with a retryable `FS_IO_ERROR`, nothing changed).
  */
 export class OverlayFileSystem extends FileSystemLayer {
   readonly #upper: Upper
@@ -325,6 +344,13 @@ export class OverlayFileSystem extends FileSystemLayer {
   readonly #hiders = new Set<Entry>()
   /** The overlay's files by the path they were made at: a path through one of them is a path through a file. */
   readonly #files = new Map<string, Entry>()
+  /**
+   * The entries below which the store's namespace is not the overlay's, by the path they were made
+   * at: a directory made where the store has a file or a removed directory, and a removed file or directory.
+   * A path below one that the store resolves elsewhere (through a link of the removed directory) or
+   * not at all (through the file) gets a key of the overlay's own ({@link mintedKey}).
+   */
+  readonly #mints = new Map<string, Entry>()
   #nonce: string
   #counter: number
   readonly #capabilities: FsCapabilities
@@ -360,6 +386,7 @@ export class OverlayFileSystem extends FileSystemLayer {
     this.#children.clear()
     this.#hiders.clear()
     this.#files.clear()
+    this.#mints.clear()
     if (saved === undefined) return
     this.#nonce = saved.nonce
     this.#counter = saved.counter
@@ -437,6 +464,9 @@ export class OverlayFileSystem extends FileSystemLayer {
     siblings.add(entry)
     if (entry.base.type === 'directory' && (entry.kind !== 'directory' || entry.opaque)) this.#hiders.add(entry)
     if (entry.kind === 'file') this.#files.set(entry.target.displayPath, entry)
+    if (entry.base.type !== 'absent' && (entry.kind === 'directory' ? entry.opaque : entry.kind === 'whiteout')) {
+      this.#mints.set(entry.target.displayPath, entry)
+    }
   }
 
   #drop(entry: Entry): void {
@@ -444,6 +474,7 @@ export class OverlayFileSystem extends FileSystemLayer {
     this.#children.get(entry.parentKey)?.delete(entry)
     this.#hiders.delete(entry)
     if (this.#files.get(entry.target.displayPath) === entry) this.#files.delete(entry.target.displayPath)
+    if (this.#mints.get(entry.target.displayPath) === entry) this.#mints.delete(entry.target.displayPath)
   }
 
   #version(): FsVersion {
@@ -485,11 +516,63 @@ export class OverlayFileSystem extends FileSystemLayer {
     for (const blob of dropped) await this.#upper.dropBlob(blob)
   }
 
+  /** The entry of {@link #mints} nearest above `path` (by its text), and the names below it. */
+  #mintAbove(path: string): { entry: Entry; rest: string } | undefined {
+    for (let at = posix.dirname(path), up = path; at !== up; up = at, at = posix.dirname(at)) {
+      const entry = this.#mints.get(at)
+      if (entry !== undefined) return { entry, rest: path.slice(at === '/' ? 1 : at.length + 1) }
+    }
+    return undefined
+  }
+
+  /**
+   * A key of the overlay's own for `path`, below `mint`: anchored at the nearest directory above the
+   * path that the store resolves inside `mint`, so that the key stays the same whatever the overlay
+   * makes on the way later.
+   */
+  async #mintedTarget(path: string, mint: Entry, signal: AbortSignal | undefined): Promise<FsTarget> {
+    for (let at = posix.dirname(path), up = path; at !== up; up = at, at = posix.dirname(at)) {
+      let found: FsTarget | undefined
+      try {
+        found = await super.resolvePath(at, undefined, signal)
+      } catch {
+        found = undefined
+      }
+      if (found !== undefined && (found.targetKey === mint.target.targetKey || this.inner.contains(mint.target, found))) {
+        return { targetKey: mintedKey(found.targetKey, path.slice(at === '/' ? 1 : at.length + 1)), displayPath: path }
+      }
+    }
+    return { targetKey: mintedKey(mint.target.targetKey, path.slice(mint.target.displayPath.length + 1)), displayPath: path }
+  }
+
+  /** The store's target of the entry a key of the overlay's own hangs from. */
+  #anchorOf(key: FsTargetKey): FsTarget {
+    const anchor = FsTargetKey(key.slice(0, key.indexOf('\u0000')))
+    return this.#entries.get(anchor)?.target ?? { targetKey: anchor, displayPath: '' }
+  }
+
+  /** Containment, keys of the overlay's own included (below their anchor, `/`-joined names). */
+  override contains(parent: FsTarget, child: FsTarget): boolean {
+    const [p, c] = [parent.targetKey, child.targetKey]
+    if (!isMinted(c) && !isMinted(p)) return this.inner.contains(parent, child)
+    if (p === c) return true
+    if (isMinted(p)) return c.startsWith(`${p}/`)
+    const anchor = this.#anchorOf(c)
+    return anchor.targetKey === p || this.inner.contains(parent, anchor)
+  }
+
+  override fileUrl(target: FsTarget): string {
+    const key = target.targetKey
+    if (!isMinted(key)) return this.inner.fileUrl(target)
+    const rest = key.slice(key.indexOf('\u0000') + 1)
+    return `${this.inner.fileUrl(this.#anchorOf(key))}/${rest.split('/').map(encodeURIComponent).join('/')}`
+  }
+
   /** The entry that hides what the store has at `target` (one of {@link #hiders} above it), if any. */
   #shadowOf(target: FsTarget): Entry | undefined {
     if (this.#hiders.size === 0) return undefined
     for (const hider of this.#hiders) {
-      if (hider.target.targetKey !== target.targetKey && this.inner.contains(hider.target, target)) return hider
+      if (hider.target.targetKey !== target.targetKey && this.contains(hider.target, target)) return hider
     }
     return undefined
   }
@@ -498,6 +581,8 @@ export class OverlayFileSystem extends FileSystemLayer {
   #view(target: FsTarget): Entry | 'lower' | undefined {
     const entry = this.#entries.get(target.targetKey)
     if (entry !== undefined) return entry.kind === 'whiteout' ? undefined : entry
+    // A key of the overlay's own names nothing of the store's.
+    if (isMinted(target.targetKey)) return undefined
     return this.#shadowOf(target) === undefined ? 'lower' : undefined
   }
 
@@ -530,6 +615,7 @@ export class OverlayFileSystem extends FileSystemLayer {
 
   /** The store's state at `target` now, as a base. */
   async #lowerBase(target: FsTarget, signal: AbortSignal | undefined): Promise<OverlayBase> {
+    if (isMinted(target.targetKey)) return { type: 'absent' }
     let info: FsInfo | undefined
     try {
       info = await super.statTarget(target, signal)
@@ -544,15 +630,27 @@ export class OverlayFileSystem extends FileSystemLayer {
   async #place(target: FsTarget, signal: AbortSignal | undefined): Promise<{ parent: FsTarget; name: string } | undefined> {
     const dir = posix.dirname(target.displayPath)
     if (dir === target.displayPath) return undefined
-    const parent = await super.resolvePath(dir, undefined, signal)
+    const parent = await this.#resolve(dir, undefined, signal)
     if (parent.targetKey === target.targetKey) return undefined
     return { parent, name: posix.basename(target.displayPath) }
+  }
+
+  /**
+   * Where an entry at `target` is listed: its parent and name, unless the path's last name is a
+   * link of the store's (`target` is what it leads to, elsewhere): then nowhere of the overlay's
+   * own ({@link UNPLACED}), the store's listing of the place it leads to showing it by its key.
+   */
+  async #entryPlace(target: FsTarget, signal: AbortSignal | undefined): Promise<{ parent: FsTarget; name: string } | undefined> {
+    const place = await this.#place(target, signal)
+    if (place === undefined || isMinted(target.targetKey)) return place
+    const own = await super.lstatPath(target.displayPath, undefined, signal)
+    return own?.type === 'symlink' ? { parent: { targetKey: UNPLACED, displayPath: '' }, name: place.name } : place
   }
 
   /** A new entry at `target` of `kind` (its base the earlier entry's, or the store's now). */
   async #entryAt(target: FsTarget, kind: Entry['kind'], signal: AbortSignal | undefined): Promise<Entry> {
     const old = this.#entries.get(target.targetKey)
-    const place = old === undefined ? await this.#place(target, signal) : undefined
+    const place = old === undefined ? await this.#entryPlace(target, signal) : undefined
     const base = old?.base ?? (await this.#lowerBase(target, signal))
     return {
       target: old?.target ?? target,
@@ -627,7 +725,7 @@ export class OverlayFileSystem extends FileSystemLayer {
       if (entry !== undefined) this.#drop(entry)
       return dropped
     }
-    const place = entry === undefined ? await this.#place(target, signal) : undefined
+    const place = entry === undefined ? await this.#entryPlace(target, signal) : undefined
     this.#put({
       target: entry?.target ?? target,
       parentKey: entry === undefined ? place?.parent.targetKey : entry.parentKey,
@@ -645,7 +743,30 @@ export class OverlayFileSystem extends FileSystemLayer {
 
   protected override async resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
     await this.#sync()
-    const target = await super.resolvePath(path, cwd, signal)
+    return this.#resolve(path, cwd, signal)
+  }
+
+  /**
+   * `path` in the overlay's namespace: the store's target, unless the path lies below an entry of
+   * {@link #mints} and the store resolves it elsewhere or not at all; then a key of the overlay's own.
+   */
+  async #resolve(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
+    let target: FsTarget
+    try {
+      target = await super.resolvePath(path, cwd, signal)
+    } catch (err) {
+      if (this.#mints.size === 0 || !isFsError(err, 'FS_NOT_FOUND')) throw err
+      const lexical = posix.resolve((await super.resolvePath(cwd ?? '.', undefined, signal)).displayPath, path)
+      const above = this.#mintAbove(lexical)
+      if (above === undefined) throw err
+      return this.#mintedTarget(lexical, above.entry, signal)
+    }
+    if (this.#mints.size > 0) {
+      // Below a directory the overlay made anew (or removed), a path the store resolves out of it (through a link
+      // of the store's, which the overlay hid) names something new.
+      const above = this.#mintAbove(target.displayPath)
+      if (above !== undefined && !this.contains(above.entry.target, target)) return this.#mintedTarget(target.displayPath, above.entry, signal)
+    }
     // A path through a file the overlay made is a path through a file. (Reached through an alias of
     // its directory, it is not caught here: such a path is absent, and a write there is refused.)
     if (this.#files.size > 0) {
@@ -667,10 +788,10 @@ export class OverlayFileSystem extends FileSystemLayer {
     if (this.#entries.size === 0) return own
     if (own?.type === 'symlink') {
       // A link of the store stays a link (a write through it wrote what it names) while the directory holding it is shown.
-      const view = this.#view(await super.resolvePath(posix.dirname(path), cwd, signal))
-      return view === 'lower' || (view?.kind === 'directory' && !view.opaque) ? own : undefined
+      const view = this.#view(await this.#resolve(posix.dirname(path), cwd, signal))
+      if (view === 'lower' || (view?.kind === 'directory' && !view.opaque)) return own
     }
-    return this.#stat(await this.resolvePath(path, cwd, signal), signal)
+    return this.#stat(await this.#resolve(path, cwd, signal), signal)
   }
 
   protected override async loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
@@ -703,7 +824,7 @@ export class OverlayFileSystem extends FileSystemLayer {
     if (view === undefined) throw FsError.notFound('list', target.displayPath)
     if (view !== 'lower' && view.kind !== 'directory') throw FsError.notDirectory('list', target.displayPath)
     const entries = new Map<string, FsDirEntry>()
-    if (view === 'lower' || !view.opaque) {
+    if (view === 'lower' || (!view.opaque && !isMinted(target.targetKey))) {
       let listed: FsDirEntry[] = []
       try {
         listed = await super.listEntries(target, signal)
@@ -719,8 +840,9 @@ export class OverlayFileSystem extends FileSystemLayer {
         }
         if (own.kind === 'whiteout') {
           // The removed file itself is gone; a link of the store to it stays, leading nowhere.
-          if (!(own.parentKey === target.targetKey && own.name === entry.name))
+          if ((await super.lstatPath(entry.target.displayPath, undefined, signal))?.type === 'symlink') {
             entries.set(entry.name, { name: entry.name, type: 'other', target: entry.target })
+          }
           continue
         }
         // A link of the store to a file the overlay changed: listed with what it names now.
@@ -796,7 +918,7 @@ export class OverlayFileSystem extends FileSystemLayer {
       // What the overlay made below a removed directory goes with it; the whiteout hides the store's.
       if (info.type === 'directory') {
         for (const entry of [...this.#entries.values()]) {
-          if (entry.target.targetKey !== target.targetKey && this.inner.contains(target, entry.target)) {
+          if (entry.target.targetKey !== target.targetKey && this.contains(target, entry.target)) {
             if (entry.blob !== undefined) dropped.push(entry.blob)
             this.#drop(entry)
           }
@@ -884,16 +1006,25 @@ export class OverlayFileSystem extends FileSystemLayer {
     const all = [...this.#entries.values()]
     let chosen = all
     if (selection.paths !== undefined) {
-      const roots = await Promise.all(selection.paths.map(async (p) => super.resolvePath(p, undefined, selection.signal)))
-      chosen = all.filter((e) => roots.some((r) => this.inner.contains(r, e.target)))
+      const roots = await Promise.all(selection.paths.map((p) => this.#resolve(p, undefined, selection.signal)))
+      chosen = all.filter((e) => roots.some((r) => this.contains(r, e.target)))
       if (!withParents) return this.#ordered(chosen)
       // The directories a chosen change needs (made by the overlay above it) go with it.
       const needed = new Set(chosen)
       for (const e of chosen)
-        for (const d of all) if (d.kind === 'directory' && d.target.targetKey !== e.target.targetKey && this.inner.contains(d.target, e.target)) needed.add(d)
+        for (const d of all) if (d.kind === 'directory' && d.target.targetKey !== e.target.targetKey && this.contains(d.target, e.target)) needed.add(d)
       chosen = [...needed]
     }
     return this.#ordered(chosen)
+  }
+
+  /**
+   * Each entry after every entry it is below, by the store's containment (a path through a link
+   * sorts elsewhere than what it names): the order in which a commit applies them.
+   */
+  #outermostFirst(chosen: Entry[]): Entry[] {
+    const depth = new Map(chosen.map((e) => [e, chosen.filter((a) => a !== e && this.contains(a.target, e.target)).length]))
+    return [...chosen].sort((a, b) => (depth.get(a) as number) - (depth.get(b) as number))
   }
 
   /** By path, as a tree lists it: a directory before what is below it. */
@@ -971,14 +1102,16 @@ export class OverlayFileSystem extends FileSystemLayer {
   commit(selection: OverlaySelection = {}): Promise<OverlayCommitReport> {
     return this.#mutate(async () => {
       const signal = selection.signal
-      const chosen = (await this.#selected(selection, true)).filter((e) => !(e.kind === 'directory' && e.base.type === 'directory' && !e.opaque))
+      const chosen = this.#outermostFirst(
+        (await this.#selected(selection, true)).filter((e) => !(e.kind === 'directory' && e.base.type === 'directory' && !e.opaque)),
+      )
       const conflicts: { path: string; base: OverlayBase; now: OverlayBase }[] = []
       const previous = new Map<Entry, Uint8Array>()
       const already: OverlayStep[] = []
       const pending: Entry[] = []
       // An entry below a directory the commit replaces (removes, then makes again) is made anew: nothing of the store's is left there.
       const replacedDirs = chosen.filter((d) => d.kind === 'directory' && d.opaque)
-      const fresh = new Set(chosen.filter((e) => replacedDirs.some((d) => d !== e && this.inner.contains(d.target, e.target))))
+      const fresh = new Set(chosen.filter((e) => replacedDirs.some((d) => d !== e && this.contains(d.target, e.target))))
       for (const e of chosen) {
         const now = await this.#lowerBase(e.target, signal)
         const current = now.type === 'file' ? await super.loadBytes(e.target, { signal, maxBytes: this.maxTextBytes }) : undefined
@@ -1045,6 +1178,11 @@ export class OverlayFileSystem extends FileSystemLayer {
     })
   }
 
+  /** Where `e` is in the store: its target, or for a key of the overlay's own, what its path names there now. */
+  async #lowerTarget(lower: FileSystem, e: Entry, signal: AbortSignal | undefined): Promise<FsTarget> {
+    return isMinted(e.target.targetKey) ? lower.resolve(e.target.displayPath, { signal }) : e.target
+  }
+
   /** Whether the store already holds what `e` would make it (`current`: its bytes, for a file). */
   async #landed(e: Entry, now: OverlayBase, current: Uint8Array | undefined): Promise<boolean> {
     if (e.kind === 'whiteout') return now.type === 'absent'
@@ -1054,43 +1192,46 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   async #applyDirectory(lower: FileSystem, e: Entry, fresh: boolean, signal: AbortSignal | undefined): Promise<Undo | undefined> {
+    const at = await this.#lowerTarget(lower, e, signal)
     // A directory where the store has a file, or an empty one in place of the store's: what was there goes first (a
     // directory's content was checked against what the overlay saw, its own version is no guard on every store).
-    if (e.base.type === 'file' && !fresh) await lower.remove(e.target, { expected: { version: e.base.version as FsVersion }, signal })
-    if (e.base.type === 'directory' && !fresh) await lower.remove(e.target, { recursive: true, signal })
-    const { created } = await lower.createDirectory(e.target, { signal })
+    if (e.base.type === 'file' && !fresh) await lower.remove(at, { expected: { version: e.base.version as FsVersion }, signal })
+    if (e.base.type === 'directory' && !fresh) await lower.remove(at, { recursive: true, signal })
+    const { created } = await lower.createDirectory(at, { signal })
     if (!created || e.base.type !== 'absent') return undefined
     return async () => {
-      await lower.remove(e.target, { signal })
+      await lower.remove(at, { signal })
       return undefined
     }
   }
 
   /** Writes `e`'s content; `fresh`: in a directory the commit made anew, where nothing of the store's is left. */
   async #applyFile(lower: FileSystem, e: Entry, previous: Uint8Array | undefined, fresh: boolean, signal: AbortSignal | undefined): Promise<Undo | undefined> {
+    const at = await this.#lowerTarget(lower, e, signal)
     const bytes = await this.#upper.readBlob(e.blob as string)
-    if (e.base.type === 'directory' && !fresh) await lower.remove(e.target, { recursive: true, signal })
+    if (e.base.type === 'directory' && !fresh) await lower.remove(at, { recursive: true, signal })
     const expected =
       e.base.type === 'file' && !fresh ? ({ kind: 'replaceIfVersion', version: e.base.version as FsVersion } as const) : ({ kind: 'createIfAbsent' } as const)
-    const { version } = await lower.writeBytes(e.target, bytes, { expected, signal })
+    const { version } = await lower.writeBytes(at, bytes, { expected, signal })
     if (e.base.type === 'directory' && !fresh) return undefined
     if (previous === undefined || fresh) {
       return async () => {
-        await lower.remove(e.target, { expected: { version }, signal })
+        await lower.remove(at, { expected: { version }, signal })
         return undefined
       }
     }
-    return async () => (await lower.writeBytes(e.target, previous, { expected: { kind: 'replaceIfVersion', version }, signal })).version
+    return async () => (await lower.writeBytes(at, previous, { expected: { kind: 'replaceIfVersion', version }, signal })).version
   }
 
   async #applyRemove(lower: FileSystem, e: Entry, previous: Uint8Array | undefined, signal: AbortSignal | undefined): Promise<Undo | undefined> {
+    const at = await this.#lowerTarget(lower, e, signal)
     if (e.base.type === 'directory') {
-      await lower.remove(e.target, { recursive: true, signal })
+      await lower.remove(at, { recursive: true, signal })
       return undefined
     }
-    await lower.remove(e.target, { expected: { version: e.base.version as FsVersion }, signal })
+    await lower.remove(at, { expected: { version: e.base.version as FsVersion }, signal })
     if (previous === undefined) return undefined
-    return async () => (await lower.writeBytes(e.target, previous, { expected: { kind: 'createIfAbsent' }, signal })).version
+    return async () => (await lower.writeBytes(at, previous, { expected: { kind: 'createIfAbsent' }, signal })).version
   }
 }
 
