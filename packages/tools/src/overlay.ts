@@ -5,6 +5,7 @@
 import { posix } from 'node:path'
 import {
   checkGuard,
+  translateError,
   FileSystemLayer,
   FsError,
   FsTargetKey,
@@ -144,6 +145,8 @@ interface Entry {
 
 interface SavedState {
   readonly format: 1
+  /** The store the changes are over (`fileUrl` of its working directory). */
+  readonly lower?: string | undefined
   readonly nonce: string
   readonly counter: number
   readonly entries: readonly {
@@ -245,10 +248,24 @@ function mintedKey(anchor: FsTargetKey, rest: string): FsTargetKey {
   return FsTargetKey(`${anchor}\u0000${rest}`)
 }
 
+/** Past this many removed (or replaced) directories, a look checks them by the path's text only (see `#shadowOf`). */
+const HIDERS_SCANNED = 64
+
 const isMinted = (key: FsTargetKey): boolean => key.includes('\u0000')
 
 /** The parent key of an entry made through a link of the store's: listed by no directory of the overlay's own. */
 const UNPLACED = FsTargetKey('\u0000unplaced')
+
+/** Lets go of chunks a store opened and no one will read. */
+async function release(chunks: ByteChunks): Promise<void> {
+  const it = Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : chunks[Symbol.iterator]()
+  await it.return?.()
+}
+
+/** A `stat` as a base: what was there (`absent` for nothing). */
+function baseOf(info: FsInfo | undefined): OverlayBase {
+  return info === undefined ? { type: 'absent' } : { type: info.type, version: info.version }
+}
 
 /** The saved state in `text` (none: `undefined`); anything else is refused, naming the file. */
 function parseState(text: string | undefined, name: string): SavedState | undefined {
@@ -259,7 +276,36 @@ function parseState(text: string | undefined, name: string): SavedState | undefi
   } catch (err) {
     throw FsError.io('read', name, `not an overlay's state: ${(err as Error).message}`)
   }
+  if (typeof saved !== 'object' || saved === null || Array.isArray(saved)) throw FsError.io('read', name, "not an overlay's state: not an object")
   if (saved.format !== 1) throw FsError.unsupported('read', name, `overlay state format ${String(saved.format)}`)
+  const bad = (why: string): FsError => FsError.io('read', name, `not an overlay's state: ${why}`)
+  if (typeof saved.nonce !== 'string' || !Number.isSafeInteger(saved.counter) || !Array.isArray(saved.entries)) throw bad('no nonce, counter or entries')
+  if (saved.lower !== undefined && typeof saved.lower !== 'string') throw bad('lower is not a string')
+  const kinds = ['file', 'directory', 'whiteout']
+  const bases = ['file', 'directory', 'other', 'absent']
+  for (const e of saved.entries as unknown[]) {
+    const entry = e as Record<string, unknown> | null
+    const base = entry?.['base'] as Record<string, unknown> | undefined
+    if (
+      typeof entry !== 'object' ||
+      entry === null ||
+      typeof entry['key'] !== 'string' ||
+      typeof entry['path'] !== 'string' ||
+      typeof entry['name'] !== 'string' ||
+      typeof entry['version'] !== 'string' ||
+      typeof entry['opaque'] !== 'boolean' ||
+      !kinds.includes(entry['kind'] as string) ||
+      (entry['parentKey'] !== undefined && typeof entry['parentKey'] !== 'string') ||
+      (entry['kind'] === 'file' && (typeof entry['blob'] !== 'string' || !Number.isSafeInteger(entry['size']))) ||
+      (entry['tree'] !== undefined && (!Array.isArray(entry['tree']) || !(entry['tree'] as unknown[]).every((l) => typeof l === 'string'))) ||
+      typeof base !== 'object' ||
+      base === null ||
+      !bases.includes(base['type'] as string) ||
+      (base['version'] !== undefined && typeof base['version'] !== 'string')
+    ) {
+      throw bad(`a malformed entry ${JSON.stringify(e).slice(0, 200)}`)
+    }
+  }
   return saved
 }
 
@@ -342,6 +388,8 @@ export class OverlayFileSystem extends FileSystemLayer {
    * checks each by the store's own `contains`, which sees through every alias.
    */
   readonly #hiders = new Set<Entry>()
+  /** {@link #hiders} by the path they were made at. */
+  readonly #hiderPaths = new Map<string, Entry>()
   /** The overlay's files by the path they were made at: a path through one of them is a path through a file. */
   readonly #files = new Map<string, Entry>()
   /**
@@ -385,6 +433,7 @@ export class OverlayFileSystem extends FileSystemLayer {
     this.#entries.clear()
     this.#children.clear()
     this.#hiders.clear()
+    this.#hiderPaths.clear()
     this.#files.clear()
     this.#mints.clear()
     if (saved === undefined) return
@@ -435,14 +484,23 @@ export class OverlayFileSystem extends FileSystemLayer {
   static async open(lower: FileSystem, options: OverlayOptions = {}): Promise<OverlayFileSystem> {
     if (options.upper === undefined) return new OverlayFileSystem(lower, new MemoryUpper(), undefined)
     const upper = new StoreUpper(options.upper)
-    const saved = parseState(await upper.readState(), posix.join(options.upper.dir, 'overlay.json'))
+    const name = posix.join(options.upper.dir, 'overlay.json')
+    const saved = parseState(await upper.readState(), name)
+    const lowerId = lower.fileUrl(await lower.resolve('.'))
+    // Changes made over another store would be committed to this one, guarded by that store's versions.
+    if (saved?.lower !== undefined && saved.lower !== lowerId) {
+      throw FsError.unsupported('read', name, `these changes were made over ${saved.lower}, not over ${lowerId}`)
+    }
     const overlay = new OverlayFileSystem(lower, upper, saved)
-    overlay.#stateName = posix.join(options.upper.dir, 'overlay.json')
+    overlay.#stateName = name
+    overlay.#lowerId = lowerId
     return overlay
   }
 
   /** The state file's path, for errors. */
   #stateName = 'overlay.json'
+  /** The store under the overlay, as its state names it (`fileUrl` of its working directory). */
+  #lowerId = ''
 
   override get capabilities(): FsCapabilities {
     return this.#capabilities
@@ -462,7 +520,10 @@ export class OverlayFileSystem extends FileSystemLayer {
     let siblings = this.#children.get(entry.parentKey)
     if (siblings === undefined) this.#children.set(entry.parentKey, (siblings = new Set()))
     siblings.add(entry)
-    if (entry.base.type === 'directory' && (entry.kind !== 'directory' || entry.opaque)) this.#hiders.add(entry)
+    if (entry.base.type === 'directory' && (entry.kind !== 'directory' || entry.opaque)) {
+      this.#hiders.add(entry)
+      this.#hiderPaths.set(entry.target.displayPath, entry)
+    }
     if (entry.kind === 'file') this.#files.set(entry.target.displayPath, entry)
     if (entry.base.type !== 'absent' && (entry.kind === 'directory' ? entry.opaque : entry.kind === 'whiteout')) {
       this.#mints.set(entry.target.displayPath, entry)
@@ -473,6 +534,7 @@ export class OverlayFileSystem extends FileSystemLayer {
     this.#entries.delete(entry.target.targetKey)
     this.#children.get(entry.parentKey)?.delete(entry)
     this.#hiders.delete(entry)
+    if (this.#hiderPaths.get(entry.target.displayPath) === entry) this.#hiderPaths.delete(entry.target.displayPath)
     if (this.#files.get(entry.target.displayPath) === entry) this.#files.delete(entry.target.displayPath)
     if (this.#mints.get(entry.target.displayPath) === entry) this.#mints.delete(entry.target.displayPath)
   }
@@ -482,12 +544,23 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   async #save(dropped: readonly string[] = []): Promise<void> {
+    if (!(await this.#trySave(dropped))) {
+      throw FsError.io('write', this.#stateName, 'another process changed the overlay at the same time; try again', { retryable: true })
+    }
+  }
+
+  /**
+   * Writes the state (guarded by the version this process last read or wrote) and drops `dropped`'s
+   * blobs; `false` when another process wrote it meanwhile, and then the state is read again.
+   */
+  async #trySave(dropped: readonly string[] = []): Promise<boolean> {
     if (this.#upper instanceof MemoryUpper) {
       for (const blob of dropped) this.#upper.dropBlob(blob)
-      return
+      return true
     }
     const state: SavedState = {
       format: 1,
+      lower: this.#lowerId,
       nonce: this.#nonce,
       counter: this.#counter,
       entries: [...this.#entries.values()].map((e) => ({
@@ -506,14 +579,13 @@ export class OverlayFileSystem extends FileSystemLayer {
     try {
       await this.#upper.writeState(JSON.stringify(state))
     } catch (err) {
-      // Not saved: what this process holds is not the overlay's state. Read it again; the call fails.
+      // Not saved: what this process holds is not the overlay's state. Read it again.
       this.#load(parseState(await this.#upper.readState(), this.#stateName))
-      if (isFsError(err, 'FS_STALE_VERSION') || isFsError(err, 'FS_NOT_OBSERVED')) {
-        throw FsError.io('write', this.#stateName, 'another process changed the overlay at the same time; try again', { retryable: true })
-      }
+      if (isFsError(err, 'FS_STALE_VERSION') || isFsError(err, 'FS_NOT_OBSERVED')) return false
       throw err
     }
     for (const blob of dropped) await this.#upper.dropBlob(blob)
+    return true
   }
 
   /** The entry of {@link #mints} nearest above `path` (by its text), and the names below it. */
@@ -568,9 +640,19 @@ export class OverlayFileSystem extends FileSystemLayer {
     return `${this.inner.fileUrl(this.#anchorOf(key))}/${rest.split('/').map(encodeURIComponent).join('/')}`
   }
 
-  /** The entry that hides what the store has at `target` (one of {@link #hiders} above it), if any. */
+  /**
+   * The entry that hides what the store has at `target` (one of {@link #hiders} above it), if any:
+   * found by the path's text first, then by the store's containment (which sees through links) while
+   * the hiders are few (up to {@link HIDERS_SCANNED}); past that, by the path's text only, so that a
+   * look does not cost one comparison per removed directory.
+   */
   #shadowOf(target: FsTarget): Entry | undefined {
     if (this.#hiders.size === 0) return undefined
+    for (let at = posix.dirname(target.displayPath), up = target.displayPath; at !== up; up = at, at = posix.dirname(at)) {
+      const hider = this.#hiderPaths.get(at)
+      if (hider !== undefined && hider.target.targetKey !== target.targetKey) return hider
+    }
+    if (this.#hiders.size > HIDERS_SCANNED) return undefined
     for (const hider of this.#hiders) {
       if (hider.target.targetKey !== target.targetKey && this.contains(hider.target, target)) return hider
     }
@@ -598,6 +680,7 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   async #bytes(target: FsTarget, verb: 'read' | 'edit' | 'rename', request: ReadRequest): Promise<Uint8Array> {
+    let retried = false
     for (;;) {
       const view = this.#view(target)
       if (view === undefined) throw FsError.notFound(verb, target.displayPath)
@@ -607,23 +690,58 @@ export class OverlayFileSystem extends FileSystemLayer {
       try {
         return await this.#upper.readBlob(view.blob as string)
       } catch (err) {
-        // Replaced while it was being read: read what replaced it.
-        if (this.#entries.get(target.targetKey) === view) throw err
+        // Replaced while it was being read (here, or by another process whose state is read again): read what replaced it.
+        if (this.#entries.get(target.targetKey) === view) {
+          if (retried || !(this.#upper instanceof StoreUpper) || this.#busy > 0) throw err
+          retried = true
+          await this.#sync()
+        }
       }
     }
   }
 
   /** The store's state at `target` now, as a base. */
   async #lowerBase(target: FsTarget, signal: AbortSignal | undefined): Promise<OverlayBase> {
-    if (isMinted(target.targetKey)) return { type: 'absent' }
-    let info: FsInfo | undefined
+    return baseOf(await this.#lowerInfo(target, signal))
+  }
+
+  /** The store's `stat` of `target` (a key of the overlay's own names nothing there). */
+  async #lowerInfo(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
+    if (isMinted(target.targetKey)) return undefined
     try {
-      info = await super.statTarget(target, signal)
+      return await super.statTarget(target, signal)
     } catch (err) {
-      if (isFsError(err, 'FS_NOT_FOUND')) info = undefined
-      else throw err
+      if (translateError(err, 'stat', target.displayPath, (e) => this.errorRow(e)).code === 'FS_NOT_FOUND') return undefined
+      throw err
     }
-    return info === undefined ? { type: 'absent' } : { type: info.type, version: info.version }
+  }
+
+  /** The store's file at `target`, its metadata and its bytes from one look (`openFile`); absent: no info. */
+  async #openLower(
+    target: FsTarget,
+    verb: 'edit',
+    maxBytes: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ info: FsInfo | undefined; bytes: Uint8Array | undefined }> {
+    let opened: OpenedFile
+    try {
+      opened = await super.openTarget(target, signal)
+    } catch (err) {
+      // The hook's own error, in the contract's terms.
+      const error = translateError(err, 'read', target.displayPath, (e) => this.errorRow(e))
+      if (error.code === 'FS_NOT_FOUND') return { info: undefined, bytes: undefined }
+      if (error.code === 'FS_NOT_REGULAR_FILE') return { info: await this.#lowerInfo(target, signal), bytes: undefined }
+      throw err
+    }
+    const size = opened.info.size ?? 0
+    if (opened.info.type !== 'file' || size > maxBytes) {
+      await release(opened.chunks)
+      if (opened.info.type === 'file') throw FsError.tooLarge(verb, target.displayPath, size, maxBytes)
+      return { info: opened.info, bytes: undefined }
+    }
+    const chunks: Uint8Array[] = []
+    for await (const chunk of opened.chunks) chunks.push(new Uint8Array(chunk))
+    return { info: opened.info, bytes: chunks.length === 1 ? chunks[0] : new Uint8Array(Buffer.concat(chunks)) }
   }
 
   /** The parent of `target` in the store's namespace, and its name there; `undefined` at the root. */
@@ -647,11 +765,15 @@ export class OverlayFileSystem extends FileSystemLayer {
     return own?.type === 'symlink' ? { parent: { targetKey: UNPLACED, displayPath: '' }, name: place.name } : place
   }
 
-  /** A new entry at `target` of `kind` (its base the earlier entry's, or the store's now). */
-  async #entryAt(target: FsTarget, kind: Entry['kind'], signal: AbortSignal | undefined): Promise<Entry> {
+  /**
+   * A new entry at `target` of `kind`. Its base is the earlier entry's; else `seen`, what the store
+   * held when the caller's guard was checked or its bytes were read (never a later look, which
+   * could take another writer's change for the base); else the store's now.
+   */
+  async #entryAt(target: FsTarget, kind: Entry['kind'], signal: AbortSignal | undefined, seen?: OverlayBase): Promise<Entry> {
     const old = this.#entries.get(target.targetKey)
     const place = old === undefined ? await this.#entryPlace(target, signal) : undefined
-    const base = old?.base ?? (await this.#lowerBase(target, signal))
+    const base = old?.base ?? seen ?? (await this.#lowerBase(target, signal))
     return {
       target: old?.target ?? target,
       parentKey: old === undefined ? place?.parent.targetKey : old.parentKey,
@@ -666,12 +788,25 @@ export class OverlayFileSystem extends FileSystemLayer {
     }
   }
 
-  /** What the store has below the directory `target` now, one line per entry (`path type version`), sorted. */
-  async #lowerTree(target: FsTarget, signal: AbortSignal | undefined): Promise<string[]> {
+  /**
+   * What the store has below the directory `target` now, one line per entry (`path key type
+   * version`), sorted; where `bases` names a key (what the overlay changed there, and the store held
+   * when it did), the base stands in for the store's entry, so that a change the overlay hid is
+   * still seen as a change.
+   */
+  async #lowerTree(target: FsTarget, signal: AbortSignal | undefined, bases: ReadonlyMap<FsTargetKey, OverlayBase> = new Map()): Promise<string[]> {
     const lines: string[] = []
+    const seen = new Set<FsTargetKey>()
+    const line = (path: string, key: FsTargetKey, base: OverlayBase): string => `${path}\u0000${key}\u0000${base.type}\u0000${base.version ?? ''}`
     for await (const page of await this.inner.listTree(target, { signal })) {
-      for (const entry of page) lines.push(`${entry.path}\u0000${entry.type}\u0000${entry.version ?? ''}`)
+      for (const entry of page) {
+        const key = entry.target.targetKey
+        seen.add(key)
+        const base = bases.get(key) ?? { type: entry.type, version: entry.version }
+        if (base.type !== 'absent') lines.push(line(entry.path, key, base))
+      }
     }
+    for (const [key, base] of bases) if (!seen.has(key) && base.type !== 'absent') lines.push(line('', key, base))
     return lines.sort()
   }
 
@@ -702,9 +837,10 @@ export class OverlayFileSystem extends FileSystemLayer {
     target: FsTarget,
     bytes: Uint8Array,
     signal: AbortSignal | undefined,
+    seen: OverlayBase | undefined,
     version?: FsVersion,
   ): Promise<{ entry: Entry; dropped: string | undefined }> {
-    const entry = await this.#entryAt(target, 'file', signal)
+    const entry = await this.#entryAt(target, 'file', signal, seen)
     const blob = `${this.#nonce}-${this.#counter}-${Math.random().toString(36).slice(2, 8)}`
     await this.#upper.writeBlob(blob, bytes)
     entry.blob = blob
@@ -716,11 +852,17 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   /** `entry` gone from the overlay: a whiteout where the store has something now, else nothing. */
-  async #remove(entry: Entry | undefined, target: FsTarget, signal: AbortSignal | undefined): Promise<string[]> {
+  async #remove(
+    entry: Entry | undefined,
+    target: FsTarget,
+    signal: AbortSignal | undefined,
+    seen?: OverlayBase,
+    below: ReadonlyMap<FsTargetKey, OverlayBase> = new Map(),
+  ): Promise<string[]> {
     const dropped: string[] = []
     if (entry?.blob !== undefined) dropped.push(entry.blob)
     const now = await this.#lowerBase(target, signal)
-    const base = entry?.base ?? now
+    const base = entry?.base ?? seen ?? now
     if (now.type === 'absent' && base.type === 'absent') {
       if (entry !== undefined) this.#drop(entry)
       return dropped
@@ -733,7 +875,7 @@ export class OverlayFileSystem extends FileSystemLayer {
       kind: 'whiteout',
       opaque: false,
       base,
-      tree: entry?.tree ?? (base.type === 'directory' && now.type === 'directory' ? await this.#lowerTree(target, signal) : undefined),
+      tree: entry?.tree ?? (base.type === 'directory' && now.type === 'directory' ? await this.#lowerTree(target, signal, below) : undefined),
       version: this.#version(),
     })
     return dropped
@@ -866,16 +1008,19 @@ export class OverlayFileSystem extends FileSystemLayer {
   protected override publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
     return this.#mutate(async () => {
       const path = target.displayPath
+      const view = this.#view(target)
       const info = await this.#stat(target, request.signal)
       if (info !== undefined && info.type !== 'file') throw FsError.notRegularFile('write', path)
       checkGuard('write', path, request.expected, info?.version)
+      // The base is the look the guard was checked against.
+      const seen = view === 'lower' ? baseOf(info) : undefined
       const before =
         info !== undefined && request.beforeMaxBytes > 0 && (info.size ?? Infinity) <= request.beforeMaxBytes
           ? await this.#bytes(target, 'read', { signal: request.signal, maxBytes: request.beforeMaxBytes })
           : null
       const made = await this.#makeParents(target, 'write', request.signal)
       try {
-        const { entry, dropped } = await this.#file(target, new Uint8Array(bytes), request.signal)
+        const { entry, dropped } = await this.#file(target, new Uint8Array(bytes), request.signal, seen)
         await this.#save(dropped === undefined ? [] : [dropped])
         return { created: info === undefined, version: entry.version, before }
       } catch (err) {
@@ -888,12 +1033,15 @@ export class OverlayFileSystem extends FileSystemLayer {
   protected override updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
     return this.#mutate(async () => {
       const path = target.displayPath
-      const info = await this.#stat(target, request.signal)
+      const { signal, maxBytes } = request
+      // The store's file is read in one look (its version and its bytes), the base of the change.
+      const { info, bytes } =
+        this.#view(target) === 'lower' ? await this.#openLower(target, 'edit', maxBytes, signal) : { info: await this.#stat(target, signal), bytes: undefined }
       if (info !== undefined && info.type !== 'file') throw FsError.notRegularFile('edit', path)
       checkGuard('edit', path, request.expected, info?.version)
-      if ((info?.size ?? 0) > request.maxBytes) throw FsError.tooLarge('edit', path, info?.size ?? 0, request.maxBytes)
-      const next = transform(await this.#bytes(target, 'edit', { signal: request.signal, maxBytes: request.maxBytes }))
-      const { entry, dropped } = await this.#file(target, new Uint8Array(next), request.signal)
+      if ((info?.size ?? 0) > maxBytes) throw FsError.tooLarge('edit', path, info?.size ?? 0, maxBytes)
+      const next = transform(bytes ?? (await this.#bytes(target, 'edit', { signal, maxBytes })))
+      const { entry, dropped } = await this.#file(target, new Uint8Array(next), signal, bytes === undefined ? undefined : baseOf(info))
       await this.#save(dropped === undefined ? [] : [dropped])
       return entry.version
     })
@@ -914,17 +1062,22 @@ export class OverlayFileSystem extends FileSystemLayer {
         entries += below
         if (entries > maxEntries) throw FsError.tooManyEntries('remove', path, entries, maxEntries)
       }
+      const seen = this.#view(target) === 'lower' ? baseOf(info) : undefined
       const dropped: string[] = []
-      // What the overlay made below a removed directory goes with it; the whiteout hides the store's.
+      // What the overlay made below a removed directory goes with it; the whiteout hides the store's. What the
+      // store held where the overlay changed it stands in the whiteout's record of the store below, so that a
+      // change the overlay hid there is still a conflict at the commit.
+      const below = new Map<FsTargetKey, OverlayBase>()
       if (info.type === 'directory') {
         for (const entry of [...this.#entries.values()]) {
           if (entry.target.targetKey !== target.targetKey && this.contains(target, entry.target)) {
             if (entry.blob !== undefined) dropped.push(entry.blob)
+            if (!isMinted(entry.target.targetKey)) below.set(entry.target.targetKey, entry.base)
             this.#drop(entry)
           }
         }
       }
-      dropped.push(...(await this.#remove(this.#entries.get(target.targetKey), target, signal)))
+      dropped.push(...(await this.#remove(this.#entries.get(target.targetKey), target, signal, seen, below)))
       await this.#save(dropped)
       return { type: info.type, entries }
     })
@@ -954,7 +1107,10 @@ export class OverlayFileSystem extends FileSystemLayer {
       if (info.type === 'directory') throw FsError.unsupported('rename', path, 'an overlay moves files only')
       if (info.type !== 'file') throw FsError.notRegularFile('rename', path)
       checkGuard('rename', path, expected, info.version)
+      const seenFrom = this.#view(from) === 'lower' ? baseOf(info) : undefined
+      const toView = this.#view(to)
       const existing = await this.#stat(to, signal)
+      const seenTo = toView === 'lower' ? baseOf(existing) : undefined
       if (existing !== undefined) {
         if (overwrite === false) throw FsError.destinationExists('rename', to.displayPath)
         if (existing.type !== 'file') throw FsError.notRegularFile('rename', to.displayPath)
@@ -966,12 +1122,12 @@ export class OverlayFileSystem extends FileSystemLayer {
       let moved: Entry
       let dropped: string | undefined
       try {
-        ;({ entry: moved, dropped } = await this.#file(to, bytes, signal, info.version))
+        ;({ entry: moved, dropped } = await this.#file(to, bytes, signal, seenTo, info.version))
       } catch (err) {
         for (const entry of made.reverse()) this.#drop(entry)
         throw err
       }
-      const gone = await this.#remove(source, from, signal)
+      const gone = await this.#remove(source, from, signal, seenFrom)
       await this.#save([...(dropped === undefined ? [] : [dropped]), ...gone])
       return { type: 'file', replaced: existing !== undefined, version: moved.version }
     })
@@ -1001,30 +1157,47 @@ export class OverlayFileSystem extends FileSystemLayer {
 
   // ---- the changeset ----
 
-  /** The entries of `selection` (every entry, or those at or below its paths), by path. */
-  async #selected(selection: OverlaySelection, withParents = false): Promise<Entry[]> {
+  /**
+   * The entries of `selection` (every entry, or those at or below its paths), by path. For a commit
+   * (`forCommit`), also what a chosen change needs: the directories the overlay made above it, and
+   * everything below a directory it replaces (whose step removes what the store has below it).
+   */
+  async #selected(selection: OverlaySelection, forCommit = false): Promise<Entry[]> {
     const all = [...this.#entries.values()]
-    let chosen = all
-    if (selection.paths !== undefined) {
-      const roots = await Promise.all(selection.paths.map((p) => this.#resolve(p, undefined, selection.signal)))
-      chosen = all.filter((e) => roots.some((r) => this.contains(r, e.target)))
-      if (!withParents) return this.#ordered(chosen)
-      // The directories a chosen change needs (made by the overlay above it) go with it.
-      const needed = new Set(chosen)
-      for (const e of chosen)
-        for (const d of all) if (d.kind === 'directory' && d.target.targetKey !== e.target.targetKey && this.contains(d.target, e.target)) needed.add(d)
-      chosen = [...needed]
+    if (selection.paths === undefined) return this.#ordered(all)
+    const roots = await Promise.all(selection.paths.map((p) => this.#resolve(p, undefined, selection.signal)))
+    const chosen = new Set(all.filter((e) => roots.some((r) => this.contains(r, e.target))))
+    if (!forCommit) return this.#ordered([...chosen])
+    for (const e of [...chosen]) {
+      for (let up = this.#parentOf(e), hops = 0; up !== undefined && hops < 4096; up = this.#parentOf(up), hops++) if (up.kind === 'directory') chosen.add(up)
     }
-    return this.#ordered(chosen)
+    for (const d of [...chosen]) {
+      if (d.kind === 'directory' && d.opaque) for (const e of all) if (e !== d && this.contains(d.target, e.target)) chosen.add(e)
+    }
+    return this.#ordered([...chosen])
+  }
+
+  /** The entry of the directory that holds `e`, where the overlay has one. */
+  #parentOf(e: Entry): Entry | undefined {
+    return e.parentKey === undefined ? undefined : this.#entries.get(e.parentKey)
   }
 
   /**
-   * Each entry after every entry it is below, by the store's containment (a path through a link
-   * sorts elsewhere than what it names): the order in which a commit applies them.
+   * Each entry after the entries above it (by the directories that hold it, which the overlay
+   * made or replaced: a path through a link sorts elsewhere than what it names): the order in which
+   * a commit applies them.
    */
   #outermostFirst(chosen: Entry[]): Entry[] {
-    const depth = new Map(chosen.map((e) => [e, chosen.filter((a) => a !== e && this.contains(a.target, e.target)).length]))
-    return [...chosen].sort((a, b) => (depth.get(a) as number) - (depth.get(b) as number))
+    const depth = new Map<Entry, number>()
+    const depthOf = (e: Entry, hops = 0): number => {
+      const known = depth.get(e)
+      if (known !== undefined) return known
+      const parent = this.#parentOf(e)
+      const d = parent === undefined || hops > 4096 ? 0 : depthOf(parent, hops + 1) + 1
+      depth.set(e, d)
+      return d
+    }
+    return [...chosen].sort((a, b) => depthOf(a) - depthOf(b))
   }
 
   /** By path, as a tree lists it: a directory before what is below it. */
@@ -1102,22 +1275,23 @@ export class OverlayFileSystem extends FileSystemLayer {
   commit(selection: OverlaySelection = {}): Promise<OverlayCommitReport> {
     return this.#mutate(async () => {
       const signal = selection.signal
+      const lower = this.inner
       const chosen = this.#outermostFirst(
         (await this.#selected(selection, true)).filter((e) => !(e.kind === 'directory' && e.base.type === 'directory' && !e.opaque)),
       )
       const conflicts: { path: string; base: OverlayBase; now: OverlayBase }[] = []
       const previous = new Map<Entry, Uint8Array>()
-      const already: OverlayStep[] = []
+      const already: { step: OverlayStep; entry: Entry }[] = []
       const pending: Entry[] = []
       // An entry below a directory the commit replaces (removes, then makes again) is made anew: nothing of the store's is left there.
       const replacedDirs = chosen.filter((d) => d.kind === 'directory' && d.opaque)
       const fresh = new Set(chosen.filter((e) => replacedDirs.some((d) => d !== e && this.contains(d.target, e.target))))
       for (const e of chosen) {
-        const now = await this.#lowerBase(e.target, signal)
-        const current = now.type === 'file' ? await super.loadBytes(e.target, { signal, maxBytes: this.maxTextBytes }) : undefined
+        const info = await this.#lowerInfo(e.target, signal)
+        const now = baseOf(info)
         // What the store already holds (a commit that was cut short, run again; the same change made by someone else) is done.
-        if (await this.#landed(e, now, current)) {
-          already.push({ path: e.target.displayPath, kind: this.#kind(e) })
+        if (await this.#landed(e, info, signal)) {
+          already.push({ step: { path: e.target.displayPath, kind: this.#kind(e) }, entry: e })
           continue
         }
         // A directory's version is compared only where the commit removes what the store has below it.
@@ -1126,14 +1300,17 @@ export class OverlayFileSystem extends FileSystemLayer {
         // Where the commit removes a directory of the store, what it holds must be what the overlay saw.
         if (same && now.type === 'directory' && removesBelow && e.tree !== undefined)
           same = (await this.#lowerTree(e.target, signal)).join('\n') === e.tree.join('\n')
-        if (!same) conflicts.push({ path: e.target.displayPath, base: e.base, now })
-        else {
-          pending.push(e)
-          if (current !== undefined) previous.set(e, current)
+        if (!same) {
+          conflicts.push({ path: e.target.displayPath, base: e.base, now })
+          continue
+        }
+        pending.push(e)
+        // What a step replaces or removes is kept to undo it, where it fits a read (else the step cannot be undone).
+        if (info?.type === 'file' && e.kind !== 'directory' && !fresh.has(e) && (info.size ?? 0) <= this.maxTextBytes) {
+          previous.set(e, await super.loadBytes(e.target, { signal, maxBytes: this.maxTextBytes }))
         }
       }
       if (conflicts.length > 0) return { outcome: 'conflict', standing: [], already: [], conflicts, undone: [] }
-      const lower = this.inner
       const steps: { step: OverlayStep; entry: Entry; apply: () => Promise<Undo | undefined> }[] = []
       // What a file or a directory replaces is removed in its own step; plain removes come last, deepest first.
       for (const e of pending) {
@@ -1153,28 +1330,69 @@ export class OverlayFileSystem extends FileSystemLayer {
           const error = isFsError(err) ? err : FsError.io('write', step.path, String(err))
           const undone: OverlayStep[] = []
           const standing: OverlayStep[] = []
+          const rebased: Entry[] = []
           for (const done of applied.reverse()) {
             try {
               if (done.undo === undefined) throw new Error('cannot be undone')
-              // Written back, the store holds the base's content again, under a version of its own: the new base.
-              const restored = await done.undo()
-              if (restored !== undefined) done.entry.base = { type: 'file', version: restored }
+              await done.undo()
               undone.push(done.step)
             } catch {
               standing.push(done.step)
             }
+            // Undone, the store holds the base's content under a version of its own; standing, the change: either
+            // way the entry is now based on what the store holds, so that running the commit again goes on from it.
+            rebased.push(done.entry)
           }
-          await this.#save()
-          return { outcome: 'failed', standing: standing.reverse(), already, conflicts: [], failure: { step, error }, undone }
+          rebased.push(...already.map((a) => a.entry))
+          await this.#settle([], await this.#storeStates(rebased, signal))
+          return { outcome: 'failed', standing: standing.reverse(), already: already.map((a) => a.step), conflicts: [], failure: { step, error }, undone }
         }
       }
+      const done = [...applied.map((a) => a.entry), ...already.map((a) => a.entry)]
+      await this.#settle(done, await this.#storeStates(done, signal))
+      return { outcome: 'committed', standing: applied.map((a) => a.step), already: already.map((a) => a.step), conflicts: [], undone: [] }
+    })
+  }
+
+  /** What the store holds at each entry's place now, as the base and record of what is below it a change there would start from. */
+  async #storeStates(entries: readonly Entry[], signal: AbortSignal | undefined): Promise<Map<Entry, { base: OverlayBase; tree: string[] | undefined }>> {
+    const states = new Map<Entry, { base: OverlayBase; tree: string[] | undefined }>()
+    for (const e of entries) {
+      const at = await this.#lowerTarget(this.inner, e, signal)
+      const base = baseOf(await this.#lowerInfo(at, signal))
+      states.set(e, { base, tree: base.type === 'directory' ? await this.#lowerTree(at, signal) : undefined })
+    }
+    return states
+  }
+
+  /**
+   * Saves the state after a commit. Each entry of `done` (its change now the store's) leaves the
+   * overlay, unless it was changed again (by another process, whose save came in between): then it
+   * stays, based on what the store holds now. Each entry of `states` not done takes what the store
+   * holds now as its base. Another process's save in between: the state is read again and the same
+   * applied to it (up to 5 times), so that neither loses a change.
+   */
+  async #settle(done: readonly Entry[], states: ReadonlyMap<Entry, { base: OverlayBase; tree: string[] | undefined }>): Promise<void> {
+    const finished = new Set(done)
+    for (let attempt = 0; attempt < 5; attempt++) {
       const dropped: string[] = []
-      for (const e of chosen) {
-        if (e.blob !== undefined) dropped.push(e.blob)
-        this.#drop(e)
+      for (const [e, state] of states) {
+        const now = this.#entries.get(e.target.targetKey)
+        if (now === undefined) continue
+        if (finished.has(e) && now.version === e.version && now.kind === e.kind && now.blob === e.blob) {
+          if (now.blob !== undefined) dropped.push(now.blob)
+          this.#drop(now)
+          continue
+        }
+        now.base = state.base
+        now.tree = state.tree
+        // Based on what it replaced, a directory over the store's own hides it again only where it replaced one.
+        if (now.kind === 'directory') now.opaque = state.base.type !== 'absent' && now.opaque
       }
-      await this.#save(dropped)
-      return { outcome: 'committed', standing: applied.map((a) => a.step), already, conflicts: [], undone: [] }
+      if (await this.#trySave(dropped)) return
+    }
+    throw FsError.io('write', this.#stateName, 'other processes kept changing the overlay; the commit landed, its record did not: run it again', {
+      retryable: true,
     })
   }
 
@@ -1183,11 +1401,12 @@ export class OverlayFileSystem extends FileSystemLayer {
     return isMinted(e.target.targetKey) ? lower.resolve(e.target.displayPath, { signal }) : e.target
   }
 
-  /** Whether the store already holds what `e` would make it (`current`: its bytes, for a file). */
-  async #landed(e: Entry, now: OverlayBase, current: Uint8Array | undefined): Promise<boolean> {
-    if (e.kind === 'whiteout') return now.type === 'absent'
-    if (e.kind === 'directory') return now.type === 'directory' && !e.opaque
-    if (current === undefined || current.length !== e.size) return false
+  /** Whether the store already holds what `e` would make it (`info`: the store's `stat` there). */
+  async #landed(e: Entry, info: FsInfo | undefined, signal: AbortSignal | undefined): Promise<boolean> {
+    if (e.kind === 'whiteout') return info === undefined
+    if (e.kind === 'directory') return info?.type === 'directory' && !e.opaque
+    if (info?.type !== 'file' || info.size !== e.size) return false
+    const current = await super.loadBytes(e.target, { signal, maxBytes: this.maxTextBytes })
     return Buffer.from(current).equals(await this.#upper.readBlob(e.blob as string))
   }
 

@@ -5,7 +5,7 @@
  * part way leaves what the report says; the changeset shows diffs and binary bytes; changes kept
  * in a store's directory survive a restart.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
@@ -13,7 +13,17 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { LocalFileSystem } from '@seamfs/backend-local'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { isFsError, type FileSystem } from '@seamfs/core'
-import { FileSystemLayer, FsError, type FsTarget, type RemoveRequest, type WriteRequest, type WriteResult, type FsRemoveOutcome } from '@seamfs/core/backend'
+import {
+  FileSystemLayer,
+  FsError,
+  type FsRemoveOutcome,
+  type FsTarget,
+  type OpenedFile,
+  type ReadRequest,
+  type RemoveRequest,
+  type WriteRequest,
+  type WriteResult,
+} from '@seamfs/core/backend'
 import { OverlayFileSystem } from '@seamfs/tools'
 
 const dirs: string[] = []
@@ -298,3 +308,165 @@ class Failing extends FileSystemLayer {
     return super.removeTarget(target, request)
   }
 }
+
+/** A store whose next write waits for `gate` once set (another process's call caught mid-way). */
+class Gated extends FileSystemLayer {
+  gate: Promise<void> | undefined
+  entered: (() => void) | undefined
+  protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+    const gate = this.gate
+    if (gate !== undefined) {
+      this.gate = undefined
+      this.entered?.()
+      await gate
+    }
+    return super.publishBytes(target, bytes, request)
+  }
+}
+
+/** A store where another writer changes a file right after the overlay read it. */
+class SlipIn extends FileSystemLayer {
+  armed = false
+  readonly #memory: MemoryFileSystem
+  constructor(memory: MemoryFileSystem) {
+    super(memory)
+    this.#memory = memory
+  }
+  protected override async openTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<OpenedFile> {
+    const opened = await super.openTarget(target, signal)
+    const chunks: Uint8Array[] = []
+    for await (const chunk of opened.chunks) chunks.push(new Uint8Array(chunk))
+    if (this.armed) {
+      this.armed = false
+      await this.#memory.writeText(await this.#memory.resolve(target.displayPath), 'alpha\nTHEIRS\n')
+    }
+    return { info: opened.info, chunks }
+  }
+  protected override async loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
+    const bytes = await super.loadBytes(target, request)
+    if (this.armed) {
+      this.armed = false
+      await this.#memory.writeText(await this.#memory.resolve(target.displayPath), 'alpha\nTHEIRS\n')
+    }
+    return bytes
+  }
+}
+
+// Found by an adversarial review of the overlay: each failed before its fix.
+describe('OverlayFileSystem: commits and records that hold', () => {
+  it('a commit run again after a failure goes on from what stands (a directory replaced, a file turned into one)', async () => {
+    for (const replace of [
+      async (o: OverlayFileSystem) => {
+        await o.remove(await o.resolve('/w/d'), { recursive: true })
+        await o.writeText(await o.resolve('/w/d/n.txt'), 'N\n')
+      },
+      async (o: OverlayFileSystem) => {
+        await o.remove(await o.resolve('/w/a.txt'))
+        await o.createDirectory(await o.resolve('/w/a.txt'))
+        await o.writeText(await o.resolve('/w/a.txt/in.txt'), 'IN\n')
+      },
+    ]) {
+      const memory = seeded()
+      const lower = new Failing(memory, { writes: 2 })
+      const o = await OverlayFileSystem.open(lower)
+      await replace(o)
+      await o.writeText(await o.resolve('/w/z.txt'), 'Z\n')
+      const view = await snapshot(o)
+      expect((await o.commit()).outcome).toBe('failed')
+      lower.heal()
+      const again = await o.commit()
+      expect(again.outcome, JSON.stringify(again)).toBe('committed')
+      expect(await snapshot(memory)).toEqual(view)
+    }
+  })
+
+  it('a commit of some paths below a replaced directory takes what that directory holds with it: the rest still commits', async () => {
+    const lower = seeded()
+    const o = await OverlayFileSystem.open(lower)
+    await o.remove(await o.resolve('/w/d'), { recursive: true })
+    await o.createDirectory(await o.resolve('/w/d'))
+    await o.writeText(await o.resolve('/w/d/c.txt'), 'mine\n')
+    await o.writeText(await o.resolve('/w/d/n.txt'), 'N\n')
+    await o.writeText(await o.resolve('/w/elsewhere.txt'), 'E\n')
+    const view = await snapshot(o)
+    expect((await o.commit({ paths: ['/w/d/n.txt'] })).outcome).toBe('committed')
+    expect((await o.changes()).map((c) => c.path)).toEqual(['/w/elsewhere.txt'])
+    expect((await o.commit()).outcome).toBe('committed')
+    expect(await snapshot(lower)).toEqual(view)
+  })
+
+  it('a change underneath that the overlay hid, then its directory removed: a conflict, not a silent delete', async () => {
+    for (const first of ['write', 'remove'] as const) {
+      const lower = seeded()
+      const o = await OverlayFileSystem.open(lower)
+      const c = await o.resolve('/w/d/c.txt')
+      if (first === 'write') await o.writeText(c, 'mine\n')
+      else await o.remove(c)
+      await lower.writeText(await lower.resolve('/w/d/c.txt'), 'THEIRS\n')
+      await o.remove(await o.resolve('/w/d'), { recursive: true })
+      const report = await o.commit()
+      expect(report.outcome, first).toBe('conflict')
+      expect(await lower.readText(await lower.resolve('/w/d/c.txt'))).toBe('THEIRS\n')
+    }
+  })
+
+  it('an edit is based on the look it read, never on a later one: another writer slipping in is a conflict', async () => {
+    const memory = new MemoryFileSystem({ cwd: '/w', files: { 'a.txt': 'alpha\n' } })
+    const lower = new SlipIn(memory)
+    const o = await OverlayFileSystem.open(lower)
+    lower.armed = true
+    await o.editText(await o.resolve('/w/a.txt'), { oldString: 'alpha', newString: 'ALPHA', replaceAll: false })
+    expect((await o.commit()).outcome).toBe('conflict')
+    expect(await memory.readText(await memory.resolve('/w/a.txt'))).toBe('alpha\nTHEIRS\n')
+  })
+
+  it('a file of the store above maxTextBytes can be removed and replaced: the commit reports, never throws', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seamfs-overlay-large-'))
+    dirs.push(dir)
+    const lower = new LocalFileSystem({ cwd: dir, maxTextBytes: 1024 })
+    writeFileSync(join(dir, 'big.bin'), new Uint8Array(4096).fill(7))
+    writeFileSync(join(dir, 'big2.bin'), new Uint8Array(4096).fill(8))
+    const o = await OverlayFileSystem.open(lower)
+    await o.remove(await o.resolve('big.bin'))
+    await o.writeText(await o.resolve('big2.bin'), 'small now')
+    const report = await o.commit()
+    expect(report.outcome).toBe('committed')
+    expect(await lower.stat(await lower.resolve('big.bin'))).toBeUndefined()
+    expect(await lower.readText(await lower.resolve('big2.bin'))).toBe('small now')
+  })
+
+  it('a damaged state, or one made over another store, is refused with an FsError', async () => {
+    for (const text of ['{"format":1', '{"format":1}', '{"format":1,"nonce":"n","counter":0,"entries":[{"kind":"file"}]}', 'null']) {
+      const upper = { fs: new MemoryFileSystem({ cwd: '/u', files: { 'o/overlay.json': text } }), dir: '/u/o' }
+      const failure = await OverlayFileSystem.open(new MemoryFileSystem({ cwd: '/w' }), { upper }).catch((err: unknown) => err)
+      expect(isFsError(failure), text).toBe(true)
+    }
+    const upper = { fs: new MemoryFileSystem({ cwd: '/u', files: { 'o/': null } }), dir: '/u/o' }
+    const a = await OverlayFileSystem.open(new MemoryFileSystem({ cwd: '/a' }), { upper })
+    await a.writeText(await a.resolve('/a/new.txt'), 'from A')
+    const other = await OverlayFileSystem.open(new MemoryFileSystem({ cwd: '/b' }), { upper }).catch((err: unknown) => err)
+    expect(isFsError(other, 'FS_UNSUPPORTED')).toBe(true)
+  })
+
+  it('a commit in one process racing a write in another: the commit lands, and the later write stays, based on it', async () => {
+    const memory = new MemoryFileSystem({ cwd: '/w', files: { 'x.txt': 'v0\n' } })
+    const lower = new Gated(memory)
+    const upper = { fs: new MemoryFileSystem({ cwd: '/u', files: { 'o/': null } }), dir: '/u/o' }
+    const agent = await OverlayFileSystem.open(lower, { upper })
+    await agent.writeText(await agent.resolve('/w/x.txt'), 'v1\n')
+    const person = await OverlayFileSystem.open(lower, { upper })
+    let release!: () => void
+    lower.gate = new Promise<void>((resolve) => (release = resolve))
+    const entered = new Promise<void>((resolve) => (lower.entered = resolve))
+    const committing = person.commit()
+    await entered
+    // The agent goes on while the person's commit writes x.txt = v1 to the store.
+    await agent.writeText(await agent.resolve('/w/x.txt'), 'v2\n')
+    release()
+    expect((await committing).outcome).toBe('committed')
+    expect(await memory.readText(await memory.resolve('/w/x.txt'))).toBe('v1\n')
+    expect((await agent.changes()).map((c) => [c.path, c.kind, c.diff])).toEqual([['/w/x.txt', 'update', '@@ -1 +1 @@\n-v1\n+v2']])
+    expect((await agent.commit()).outcome).toBe('committed')
+    expect(await memory.readText(await memory.resolve('/w/x.txt'))).toBe('v2\n')
+  })
+})
