@@ -328,14 +328,14 @@ function treePath(mounts: readonly (readonly [point: string, hostRoot: string])[
  * What wraps a store in a `TracedFileSystem`: `@seamfs/core/opentelemetry` needs `@opentelemetry/api`,
  * an optional peer, so it is loaded only when tracing is asked for, and its absence is a config error.
  */
-async function tracedLayer(): Promise<(inner: FileSystem) => FileSystem> {
+async function tracedLayer(): Promise<{ wrap: (inner: FileSystem) => FileSystem; flush: () => Promise<void> }> {
   let loaded: typeof import('@seamfs/core/opentelemetry')
   try {
     loaded = await import('@seamfs/core/opentelemetry')
   } catch (err) {
     throw new ConfigError('tracing', 'the package @opentelemetry/api installed next to @seamfs/core (npm install @opentelemetry/api)', (err as Error).message)
   }
-  return (inner) => new loaded.TracedFileSystem(inner)
+  return { wrap: (inner) => new loaded.TracedFileSystem(inner), flush: loaded.flushTelemetry }
 }
 
 /** The sandbox, the policy and the tools over an open store. */
@@ -359,7 +359,8 @@ async function harnessOver(
     return evented
   }
   // With tracing, one traced layer outside everything: the fence's refusals are spans too, and the tools find it.
-  const traced = config.tracing === true ? await tracedLayer() : (inner: FileSystem): FileSystem => inner
+  const tracing = config.tracing === true ? await tracedLayer() : undefined
+  const traced = tracing?.wrap ?? ((inner: FileSystem): FileSystem => inner)
   const fs = traced(audited(sandboxed))
   const policy = config.policy === false ? undefined : new ObservationPolicy()
   let tools: FileTool[]
@@ -409,6 +410,8 @@ async function harnessOver(
         await fs.close()
       } finally {
         audit?.close()
+        // A batching span processor or a periodic metric reader holds what the last calls recorded: out before the process ends.
+        await tracing?.flush()
       }
     },
   }

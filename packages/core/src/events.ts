@@ -116,6 +116,11 @@ export class EventedFileSystem extends FileSystemLayer {
         process.emitWarning(`a change listener of EventedFileSystem threw: ${err instanceof Error ? err.message : String(err)}`, 'SeamfsListenerWarning'))
   }
 
+  // The fence of a write goes on to the store, as it would without this layer (S3 and SFTP send the write with the fence's check).
+  protected override takesFence(): boolean {
+    return this.innerTakesFence()
+  }
+
   /** Adds a listener; returns what removes it. */
   on(listener: FsEventListener): () => void {
     this.#listeners.add(listener)

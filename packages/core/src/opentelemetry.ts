@@ -17,6 +17,7 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api'
+import { ABORT_GRACE_MS } from './abort-wait.js'
 import { isFsError, type FsVerb } from './errors.js'
 import { currentActor } from './events.js'
 import type { FileSystem } from './file-system.js'
@@ -91,6 +92,44 @@ const VERB: Record<Op, FsVerb> = {
   'create directory': 'create directory',
 }
 
+interface Instruments {
+  readonly provider: MeterProvider
+  readonly operations: Counter
+  readonly errors: Counter
+  readonly duration: Histogram
+  readonly bytes: Counter
+  readonly toolCalls: Counter
+  readonly toolDuration: Histogram
+}
+
+function instrumentsOf(provider: MeterProvider): Instruments {
+  const meter = provider.getMeter(INSTRUMENTATION_SCOPE)
+  return {
+    provider,
+    operations: meter.createCounter(TRACED_METRICS.operations, { description: 'Store calls', unit: '{call}' }),
+    errors: meter.createCounter(TRACED_METRICS.errors, { description: 'Store calls that failed', unit: '{call}' }),
+    duration: meter.createHistogram(TRACED_METRICS.duration, { description: 'Duration of store calls', unit: 's' }),
+    bytes: meter.createCounter(TRACED_METRICS.bytes, { description: 'Bytes read from and written to the store', unit: 'By' }),
+    toolCalls: meter.createCounter(TRACED_METRICS.toolCalls, { description: 'Tool calls', unit: '{call}' }),
+    toolDuration: meter.createHistogram(TRACED_METRICS.toolDuration, { description: 'Duration of tool calls', unit: 's' }),
+  }
+}
+
+const MUTATIONS: ReadonlySet<Op> = new Set(['write', 'edit', 'remove', 'rename', 'create directory'])
+
+/** The most characters of a path a tool span carries (the model's own argument, of any length). */
+const MAX_PATH_ATTRIBUTE = 1024
+
+/**
+ * Flushes the spans and metrics the global providers hold (a batching span processor, a periodic
+ * metric reader), for a process about to exit; resolves also where there is nothing to flush.
+ */
+export async function flushTelemetry(): Promise<void> {
+  const tracer = trace.getTracerProvider() as TracerProvider & { getDelegate?: () => TracerProvider }
+  const providers = [tracer.getDelegate?.() ?? tracer, metrics.getMeterProvider()] as { forceFlush?: () => Promise<void> }[]
+  await Promise.all(providers.map(async (p) => p.forceFlush?.().catch(() => undefined)))
+}
+
 /** The innermost store under `fs`'s layers. */
 function storeOf(fs: FileSystem): FileSystem {
   let at = fs
@@ -149,8 +188,16 @@ function countedSync(source: Iterable<Uint8Array>, count: (bytes: number) => voi
  *   store had to retry is a span per attempt); a call refused before it reaches the store (bad
  *   arguments, an abort before it began) has none; put the layer outside a sandbox to trace the
  *   fence's refusals too;
+ * - a span ends when the store answers, or when the call's signal aborts (a read at once, a
+ *   mutation after core's grace, flagged `seamfs.indeterminate`), whichever is first: a frozen
+ *   store's calls are recorded as `FS_ABORTED` once the caller was told so;
+ * - the layer changes nothing of the store's behaviour: it forwards fences (`takesFence`), tree
+ *   listings and errors as they are; the global providers are looked up at each call, so an SDK
+ *   registered after the layer was made is used (`flushTelemetry()` before a short-lived process
+ *   exits, for batching processors);
  * - `stat` and `lstat` of an absent path are not failures (`seamfs.found: false`);
- * - a stream's span covers its opening; its bytes count in `seamfs.io.bytes` as they are read;
+ * - a stream's span covers its opening; its bytes count in `seamfs.io.bytes` as they are read (a
+ *   small file the store hands over whole, at its opening);
  * - no content is ever in a span or a metric: sizes, codes and paths only; a tool span holds no
  *   argument but the path and no text of the answer; an actor ({@link actingAs}) is named
  *   (`seamfs.actor`) only when it is a string;
@@ -159,31 +206,34 @@ function countedSync(source: Iterable<Uint8Array>, count: (bytes: number) => voi
  */
 export class TracedFileSystem extends FileSystemLayer implements ToolCallWrapper {
   readonly #tracerProvider: TracerProvider | undefined
+  readonly #meterProvider: MeterProvider | undefined
   readonly #backend: string
   readonly #paths: boolean
-  readonly #operations: Counter
-  readonly #errors: Counter
-  readonly #duration: Histogram
-  readonly #bytes: Counter
-  readonly #toolCalls: Counter
-  readonly #toolDuration: Histogram
+  /** The instruments, made from the provider they were made for (the global one may be set after this layer is made). */
+  #instruments: Instruments | undefined
 
   constructor(inner: FileSystem, options: TracedOptions = {}) {
     super(inner)
     this.#tracerProvider = options.tracerProvider
+    this.#meterProvider = options.meterProvider
     this.#backend = options.backend ?? storeOf(inner).constructor.name
     this.#paths = options.paths !== false
-    const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(INSTRUMENTATION_SCOPE)
-    this.#operations = meter.createCounter(TRACED_METRICS.operations, { description: 'Store calls', unit: '{call}' })
-    this.#errors = meter.createCounter(TRACED_METRICS.errors, { description: 'Store calls that failed', unit: '{call}' })
-    this.#duration = meter.createHistogram(TRACED_METRICS.duration, { description: 'Duration of store calls', unit: 's' })
-    this.#bytes = meter.createCounter(TRACED_METRICS.bytes, { description: 'Bytes read from and written to the store', unit: 'By' })
-    this.#toolCalls = meter.createCounter(TRACED_METRICS.toolCalls, { description: 'Tool calls', unit: '{call}' })
-    this.#toolDuration = meter.createHistogram(TRACED_METRICS.toolDuration, { description: 'Duration of tool calls', unit: 's' })
   }
 
   get #tracer(): Tracer {
     return (this.#tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE)
+  }
+
+  /** The instruments of the meter provider in force (`@opentelemetry/api` has no proxy for one set later). */
+  get #metrics(): Instruments {
+    const provider = this.#meterProvider ?? metrics.getMeterProvider()
+    if (this.#instruments?.provider !== provider) this.#instruments = instrumentsOf(provider)
+    return this.#instruments
+  }
+
+  // The fence of a write goes on to the store, as it would without this layer (S3 and SFTP send the write with the fence's check).
+  protected override takesFence(): boolean {
+    return this.innerTakesFence()
   }
 
   /** Runs one tool call in its span (see the class's rules); the tools call it. */
@@ -194,7 +244,7 @@ export class TracedFileSystem extends FileSystemLayer implements ToolCallWrapper
       'gen_ai.tool.type': 'function',
       'seamfs.backend': this.#backend,
     }
-    if (this.#paths && call.path !== undefined) attributes['file.path'] = call.path
+    if (this.#paths && call.path !== undefined) attributes['file.path'] = call.path.slice(0, MAX_PATH_ATTRIBUTE)
     const actor = currentActor()
     if (typeof actor === 'string') attributes['seamfs.actor'] = actor
     const span = this.#tracer.startSpan(`execute_tool ${call.tool}`, { kind: SpanKind.INTERNAL, attributes })
@@ -217,51 +267,77 @@ export class TracedFileSystem extends FileSystemLayer implements ToolCallWrapper
       throw err
     } finally {
       span.end()
-      this.#toolCalls.add(1, metric)
-      this.#toolDuration.record((performance.now() - started) / 1000, metric)
+      const { toolCalls, toolDuration } = this.#metrics
+      toolCalls.add(1, metric)
+      toolDuration.record((performance.now() - started) / 1000, metric)
     }
   }
 
-  /** Runs one store call in its span; `done` adds what the answer tells (bytes, entries). */
-  async #traced<T>(op: Op, path: string, run: () => Awaitable<T>, done?: (result: T, span: Span) => void): Promise<T> {
+  /**
+   * Runs one store call in its span; `done` adds what the answer tells (bytes, entries). The span
+   * ends when the store answers, or when `signal` aborts (`FS_ABORTED`: core has told the caller so,
+   * and a frozen store may never answer), whichever comes first.
+   */
+  async #traced<T>(op: Op, path: string, signal: AbortSignal | undefined, run: () => Awaitable<T>, done?: (result: T, span: Span) => void): Promise<T> {
     const attributes: Attributes = { 'seamfs.operation': op, 'seamfs.backend': this.#backend }
     if (this.#paths) attributes['file.path'] = path
     const actor = currentActor()
     if (typeof actor === 'string') attributes['seamfs.actor'] = actor
     const span = this.#tracer.startSpan(`seamfs ${op}`, { kind: SpanKind.INTERNAL, attributes }, context.active())
     const started = performance.now()
-    const metric: Attributes = { 'seamfs.operation': op, 'seamfs.backend': this.#backend }
+    let ended = false
+    const end = (code: string | undefined, found = true): void => {
+      if (ended) return
+      ended = true
+      const metric: Attributes = { 'seamfs.operation': op, 'seamfs.backend': this.#backend, 'seamfs.outcome': code === undefined ? 'ok' : 'error' }
+      if (!found) span.setAttribute('seamfs.found', false)
+      if (code !== undefined) {
+        span.setAttribute('error.type', code)
+        span.setStatus({ code: SpanStatusCode.ERROR, message: code })
+        metric['error.type'] = code
+      }
+      span.end()
+      const instruments = this.#metrics
+      if (code !== undefined) instruments.errors.add(1, { 'seamfs.operation': op, 'seamfs.backend': this.#backend, 'error.type': code })
+      instruments.operations.add(1, metric)
+      instruments.duration.record((performance.now() - started) / 1000, metric)
+    }
+    // A read fails at the abort; a mutation is given ABORT_GRACE_MS to answer, then fails `indeterminate` (core's rule).
+    const mutation = MUTATIONS.has(op)
+    let grace: ReturnType<typeof setTimeout> | undefined
+    const aborted = (): void => {
+      if (!mutation) return end('FS_ABORTED')
+      grace = setTimeout(() => {
+        if (!ended) span.setAttribute('seamfs.indeterminate', true)
+        end('FS_ABORTED')
+      }, ABORT_GRACE_MS + 5)
+      grace.unref?.()
+    }
+    if (signal?.aborted === true) aborted()
+    else signal?.addEventListener('abort', aborted, { once: true })
     try {
       const result = await run()
-      done?.(result, span)
-      metric['seamfs.outcome'] = 'ok'
+      if (!ended) done?.(result, span)
+      end(undefined)
       return result
     } catch (err) {
       const error = isFsError(err) ? err : translateError(err, VERB[op], path, (e) => this.errorRow(e))
-      if (error.code === 'FS_NOT_FOUND' && (op === 'stat' || op === 'lstat')) {
-        span.setAttribute('seamfs.found', false)
-        metric['seamfs.outcome'] = 'ok'
-      } else {
-        span.setAttribute('error.type', error.code)
-        if (error.retryable) span.setAttribute('seamfs.retryable', true)
-        if (error.indeterminate) span.setAttribute('seamfs.indeterminate', true)
-        span.setStatus({ code: SpanStatusCode.ERROR, message: error.code })
-        metric['seamfs.outcome'] = 'error'
-        this.#errors.add(1, { 'seamfs.operation': op, 'seamfs.backend': this.#backend, 'error.type': error.code })
-        metric['error.type'] = error.code
+      if (error.code === 'FS_NOT_FOUND' && (op === 'stat' || op === 'lstat')) end(undefined, false)
+      else {
+        if (!ended && error.retryable) span.setAttribute('seamfs.retryable', true)
+        if (!ended && error.indeterminate) span.setAttribute('seamfs.indeterminate', true)
+        end(error.code)
       }
       throw err
     } finally {
-      span.end()
-      const seconds = (performance.now() - started) / 1000
-      this.#operations.add(1, metric)
-      this.#duration.record(seconds, metric)
+      signal?.removeEventListener('abort', aborted)
+      if (grace !== undefined) clearTimeout(grace)
     }
   }
 
   #moved(op: Op, direction: 'read' | 'write', bytes: number, span: Span | undefined): void {
     span?.setAttribute('seamfs.bytes', bytes)
-    this.#bytes.add(bytes, { 'seamfs.operation': op, 'seamfs.backend': this.#backend, 'seamfs.io.direction': direction })
+    this.#metrics.bytes.add(bytes, { 'seamfs.operation': op, 'seamfs.backend': this.#backend, 'seamfs.io.direction': direction })
   }
 
   /** `chunks`, counting their bytes in the bytes metric as they are read. */
@@ -281,13 +357,14 @@ export class TracedFileSystem extends FileSystemLayer implements ToolCallWrapper
   }
 
   protected override resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Awaitable<FsTarget> {
-    return this.#traced('resolve', path, () => super.resolvePath(path, cwd, signal))
+    return this.#traced('resolve', path, signal, () => super.resolvePath(path, cwd, signal))
   }
 
   protected override statTarget(target: FsTarget, signal: AbortSignal | undefined): Awaitable<FsInfo | undefined> {
     return this.#traced(
       'stat',
       target.displayPath,
+      signal,
       () => super.statTarget(target, signal),
       (info, span) => span.setAttribute('seamfs.found', info !== undefined),
     )
@@ -297,6 +374,7 @@ export class TracedFileSystem extends FileSystemLayer implements ToolCallWrapper
     return this.#traced(
       'lstat',
       path,
+      signal,
       () => super.lstatPath(path, cwd, signal),
       (info, span) => span.setAttribute('seamfs.found', info !== undefined),
     )
@@ -306,19 +384,21 @@ export class TracedFileSystem extends FileSystemLayer implements ToolCallWrapper
     return this.#traced(
       'read',
       target.displayPath,
+      request.signal,
       () => super.loadBytes(target, request),
       (bytes, span) => this.#moved('read', 'read', bytes.length, span),
     )
   }
 
   protected override openBytes(target: FsTarget, signal: AbortSignal | undefined): Awaitable<ByteChunks> {
-    return this.#traced('stream', target.displayPath, async () => this.#counted('stream', await super.openBytes(target, signal)))
+    return this.#traced('stream', target.displayPath, signal, async () => this.#counted('stream', await super.openBytes(target, signal)))
   }
 
   protected override openTarget(target: FsTarget, signal: AbortSignal | undefined): Awaitable<OpenedFile> {
     return this.#traced(
       'open',
       target.displayPath,
+      signal,
       async () => {
         const opened = await super.openTarget(target, signal)
         return { info: opened.info, chunks: this.#counted('open', opened.chunks) }
@@ -333,6 +413,7 @@ export class TracedFileSystem extends FileSystemLayer implements ToolCallWrapper
     return this.#traced(
       'list',
       target.displayPath,
+      signal,
       () => super.listEntries(target, signal),
       (entries, span) => span.setAttribute('seamfs.entries', entries.length),
     )
@@ -340,13 +421,14 @@ export class TracedFileSystem extends FileSystemLayer implements ToolCallWrapper
 
   // Forwarded, not walked: a traced S3 store keeps its one-request-per-page prefix listing.
   protected override listSubtree(target: FsTarget, request: TreeRequest): Awaitable<TreePages> {
-    return this.#traced('list tree', target.displayPath, () => this.innerListSubtree(target, request))
+    return this.#traced('list tree', target.displayPath, request.signal, () => this.innerListSubtree(target, request))
   }
 
   protected override publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Awaitable<WriteResult> {
     return this.#traced(
       'write',
       target.displayPath,
+      request.signal,
       () => super.publishBytes(target, bytes, request),
       (result, span) => {
         span.setAttribute('seamfs.created', result.created)
@@ -365,6 +447,7 @@ export class TracedFileSystem extends FileSystemLayer implements ToolCallWrapper
     return this.#traced(
       'edit',
       target.displayPath,
+      request.signal,
       () => super.updateBytes(target, request, measured),
       (_version, span) => {
         if (written !== undefined) this.#moved('edit', 'write', written, span)
@@ -376,6 +459,7 @@ export class TracedFileSystem extends FileSystemLayer implements ToolCallWrapper
     return this.#traced(
       'remove',
       target.displayPath,
+      request.signal,
       () => super.removeTarget(target, request),
       (outcome, span) => span.setAttribute('seamfs.entries', outcome.entries),
     )
@@ -385,6 +469,7 @@ export class TracedFileSystem extends FileSystemLayer implements ToolCallWrapper
     return this.#traced(
       'rename',
       from.displayPath,
+      request.signal,
       () => super.renameTarget(from, to, request),
       (outcome, span) => {
         if (this.#paths) span.setAttribute('seamfs.rename.to', to.displayPath)
@@ -394,13 +479,14 @@ export class TracedFileSystem extends FileSystemLayer implements ToolCallWrapper
   }
 
   protected override renameInPlace(target: FsTarget, request: RenameRequest): Awaitable<FsRenameOutcome> {
-    return this.#traced('rename', target.displayPath, () => super.renameInPlace(target, request))
+    return this.#traced('rename', target.displayPath, request.signal, () => super.renameInPlace(target, request))
   }
 
   protected override makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Awaitable<boolean> {
     return this.#traced(
       'create directory',
       target.displayPath,
+      signal,
       () => super.makeDirectory(target, signal),
       (created, span) => span.setAttribute('seamfs.created', created),
     )

@@ -6,16 +6,22 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { trace } from '@opentelemetry/api'
+import { metrics, trace } from '@opentelemetry/api'
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { afterAll, describe, expect, it } from 'vitest'
 import { LocalFileSystem } from '@seamfs/backend-local'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
-import { toolCallWrapperOf } from '@seamfs/core'
-import { FileSystemLayer, type ByteChunks, type FsTarget } from '@seamfs/core/backend'
+import { EventedFileSystem, SandboxedFileSystem, toolCallWrapperOf, type FileSystem, type FsInfo } from '@seamfs/core'
+import { FileSystemLayer, type ByteChunks, type FsTarget, type WriteRequest, type WriteResult } from '@seamfs/core/backend'
 import { TracedFileSystem } from '@seamfs/core/opentelemetry'
 import { createFileToolsByName, ObservationPolicy } from '@seamfs/tools'
 import { assertTracedFlow, tracedFlow, useContextManager } from './tracing-flow.js'
+
+class CollectedReader extends MetricReader {
+  protected override async onForceFlush(): Promise<void> {}
+  protected override async onShutdown(): Promise<void> {}
+}
 
 function recorder() {
   const exporter = new InMemorySpanExporter()
@@ -102,6 +108,75 @@ describe('TracedFileSystem through the tools, with the OpenTelemetry SDK', () =>
       const text = await over.streamText(await over.resolve('/w/big.txt'))
       await text[Symbol.asyncIterator]().return?.()
       expect(released - before).toBe(2)
+    }
+  })
+
+  it('a layer in the way changes nothing of the store: a write still goes to it with the fence it sends in one flight', async () => {
+    // Stands in for S3 and SFTP, which take a sandbox's fence with the write instead of waiting for it first.
+    class FenceProbe extends FileSystemLayer {
+      fenced = 0
+      protected override takesFence(): boolean {
+        return true
+      }
+      protected override async publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+        if (request.fence !== undefined) this.fenced++
+        await request.fence
+        return super.publishBytes(target, bytes, { ...request, fence: undefined })
+      }
+    }
+    for (const layer of [
+      (fs: FileSystem) => new TracedFileSystem(fs, { tracerProvider: recorder().tracerProvider }),
+      (fs: FileSystem) => new EventedFileSystem(fs),
+    ]) {
+      const probe = new FenceProbe(new MemoryFileSystem({ cwd: '/w', files: { 'x.txt': '' } }))
+      const fenced = new SandboxedFileSystem(layer(probe), { mode: 'workspace-write', workspaceRoot: '/w' })
+      await fenced.writeText(await fenced.resolve('/w/a.txt'), 'hello')
+      expect(probe.fenced).toBe(1)
+    }
+  })
+
+  it('a store that never answers: its span ends with FS_ABORTED when the caller is told so, and is counted', async () => {
+    class Frozen extends FileSystemLayer {
+      protected override statTarget(): Promise<FsInfo | undefined> {
+        return new Promise(() => undefined)
+      }
+      protected override publishBytes(): Promise<WriteResult> {
+        return new Promise(() => undefined)
+      }
+    }
+    const { exporter, tracerProvider } = recorder()
+    const reader = new CollectedReader()
+    const fs = new TracedFileSystem(new Frozen(new MemoryFileSystem({ cwd: '/w', files: { 'a.txt': 'a' } })), {
+      tracerProvider,
+      meterProvider: new MeterProvider({ readers: [reader] }),
+    })
+    const target = await fs.resolve('/w/a.txt')
+    for (const call of [(signal: AbortSignal) => fs.stat(target, { signal }), (signal: AbortSignal) => fs.writeText(target, 'b', { signal })]) {
+      const controller = new AbortController()
+      const pending = call(controller.signal).catch((err: unknown) => err)
+      controller.abort()
+      expect(await pending).toMatchObject({ code: 'FS_ABORTED' })
+    }
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    const ended = exporter.getFinishedSpans().filter((s) => s.attributes['error.type'] === 'FS_ABORTED')
+    expect(ended.map((s) => s.name).sort()).toEqual(['seamfs stat', 'seamfs write'])
+    expect(ended.find((s) => s.name === 'seamfs write')?.attributes['seamfs.indeterminate']).toBe(true)
+    const { resourceMetrics } = await reader.collect()
+    const errors = resourceMetrics.scopeMetrics.flatMap((m) => m.metrics).filter((m) => m.descriptor.name === 'seamfs.operation.errors')
+    expect(errors.flatMap((m) => m.dataPoints as { value: unknown }[]).reduce((n, p) => n + (p.value as number), 0)).toBe(2)
+  })
+
+  it('a meter provider registered after the layer was made gets its metrics', async () => {
+    metrics.disable()
+    const fs = new TracedFileSystem(new MemoryFileSystem({ cwd: '/w', files: { 'a.txt': 'a' } }))
+    const reader = new CollectedReader()
+    metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }))
+    try {
+      await fs.readText(await fs.resolve('/w/a.txt'))
+      const { resourceMetrics } = await reader.collect()
+      expect(resourceMetrics.scopeMetrics.flatMap((m) => m.metrics).map((m) => m.descriptor.name)).toContain('seamfs.operations')
+    } finally {
+      metrics.disable()
     }
   })
 
