@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
 import { Found } from '@seamfs/core/backend'
-import type { ObservationPolicy } from '@seamfs/core'
+import { actingAs, type ObservationPolicy } from '@seamfs/core'
 import type { McpRoot } from '@seamfs/mcp'
 import type { FileTool, OverlayFileSystem, ToolResult } from '@seamfs/tools'
 import {
@@ -194,6 +194,9 @@ interface OutputOptions {
 
 const jsonOption = (): Option => new Option('--json', "print the tool's result as one JSON object on stdout (failures too; the exit code still says which)")
 const quietOption = (): Option => new Option('-q, --quiet', 'no serving line on stderr (warnings still print)')
+
+/** Who an audit log says made the changes of `seamfs commit`. */
+const COMMIT_ACTOR = 'seamfs commit'
 
 /** The policy session of the CLI's calls, kept in the `--session` file. */
 const CLI_SESSION = 'cli'
@@ -466,7 +469,8 @@ export function buildProgram(io: Io): { program: Command; exit: () => number } {
     .argument('[paths...]', 'only these paths and what is below them (with the directories they need)')
     .action((given: string[]) =>
       overlayCommand(async (overlay, json) => {
-        const report = await overlay.commit(paths(given))
+        // The commit's writes name the person's command, not the model's session, in an audit log.
+        const report = await actingAs(COMMIT_ACTOR, () => overlay.commit(paths(given)))
         if (report.outcome !== 'committed') exitCode = 1
         if (json) io.stdout(`${JSON.stringify(reportJson(report))}\n`)
         else (report.outcome === 'committed' ? io.stdout : io.stderr)(`${reportText(report)}\n`)

@@ -240,10 +240,12 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
     await assertRootThere(backend, sandbox)
     const served =
       config === validated || single === undefined ? await describeStores(config, baseDir) : `${await describeBackend(single, baseDir)}, shown as /`
-    const overlayDir = config.overlay === undefined ? undefined : resolve(baseDir, config.overlay.dir)
-    const overlay = overlayDir === undefined ? undefined : { fs: await openOverlay(backend, overlayDir), dir: overlayDir }
     const audit = config.audit === undefined ? undefined : new AuditLog(resolve(baseDir, config.audit.path), config.audit)
     try {
+      const overlayDir = config.overlay === undefined ? undefined : resolve(baseDir, config.overlay.dir)
+      // With an audit log, what a commit writes to the store is a line too (the overlay's own changes are, above the fence).
+      const overlayLower = audit === undefined ? backend : watchedBy(backend, audit)
+      const overlay = overlayDir === undefined ? undefined : { fs: await openOverlay(overlayLower, overlayDir), dir: overlayDir }
       return await harnessOver(config, overlay?.fs ?? backend, sandbox, protectedPaths, served, warnings, hostMounts, audit, overlay)
     } catch (err) {
       audit?.close()
@@ -253,6 +255,13 @@ export async function loadHarness(rawConfig: unknown, options: LoadOptions = {})
     await backend.close().catch(() => undefined)
     throw err
   }
+}
+
+/** `inner` with each change (and each refused one) told to `audit`. */
+function watchedBy(inner: FileSystem, audit: AuditLog): FileSystem {
+  const evented = new EventedFileSystem(inner)
+  evented.on(audit.listener)
+  return evented
 }
 
 /** The overlay over `backend` whose changes are kept in `dir`, a directory of this machine (made if missing). */
@@ -352,12 +361,7 @@ async function harnessOver(
 ): Promise<Harness> {
   const sandboxed = new SandboxedFileSystem(backend, { ...sandbox, protectedPaths, protectedNames: PROTECTED_NAMES })
   // With an audit log, every call goes through one layer of events outside the fence: its refusals are lines too.
-  const audited = (inner: FileSystem): FileSystem => {
-    if (audit === undefined) return inner
-    const evented = new EventedFileSystem(inner)
-    evented.on(audit.listener)
-    return evented
-  }
+  const audited = (inner: FileSystem): FileSystem => (audit === undefined ? inner : watchedBy(inner, audit))
   // With tracing, one traced layer outside everything: the fence's refusals are spans too, and the tools find it.
   const tracing = config.tracing === true ? await tracedLayer() : undefined
   const traced = tracing?.wrap ?? ((inner: FileSystem): FileSystem => inner)

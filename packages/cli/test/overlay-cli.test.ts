@@ -91,6 +91,27 @@ describe.skipIf(missingBuild.length > 0)(builtTitle('seamfs --overlay in child p
     expect(await run(['ls'])).toMatchObject({ code: 2, stderr: 'seamfs: config: overlay: expected true, false or { dir }, found the string "yes"\n' })
   })
 
+  it('with an audit log, the model’s changes to the overlay and the commit that lands them are each a line', async () => {
+    const cwd = tempDir('overlay-audit')
+    const home = tempDir('overlay-audit-home')
+    writeFileSync(join(cwd, 'a.txt'), 'one\n')
+    const run = (args: string[], input?: string) =>
+      runBin(['--overlay', '--audit', 'audit.jsonl', ...args], { cwd, home, ...(input === undefined ? {} : { input }) })
+    expect((await run(['write', 'n.txt'], 'new\n')).code).toBe(0)
+    expect((await run(['rm', 'a.txt'])).code).toBe(0)
+    expect((await run(['commit'])).code).toBe(0)
+    const lines = readFileSync(join(cwd, 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(lines.map((l) => [l['kind'], l['path'], l['actor']])).toEqual([
+      ['create', `${cwd}/n.txt`, 'cli'],
+      ['remove', `${cwd}/a.txt`, 'cli'],
+      ['create', `${cwd}/n.txt`, 'seamfs commit'],
+      ['remove', `${cwd}/a.txt`, 'seamfs commit'],
+    ])
+  })
+
   it('over MCP the agent works on the overlay; a person in another process reviews and commits; the agent then sees the store', async () => {
     const root = tempDir('overlay-mcp')
     const home = tempDir('overlay-mcp-home')

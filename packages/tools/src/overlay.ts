@@ -455,6 +455,11 @@ export class OverlayFileSystem extends FileSystemLayer {
     }
   }
 
+  /** Whether the state is kept in a store's directory, where another process may change it. */
+  get #shared(): boolean {
+    return this.#upper instanceof StoreUpper
+  }
+
   /** Mutations running: the state is not read again under them. */
   #busy = 0
 
@@ -467,7 +472,7 @@ export class OverlayFileSystem extends FileSystemLayer {
   /** Runs a mutation of the overlay alone, on its latest state. */
   #mutate<T>(fn: () => Promise<T>): Promise<T> {
     return this.#lock.run(async () => {
-      await this.#sync()
+      if (this.#shared) await this.#sync()
       this.#busy++
       try {
         return await fn()
@@ -694,7 +699,7 @@ export class OverlayFileSystem extends FileSystemLayer {
         if (this.#entries.get(target.targetKey) === view) {
           if (retried || !(this.#upper instanceof StoreUpper) || this.#busy > 0) throw err
           retried = true
-          await this.#sync()
+          if (this.#shared) await this.#sync()
         }
       }
     }
@@ -884,7 +889,7 @@ export class OverlayFileSystem extends FileSystemLayer {
   // ---- the hooks ----
 
   protected override async resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
-    await this.#sync()
+    if (this.#shared) await this.#sync()
     return this.#resolve(path, cwd, signal)
   }
 
@@ -920,12 +925,12 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   protected override async statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
-    await this.#sync()
+    if (this.#shared) await this.#sync()
     return this.#stat(target, signal)
   }
 
   protected override async lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
-    await this.#sync()
+    if (this.#shared) await this.#sync()
     const own = await super.lstatPath(path, cwd, signal)
     if (this.#entries.size === 0) return own
     if (own?.type === 'symlink') {
@@ -937,7 +942,7 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   protected override async loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
-    await this.#sync()
+    if (this.#shared) await this.#sync()
     if (this.#view(target) === 'lower') return super.loadBytes(target, request)
     const bytes = await this.#bytes(target, 'read', request)
     // The overlay's own bytes are its content: a caller that keeps them gets a copy.
@@ -945,14 +950,14 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   protected override async openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks> {
-    await this.#sync()
+    if (this.#shared) await this.#sync()
     const view = this.#view(target)
     if (view === 'lower') return super.openBytes(target, signal)
     return chunked(await this.#bytes(target, 'read', { signal, maxBytes: Number.MAX_SAFE_INTEGER }))
   }
 
   protected override async openTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<OpenedFile> {
-    await this.#sync()
+    if (this.#shared) await this.#sync()
     const view = this.#view(target)
     if (view === 'lower') return super.openTarget(target, signal)
     if (view === undefined) throw FsError.notFound('read', target.displayPath)
@@ -961,7 +966,7 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   protected override async listEntries(target: FsTarget, signal: AbortSignal | undefined): Promise<FsDirEntry[]> {
-    await this.#sync()
+    if (this.#shared) await this.#sync()
     const view = this.#view(target)
     if (view === undefined) throw FsError.notFound('list', target.displayPath)
     if (view !== 'lower' && view.kind !== 'directory') throw FsError.notDirectory('list', target.displayPath)
@@ -1216,7 +1221,7 @@ export class OverlayFileSystem extends FileSystemLayer {
    * overlay first changed it, and for a text file the diff against the store's content now.
    */
   async changes(selection: OverlaySelection = {}): Promise<OverlayChange[]> {
-    await this.#sync()
+    if (this.#shared) await this.#sync()
     const out: OverlayChange[] = []
     for (const e of await this.#selected(selection)) {
       // A directory that was already there and only holds changes is no change of its own.
