@@ -51,6 +51,8 @@ export { compareNames } from './order.js'
 export { incompleteTail, TextChunkValidator } from './text.js'
 /** `readText`'s decoding rules on bytes already read: NUL sample, strict UTF-8, BOM dropped; else `FS_NOT_TEXT`. */
 export { decodeText } from './text.js'
+/** The same rules without the error (`null` where `readText` would refuse), and `readText`'s LF normalization: for diffs of stored bytes. */
+export { decodeTextOrNull, normalizeLf } from './text.js'
 /**
  * The literal edit of `editText` on bytes already read, run a slice at a time (giving the event
  * loop turns, checking the signal) with `editText`'s bounds: for a dry run that must say what an

@@ -5,6 +5,9 @@
 import { posix } from 'node:path'
 import {
   checkGuard,
+  decodeTextOrNull,
+  KeyedMutex,
+  normalizeLf,
   translateError,
   FileSystemLayer,
   FsError,
@@ -14,6 +17,7 @@ import {
   type Awaitable,
   type ByteChunks,
   type FileSystem,
+  type MutexWait,
   type FsCapabilities,
   type FsDirEntry,
   type FsInfo,
@@ -309,32 +313,6 @@ function parseState(text: string | undefined, name: string): SavedState | undefi
   return saved
 }
 
-/** One mutation at a time: the overlay's guards are checked and its state changed under this lock. */
-class Lock {
-  #tail: Promise<void> = Promise.resolve()
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.#tail.then(fn)
-    this.#tail = result.then(
-      () => undefined,
-      () => undefined,
-    )
-    return result
-  }
-}
-
-const NUL_IN_FIRST = 8192
-
-/** Whether `bytes` are text as `readText` takes it: valid UTF-8 and no NUL in the first 8 KiB. */
-function isText(bytes: Uint8Array): boolean {
-  if (bytes.subarray(0, NUL_IN_FIRST).includes(0)) return false
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes)
-    return true
-  } catch {
-    return false
-  }
-}
-
 /** The size of the chunks a stream of the overlay's own bytes yields. */
 const CHUNK_BYTES = 64 * 1024
 
@@ -346,11 +324,6 @@ function chunked(bytes: Uint8Array): Iterable<Uint8Array> {
       for (let at = 0; at < bytes.length; at += CHUNK_BYTES) yield bytes.slice(at, at + CHUNK_BYTES)
     },
   }
-}
-
-const textOf = (bytes: Uint8Array): string => {
-  const text = new TextDecoder('utf-8').decode(bytes)
-  return text.replace(/\r\n/g, '\n')
 }
 
 /**
@@ -379,7 +352,8 @@ const textOf = (bytes: Uint8Array): string => {
  */
 export class OverlayFileSystem extends FileSystemLayer {
   readonly #upper: Upper
-  readonly #lock = new Lock()
+  /** One mutation at a time: the overlay's guards are checked and its state changed under this lock. */
+  readonly #lock = new KeyedMutex()
   readonly #entries = new Map<FsTargetKey, Entry>()
   readonly #children = new Map<FsTargetKey | undefined, Set<Entry>>()
   /**
@@ -469,17 +443,21 @@ export class OverlayFileSystem extends FileSystemLayer {
     if (await this.#upper.changed()) this.#load(parseState(await this.#upper.readState(), this.#stateName))
   }
 
-  /** Runs a mutation of the overlay alone, on its latest state. */
-  #mutate<T>(fn: () => Promise<T>): Promise<T> {
-    return this.#lock.run(async () => {
-      if (this.#shared) await this.#sync()
-      this.#busy++
-      try {
-        return await fn()
-      } finally {
-        this.#busy--
-      }
-    })
+  /** Runs a mutation of the overlay alone, on its latest state; one aborted while it waits leaves the queue, nothing done. */
+  #mutate<T>(wait: MutexWait, fn: () => Promise<T>): Promise<T> {
+    return this.#lock.run(
+      'overlay',
+      async () => {
+        if (this.#shared) await this.#sync()
+        this.#busy++
+        try {
+          return await fn()
+        } finally {
+          this.#busy--
+        }
+      },
+      wait,
+    )
   }
 
   /**
@@ -1011,7 +989,7 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   protected override publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
-    return this.#mutate(async () => {
+    return this.#mutate({ verb: 'write', path: target.displayPath, signal: request.signal }, async () => {
       const path = target.displayPath
       const view = this.#view(target)
       const info = await this.#stat(target, request.signal)
@@ -1036,7 +1014,7 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   protected override updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
-    return this.#mutate(async () => {
+    return this.#mutate({ verb: 'edit', path: target.displayPath, signal: request.signal }, async () => {
       const path = target.displayPath
       const { signal, maxBytes } = request
       // The store's file is read in one look (its version and its bytes), the base of the change.
@@ -1053,7 +1031,7 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   protected override removeTarget(target: FsTarget, request: RemoveRequest): Promise<FsRemoveOutcome> {
-    return this.#mutate(async () => {
+    return this.#mutate({ verb: 'remove', path: target.displayPath, signal: request.signal }, async () => {
       const path = target.displayPath
       const { expected, recursive, maxEntries, signal } = request
       const info = await this.#stat(target, signal)
@@ -1104,7 +1082,7 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   protected override renameTarget(from: FsTarget, to: FsTarget, request: RenameRequest): Promise<FsRenameOutcome> {
-    return this.#mutate(async () => {
+    return this.#mutate({ verb: 'rename', path: from.displayPath, signal: request.signal }, async () => {
       const path = from.displayPath
       const { expected, overwrite, signal } = request
       const info = await this.#stat(from, signal)
@@ -1149,7 +1127,7 @@ export class OverlayFileSystem extends FileSystemLayer {
   }
 
   protected override makeDirectory(target: FsTarget, signal: AbortSignal | undefined): Promise<boolean> {
-    return this.#mutate(async () => {
+    return this.#mutate({ verb: 'create directory', path: target.displayPath, signal }, async () => {
       const info = await this.#stat(target, signal)
       if (info?.type === 'directory') return false
       if (info !== undefined) throw FsError.notDirectory('create directory', target.displayPath)
@@ -1240,7 +1218,10 @@ export class OverlayFileSystem extends FileSystemLayer {
           before = undefined
         }
       }
-      if (!isText(after) || (before !== undefined && !isText(before))) {
+      // Text as `readText` takes it (UTF-8, no NUL in the sample, the BOM dropped), LF-normalized as an edit's outcome is.
+      const afterText = decodeTextOrNull(after)
+      const beforeText = before === undefined ? '' : decodeTextOrNull(before)
+      if (afterText === null || beforeText === null) {
         out.push({ ...change, size: after.length, bytes: after })
         continue
       }
@@ -1248,7 +1229,7 @@ export class OverlayFileSystem extends FileSystemLayer {
         out.push({ ...change, size: after.length })
         continue
       }
-      const diff = changeDiff(before === undefined ? '' : textOf(before), textOf(after))
+      const diff = changeDiff(normalizeLf(beforeText), normalizeLf(afterText))
       out.push({ ...change, size: after.length, diff: diff.text, added: diff.added, removed: diff.removed })
     }
     return out
@@ -1256,7 +1237,7 @@ export class OverlayFileSystem extends FileSystemLayer {
 
   /** Drops the selected changes: the overlay shows the store's content there again. */
   discard(selection: OverlaySelection = {}): Promise<number> {
-    return this.#mutate(async () => {
+    return this.#mutate({ verb: 'write', path: this.#stateName, signal: selection.signal }, async () => {
       const chosen = await this.#selected(selection)
       const dropped: string[] = []
       for (const e of chosen) {
@@ -1278,7 +1259,7 @@ export class OverlayFileSystem extends FileSystemLayer {
    * says exactly what stands. Committed changes leave the overlay; after a failure it keeps all.
    */
   commit(selection: OverlaySelection = {}): Promise<OverlayCommitReport> {
-    return this.#mutate(async () => {
+    return this.#mutate({ verb: 'write', path: this.#stateName, signal: selection.signal }, async () => {
       const signal = selection.signal
       const lower = this.inner
       const chosen = this.#outermostFirst(

@@ -12,7 +12,7 @@ import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
 import { LocalFileSystem } from '@seamfs/backend-local'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
-import { isFsError, type FileSystem } from '@seamfs/core'
+import { isFsError, type FileSystem, type FsInfo } from '@seamfs/core'
 import {
   FileSystemLayer,
   FsError,
@@ -468,5 +468,42 @@ describe('OverlayFileSystem: commits and records that hold', () => {
     expect((await agent.changes()).map((c) => [c.path, c.kind, c.diff])).toEqual([['/w/x.txt', 'update', '@@ -1 +1 @@\n-v1\n+v2']])
     expect((await agent.commit()).outcome).toBe('committed')
     expect(await memory.readText(await memory.resolve('/w/x.txt'))).toBe('v2\n')
+  })
+})
+
+describe('OverlayFileSystem: waiting and text', () => {
+  it('a change aborted while it waits behind another leaves the queue at once, and never lands', async () => {
+    class Held extends FileSystemLayer {
+      gate: Promise<void> | undefined
+      protected override async statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
+        const gate = this.gate
+        this.gate = undefined
+        if (gate !== undefined) await gate
+        return super.statTarget(target, signal)
+      }
+    }
+    const lower = new Held(seeded())
+    const o = await OverlayFileSystem.open(lower)
+    let release!: () => void
+    lower.gate = new Promise<void>((resolve) => (release = resolve))
+    const first = o.writeText(await o.resolve('/w/a.txt'), 'first\n')
+    const controller = new AbortController()
+    const second = o.writeText(await o.resolve('/w/n.txt'), 'second\n', { signal: controller.signal }).catch((err: unknown) => err)
+    controller.abort()
+    expect(await second).toMatchObject({ code: 'FS_ABORTED' })
+    release()
+    await first
+    // A change queued after both: once it is done, the aborted one would have run, had it stayed in the queue.
+    await o.writeText(await o.resolve('/w/last.txt'), 'last\n')
+    expect(await o.stat(await o.resolve('/w/n.txt'))).toBeUndefined()
+    expect((await o.changes()).map((c) => c.path)).toEqual(['/w/a.txt', '/w/last.txt'])
+  })
+
+  it('a diff reads text as readText does: the BOM dropped, CRLF as LF', async () => {
+    const lower = new MemoryFileSystem({ cwd: '/w' })
+    lower.volume.writeFileSync('/w/bom.txt', '\ufeffone\r\ntwo\r\n')
+    const o = await OverlayFileSystem.open(lower)
+    await o.editText(await o.resolve('/w/bom.txt'), { oldString: 'two', newString: 'TWO', replaceAll: false })
+    expect((await o.changes())[0]?.diff).toBe('@@ -1,2 +1,2 @@\n one\n-two\n+TWO')
   })
 })
