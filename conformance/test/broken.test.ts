@@ -213,6 +213,7 @@ const VARIANTS: readonly Variant[] = [
   { file: 'atomic-claim-process-lock', rule: 'GuardStrength atomic: by the store itself, against any writer (a program that knows nothing of seamfs too)', caughtBy: ['capabilities: atomic guards', 'remove'] },
   { file: 'memory-rename-copies', rule: "capabilities.rename 'atomic': the store moves content and identity without copying bytes (the mtime stays)", caughtBy: ['modification time'] },
   { file: 'memory-edit-keeps-mtime', rule: 'capabilities.mtime: stat reports the last modification time (an edit moves it)', caughtBy: ['modification time'] },
+  { file: 'local-reads-follow-links', rule: 'capabilities.keyBoundReads: a read of a target whose way became a link since resolve fails', caughtBy: ['capabilities: key-bound reads'] },
   { file: 'local-process-lock-claims-seamfs', rule: "GuardStrength seamfs: among every seamfs writer of the store, in any process (lockScope 'process' declared as seamfs)", caughtBy: ['cross-instance races'] },
   // bounded streams: a held line, a read-ahead that does not wait for the reader
   { file: 'stream-whole-lines', rule: 'streamText: memory stays bounded by the chunk size, whatever the file size (a file of one long line)', caughtBy: ['read/stream: streaming'] },

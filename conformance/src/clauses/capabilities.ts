@@ -1,5 +1,5 @@
 import { expect } from 'vitest'
-import { isFsError, type FsWriteIntent } from '@seamfs/core'
+import { isFsError, type FileSystem, type FsTarget, type FsWriteIntent } from '@seamfs/core'
 import { yieldToLoop, type Env, type Kit } from '../kit.js'
 
 // Capability claims probed, not trusted: a guard the backend calls `atomic` is raced by a writer
@@ -63,5 +63,79 @@ export function capabilityClauses(kit: Kit): void {
         expect(problems).toEqual([])
       },
     )
+  })
+  keyBoundClause(kit)
+}
+
+/** Every read of `target` the claim covers, each run to its end (a stream drained, an open file's chunks read). */
+function readsOf(fs: FileSystem, target: FsTarget): [string, () => Promise<unknown>][] {
+  const drain = async (chunks: AsyncIterable<unknown> | Iterable<unknown>): Promise<unknown[]> => {
+    const all: unknown[] = []
+    for await (const chunk of chunks) all.push(chunk)
+    return all
+  }
+  return [
+    ['stat', () => fs.stat(target)],
+    ['readText', () => fs.readText(target)],
+    ['readBytes', () => fs.readBytes(target).then((bytes) => new TextDecoder().decode(bytes))],
+    [
+      'openFile',
+      async () => {
+        const file = await fs.openFile(target)
+        try {
+          return await drain(file.chunks)
+        } finally {
+          await file.close()
+        }
+      },
+    ],
+    ['streamBytes', async () => drain(await fs.streamBytes(target))],
+    ['streamText', async () => drain(await fs.streamText(target))],
+  ]
+}
+
+/**
+ * `capabilities.keyBoundReads`, probed: targets resolved, then a directory on one's way and another
+ * one's entry itself replaced by links to a place holding other content. Every read of the old targets
+ * must fail (a `stat` may also say absent), where a path-string read would follow the links; resolved
+ * afresh, the paths do lead through them (the control).
+ */
+function keyBoundClause(kit: Kit): void {
+  const reason =
+    kit.caps.keyBoundReads !== true ? 'capabilities.keyBoundReads is not declared' : kit.unmet({ writes: true, caps: ['remove'], hooks: ['symlink'] })
+  kit.groupIf('capabilities: key-bound reads', reason, () => {
+    kit.test('a read of a target whose way or entry became a link since resolve fails, never reading where the link leads', async (env) => {
+      await env.write('kb/d/f.txt', 'original')
+      await env.write('kb/leaf.txt', 'leaf')
+      await env.write('kb/e/f.txt', 'elsewhere')
+      await env.write('kb/e/g.txt', 'second')
+      const file = await env.resolve('kb/d/f.txt')
+      const dir = await env.resolve('kb/d')
+      const leaf = await env.resolve('kb/leaf.txt')
+      await env.fs.remove(dir, { recursive: true })
+      await env.symlink('kb/d', 'e')
+      await env.fs.remove(leaf)
+      await env.symlink('kb/leaf.txt', 'e/f.txt')
+      // The control: resolved afresh, both paths lead through the links.
+      expect(await env.read('kb/d/f.txt')).toBe('elsewhere')
+      expect(await env.read('kb/leaf.txt')).toBe('elsewhere')
+      const problems: string[] = []
+      const probe = async (what: string, op: string, run: () => Promise<unknown>): Promise<void> => {
+        try {
+          const value = await run()
+          if (!(op === 'stat' && value === undefined)) problems.push(`${op} of a target whose ${what} became a link answered ${JSON.stringify(value)}`)
+        } catch (err) {
+          if (!isFsError(err)) problems.push(`${op} of a target whose ${what} became a link threw a raw error: ${String(err)}`)
+        }
+      }
+      for (const [what, target] of [
+        ['directory on its way', file],
+        ['entry itself', leaf],
+      ] as const) {
+        for (const [op, run] of readsOf(env.fs, target)) await probe(what, op, run)
+      }
+      await probe('entry itself', 'listDir', () => env.fs.listDir(dir).then((entries) => entries.map((e) => e.name)))
+      expect(problems).toEqual([])
+    })
   })
 }

@@ -105,6 +105,8 @@ const LOCAL_CAPABILITIES: FsCapabilities = Object.freeze({
   renameDirectories: true,
   createDirectory: 'native',
   mtime: true,
+  // Every read opens the key and asks the descriptor where it is (`openVerified`); needs descriptor paths.
+  keyBoundReads: DESCRIPTOR_PATHS,
 })
 
 /** Refuses a write under a reserved name: sweeps remove (and listings hide) them, so a file or directory made under one would be lost. */

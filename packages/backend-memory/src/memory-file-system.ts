@@ -51,6 +51,8 @@ const MEMORY_CAPABILITIES: FsCapabilities = Object.freeze({
   renameDirectories: true,
   createDirectory: 'native',
   mtime: true,
+  // Every read walks its key link by link in the same synchronous run: a link met on the way fails it.
+  keyBoundReads: true,
 })
 
 const STREAM_CHUNK = 64 * 1024

@@ -50,6 +50,7 @@ export {
   type FsEventListener,
   type FsEventTarget,
   type FsFailureEvent,
+  trackActors,
 } from './events.js'
 export { EXECUTED_NAMES } from './executes.js'
 export { toolCallWrapperOf, WRAP_TOOL_CALL, type ToolCall, type ToolCallAnswer, type ToolCallWrapper } from './tool-calls.js'

@@ -19,7 +19,7 @@ import {
 } from '@opentelemetry/api'
 import { ABORT_GRACE_MS } from './abort-wait.js'
 import { isFsError, type FsVerb } from './errors.js'
-import { currentActor } from './events.js'
+import { currentActor, trackActors } from './events.js'
 import type { FileSystem } from './file-system.js'
 import type {
   Awaitable,
@@ -214,6 +214,7 @@ export class TracedFileSystem extends FileSystemLayer implements ToolCallWrapper
 
   constructor(inner: FileSystem, options: TracedOptions = {}) {
     super(inner)
+    trackActors()
     this.#tracerProvider = options.tracerProvider
     this.#meterProvider = options.meterProvider
     this.#backend = options.backend ?? storeOf(inner).constructor.name

@@ -231,7 +231,8 @@ export class SandboxedFileSystem extends FileSystemLayer {
   }
 
   protected override openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks> {
-    return this.#reading(target, 'read', signal, (at) => super.openBytes(at, signal), releaseChunks)
+    // Not sent on the key alone (`keyBoundReads`): a store may open a stream at its first chunk, after the decision.
+    return this.#reading(target, 'read', signal, (at) => super.openBytes(at, signal), releaseChunks, false)
   }
 
   protected override openTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<OpenedFile> {
@@ -267,7 +268,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
   protected override async listSubtree(target: FsTarget, request: TreeRequest): Promise<TreePages> {
     if (this.inner.capabilities.listTree !== 'native') return super.listSubtree(target, request)
     const { signal } = request
-    const pages = await this.#reading(target, 'list', signal, (at) => this.innerListSubtree(at, request), releaseChunks)
+    const pages = await this.#reading(target, 'list', signal, (at) => this.innerListSubtree(at, request), releaseChunks, false)
     if (!this.#confineReads || this.mode === 'full-access') return pages
     const roots = this.#allPinned ?? (await this.#resolvedRoots(signal))
     return mapPages(pages, (entry) =>
@@ -581,7 +582,9 @@ export class SandboxedFileSystem extends FileSystemLayer {
    * the re-resolve that decides (one round trip on a remote store, not two), and its answer is used
    * only when the target still resolves to the same key inside a root; otherwise it is dropped
    * (`drop` releases what it opened) and the read goes as decided, on the fresh target or not at all.
-   * Nothing read reaches the caller before the fence's verdict.
+   * Nothing read reaches the caller before the fence's verdict. Over a store whose reads are bound to
+   * the key (`capabilities.keyBoundReads`), with `onKey`, a target inside named by its own key is read
+   * with no re-resolve: the store reads only what the key names, which is what the path names.
    */
   async #reading<T>(
     target: FsTarget,
@@ -589,10 +592,21 @@ export class SandboxedFileSystem extends FileSystemLayer {
     signal: AbortSignal | undefined,
     read: (at: FsTarget) => Awaitable<T>,
     drop?: (value: T) => unknown,
+    onKey = true,
   ): Promise<T> {
     if (!this.#confineReads || this.mode === 'full-access') return read(target)
     const roots = this.#allPinned ?? (await this.#resolvedRoots(signal))
     if (!roots.some((root) => this.inner.contains(root, target))) return read(await this.#readable(target, verb, signal))
+    if (onKey && this.inner.capabilities.keyBoundReads === true && target.displayPath === target.targetKey) {
+      // The key is inside and the store reads only what the key names now (`keyBoundReads`); a
+      // target named by its own key is what its path names whenever such a read succeeds. A read
+      // that fails is decided the full way below, as if it had not been tried.
+      try {
+        return await read(target)
+      } catch (err) {
+        if (signal?.aborted === true) throw err
+      }
+    }
     const reading = Promise.resolve().then(() => read(target))
     const [checked, answered] = await Promise.allSettled([this.#readable(target, verb, signal), reading])
     const dropAnswer = (): void => {

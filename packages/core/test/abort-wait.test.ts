@@ -5,10 +5,11 @@
  * the late answer is consumed (a late stream is released, a late failure never goes unhandled).
  * Checked bare and through both layers, with hooks that hang until the test lets them go.
  */
+import { getEventListeners } from 'node:events'
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { FsError, MountFileSystem, SandboxedFileSystem } from '@seamfs/core'
-import { ABORT_GRACE_MS } from '../src/abort-wait.js'
+import { ABORT_GRACE_MS, untilAborted, whenAborted } from '../src/abort-wait.js'
 import type { Awaitable, FileSystem, FsTarget } from '@seamfs/core/backend'
 import { expectFsErrorAsync } from './helpers.js'
 import { FrozenMemory } from '../../backend-memory/test/frozen-store.js'
@@ -167,5 +168,37 @@ describe('FsError.indeterminate', () => {
     expect([flagged.code, flagged.message, flagged.cause, flagged.retryable, flagged.indeterminate]).toEqual([err.code, err.message, cause, true, true])
     expect(FsError.indeterminate(flagged)).toBe(flagged)
     expect(err.indeterminate).toBe(false)
+  })
+})
+
+describe('many calls waiting on one signal', () => {
+  it('add one listener to it, end at its abort together, and leave nothing behind once answered', async () => {
+    const answered = new AbortController()
+    const settle = (p: Promise<unknown>): Promise<string> =>
+      p.then(
+        (v) => `ok ${String(v)}`,
+        (err: unknown) => String((err as { code?: unknown }).code),
+      )
+    // Answered ones: the signal aborts afterwards, and none of them hears it.
+    const quick = await Promise.all(Array.from({ length: 20 }, (_, i) => settle(Promise.resolve(untilAborted(Promise.resolve(i), answered.signal, 'read')))))
+    expect(quick).toEqual(Array.from({ length: 20 }, (_, i) => `ok ${i}`))
+    answered.abort()
+    // Pending ones: 50 reads and a mutation that never answer, on one signal.
+    const controller = new AbortController()
+    const never = new Promise<number>(() => undefined)
+    const reads = Array.from({ length: 50 }, () => settle(Promise.resolve(untilAborted(never, controller.signal, 'read'))))
+    const write = settle(Promise.resolve(untilAborted(never, controller.signal, 'write')))
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1)
+    controller.abort()
+    expect(new Set(await Promise.all(reads))).toEqual(new Set(['FS_ABORTED']))
+    expect(await write).toBe('FS_ABORTED')
+    // A wait that ended before the abort is not called at it.
+    let called = 0
+    const other = new AbortController()
+    const stop = whenAborted(other.signal, () => called++)
+    whenAborted(other.signal, () => called++)
+    stop()
+    other.abort()
+    expect(called).toBe(1)
   })
 })

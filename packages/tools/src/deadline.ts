@@ -1,4 +1,4 @@
-import { getEventListeners } from 'node:events'
+import { setMaxListeners } from 'node:events'
 import { performance } from 'node:perf_hooks'
 import { timedOut, ToolDeadline } from './results.js'
 import type { FileTool, ToolContext, ToolResult } from './types.js'
@@ -12,62 +12,71 @@ function isAborted(signal: AbortSignal | undefined): boolean {
 const HARD_STOP_MS = 1000
 
 /**
- * Deadline controllers of calls that ended in time, for the next calls: building an
- * `AbortController` costs more than the rest of a small call's bookkeeping (about 10 µs against
- * 1 µs). A controller is reused only when its signal never aborted and nothing listens to it
- * any more, and by one call at a time: no call ever sees another call's deadline.
- */
-const spare: AbortController[] = []
-const MAX_SPARE = 32
-
-function takeController(): AbortController {
-  return spare.pop() ?? new AbortController()
-}
-
-function giveBack(controller: AbortController): void {
-  if (spare.length < MAX_SPARE && !controller.signal.aborted && getEventListeners(controller.signal, 'abort').length === 0) spare.push(controller)
-}
-
-/**
- * Deadlines fall due in buckets of this many milliseconds: one timer a bucket, shared by every call
- * that falls due in it, where a timer a call cost a small call more than its own bookkeeping. A
- * deadline fires up to this much late.
+ * Deadlines fall due in buckets of this many milliseconds: the calls of one deadline (`ms`) that fall
+ * due in one bucket share its timer and its signal, where a timer and a signal a call cost a small
+ * call more than its own bookkeeping (a fresh `AbortController` that a store call listens to costs
+ * about 10 µs; a set entry in a bucket, well under one). A deadline fires up to this much late.
  */
 const BUCKET_MS = 50
 
 interface Bucket {
-  readonly timer: ReturnType<typeof setTimeout>
-  /** What the calls due in it do at their deadline; a call that ends leaves. */
-  readonly due: Set<() => void>
+  /** Aborts, with a {@link ToolDeadline} of the bucket's `ms`, when the bucket falls due. */
+  readonly signal: AbortSignal
+  /** Adds a call: `stop` ends it at the hard stop ({@link HARD_STOP_MS} after the bucket falls due). */
+  enter(stop: () => void): void
+  /** The call of `stop` has ended. */
+  leave(stop: () => void): void
 }
 
-const buckets = new Map<number, Bucket>()
+/** The open buckets, by deadline (`ms`) then by when they fall due. */
+const buckets = new Map<number, Map<number, Bucket>>()
 
 /**
- * Runs `fire` once `ms` have passed, unless the returned function is called first. The bucket's timer
- * holds the process open only while a call waits in it, as a timer of the call's own would.
+ * The bucket a call with deadline `ms` starting now falls due in. Its timer holds the process open
+ * only while a call waits in it, as a timer of the call's own would; the bucket stays until it falls
+ * due, for the calls that start after this one within it, and its signal then aborts whether or not a
+ * call is still in it. No call sees another deadline than its own: a bucket holds one `ms` and one
+ * due time.
  */
-function atDeadline(ms: number, fire: () => void): () => void {
+function bucketFor(ms: number): Bucket {
   const at = Math.ceil((performance.now() + ms) / BUCKET_MS) * BUCKET_MS
-  let bucket = buckets.get(at)
-  if (bucket === undefined) {
-    const due = new Set<() => void>()
-    const timer = setTimeout(
-      () => {
-        buckets.delete(at)
-        for (const f of due) f()
-      },
-      Math.max(0, at - performance.now()),
-    )
-    bucket = { timer, due }
-    buckets.set(at, bucket)
+  let byTime = buckets.get(ms)
+  if (byTime === undefined) {
+    byTime = new Map()
+    buckets.set(ms, byTime)
   }
-  const { timer, due } = bucket
-  if (due.size === 0) timer.ref()
-  due.add(fire)
-  return () => {
-    if (due.delete(fire) && due.size === 0) timer.unref()
+  const open = byTime
+  const found = open.get(at)
+  if (found !== undefined) return found
+  const controller = new AbortController()
+  // Every call due in the bucket waits on this one signal, and a store under each may listen to it.
+  setMaxListeners(0, controller.signal)
+  const due = new Set<() => void>()
+  let hardStop: ReturnType<typeof setTimeout> | undefined
+  const timer = setTimeout(
+    () => {
+      open.delete(at)
+      if (open.size === 0 && buckets.get(ms) === open) buckets.delete(ms)
+      controller.abort(new ToolDeadline(ms))
+      if (due.size > 0) hardStop = setTimeout(() => [...due].forEach((stop) => stop()), HARD_STOP_MS)
+    },
+    Math.max(0, at - performance.now()),
+  )
+  timer.unref()
+  const bucket: Bucket = {
+    signal: controller.signal,
+    enter(stop) {
+      if (due.size === 0) timer.ref()
+      due.add(stop)
+    },
+    leave(stop) {
+      if (!due.delete(stop) || due.size > 0) return
+      timer.unref()
+      if (hardStop !== undefined) clearTimeout(hardStop)
+    },
   }
+  open.set(at, bucket)
+  return bucket
 }
 
 /**
@@ -81,26 +90,20 @@ export function withDeadline<V>(tool: FileTool<V>, ms: number): FileTool<V> {
   const execute = async (args: unknown, context: ToolContext = {}): Promise<ToolResult<V>> => {
     const caller = context.signal
     if (caller?.aborted === true) return tool.execute(args, context)
-    const deadline = takeController()
-    let hardStop: ReturnType<typeof setTimeout> | undefined
+    const bucket = bucketFor(ms)
     let stopNow: (result: ToolResult<never>) => void = () => undefined
     const stopped = new Promise<ToolResult<never>>((resolve) => (stopNow = resolve))
-    const leave = atDeadline(ms, () => {
-      deadline.abort(new ToolDeadline(ms))
-      hardStop = setTimeout(() => stopNow(timedOut(ms, mutates)), HARD_STOP_MS)
-    })
-    const signal = caller === undefined ? deadline.signal : AbortSignal.any([caller, deadline.signal])
+    const stop = (): void => stopNow(timedOut(ms, mutates))
+    bucket.enter(stop)
+    const signal = caller === undefined ? bucket.signal : AbortSignal.any([caller, bucket.signal])
     try {
       const result = await Promise.race([tool.execute(args, { ...context, signal }), stopped])
-      if (result.isError && result.code === 'FS_ABORTED' && deadline.signal.aborted && !isAborted(caller)) {
+      if (result.isError && result.code === 'FS_ABORTED' && bucket.signal.aborted && !isAborted(caller)) {
         return timedOut(ms, result.indeterminate === true)
       }
       return result
     } finally {
-      leave()
-      if (hardStop !== undefined) clearTimeout(hardStop)
-      // A signal combined with the caller's may still be referenced by it: only a bare one is reused.
-      if (caller === undefined) giveBack(deadline)
+      bucket.leave(stop)
     }
   }
   return Object.freeze({ ...tool, execute })

@@ -60,4 +60,27 @@ describe.skipIf(!BUILT)(`the shared deadline timers, in a process of their own${
     // Without a timer holding the process open, it would exit with the call unsettled (code 13, nothing printed).
     expect([JSON.parse(stdout.trim()) as unknown, code]).toEqual([{ code: 'FS_IO_ERROR', retryable: true }, 0])
   })
+
+  it('actors are carried only once something reads them: no promise hooks until then, and then every change names its session', async () => {
+    const { stdout, code } = await runModule(`
+      import { executionAsyncId } from 'node:async_hooks'
+      import { MemoryFileSystem } from '@seamfs/backend-memory'
+      import { EventedFileSystem } from '@seamfs/core'
+      import { createFileToolsByName } from '@seamfs/tools'
+      // Promise hooks on (the cost of AsyncLocalStorage on Node 20): each await runs as a resource of its own.
+      const hooked = async () => { await null; const a = executionAsyncId(); await null; return a !== executionAsyncId() }
+      const fs = new MemoryFileSystem({ cwd: '/w', files: { 'a.txt': 'a\\n' } })
+      const plain = createFileToolsByName({ fs, cwd: '/w' })
+      await plain.read.execute({ file_path: 'a.txt' })
+      await plain.write.execute({ file_path: 'a.txt', content: 'b\\n' })
+      const before = await hooked()
+      const evented = new EventedFileSystem(fs)
+      const actors = []
+      evented.on((event) => actors.push(typeof event.actor))
+      const tools = createFileToolsByName({ fs: evented, cwd: '/w' })
+      await tools.write.execute({ file_path: 'new.txt', content: 'n\\n' })
+      console.log(JSON.stringify({ before, actors, after: await hooked() }))
+    `)
+    expect([JSON.parse(stdout.trim()) as unknown, code]).toEqual([{ before: false, actors: ['object'], after: true }, 0])
+  })
 })

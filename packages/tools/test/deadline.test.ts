@@ -97,4 +97,34 @@ describe('the tools deadline', () => {
     expect(result.isError, result.text).toBe(false)
     expect((await tools.read.execute({ file_path: 'a.txt' })).isError).toBe(false)
   })
+
+  it('many calls due together share one deadline signal: each ends at it, none warns of too many listeners, and two deadlines never mix', async () => {
+    const warnings: string[] = []
+    const onWarning = (w: Error): void => void warnings.push(w.name)
+    process.on('warning', onWarning)
+    try {
+      const { fs, tools } = setup()
+      const other = createFileToolsByName({ fs, cwd: '/w', config: { callTimeoutMs: DEADLINE_MS * 4 } })
+      fs.freeze()
+      const started = performance.now()
+      const calls = Array.from({ length: 40 }, () => timed(tools.read.execute({ file_path: 'a.txt' })))
+      const slower = timed(other.read.execute({ file_path: 'a.txt' }))
+      const ended = await Promise.all(calls)
+      for (const { result, ms } of ended) {
+        expect([result.code, result.retryable]).toEqual(['FS_IO_ERROR', true])
+        expect(ms).toBeGreaterThanOrEqual(DEADLINE_MS - 1)
+        expect(ms).toBeLessThan(BOUND_MS)
+      }
+      // The other tool set's calls fall due at their own deadline, not at the first one's.
+      expect(performance.now() - started).toBeLessThan(DEADLINE_MS * 4)
+      const late = await slower
+      expect(late.result.code).toBe('FS_IO_ERROR')
+      expect(late.ms).toBeGreaterThanOrEqual(DEADLINE_MS * 4 - 1)
+      fs.thaw()
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(warnings).not.toContain('MaxListenersExceededWarning')
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
 })
