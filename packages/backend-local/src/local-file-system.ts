@@ -410,7 +410,7 @@ export class LocalFileSystem extends FileSystem {
   }
 
   async #publish(target: FsTarget, bytes: Uint8Array, request: WriteRequest, hold: LeaseHold | undefined): Promise<WriteResult> {
-    const { expected, signal, beforeMaxBytes } = request
+    const { expected, signal, beforeMaxBytes, onBefore } = request
     const path = target.displayPath
     throwIfAborted(signal, 'write')
     assertWriteName(target)
@@ -419,6 +419,8 @@ export class LocalFileSystem extends FileSystem {
     checkGuard('write', path, expected, current && versionOf(current))
     if (current !== undefined) assertWritable(target.targetKey, current, 'write', path)
     const before = current === undefined ? null : await this.#diffBasis(target, current, beforeMaxBytes, signal)
+    // Core finds what changed while the publication below writes and syncs.
+    if (before !== null) onBefore?.(before)
     const published = await this.#publisher.publish({
       key: target.targetKey,
       displayPath: path,

@@ -4,7 +4,7 @@
  */
 import { Buffer } from 'node:buffer'
 import type { KeptBytes } from './edit-engine.js'
-import { countLineEnds, type LineEndTally } from './line-ends.js'
+import { countLineEnds, LineEndTally } from './line-ends.js'
 import { asBuffer, hasUtf8Bom, textOf } from './text.js'
 import type { FsEditOutcome, FsWriteOutcome } from './types.js'
 
@@ -83,6 +83,56 @@ const COMPARE_CHUNKS = [64 * 1024, 16 * 1024, 4096, 1024, 256, 64, 16] as const
 
 /** True when `bytes` hold a CRLF (one native scan for the CR settles most files). */
 const hasCrlf = (bytes: Buffer): boolean => bytes.indexOf(13) !== -1 && bytes.indexOf(CRLF) !== -1
+
+/** Line ends counted at once when a write's change is found early (the rest in the background). */
+const EARLY_COUNT_BYTES = 2 * 1024 * 1024
+
+/** Below this many previous bytes, a write's change is found when its diff asks (a few microseconds): nothing early. */
+const EARLY_BASIS_MIN_BYTES = 64 * 1024
+
+/**
+ * What a write's diff needs of its two byte texts, found while the store writes (`WriteRequest.onBefore`):
+ * the bytes equal at both ends, found one event-loop turn after the store handed the previous bytes
+ * over (once its publication's I/O is under way), and the line ends ahead of the change, counted in
+ * the background from there ({@link LineEndTally}). {@link take} gives them to the outcome, finding
+ * them at once if the write ended first.
+ */
+export class WriteBasis {
+  readonly #before: Uint8Array
+  readonly #after: Uint8Array
+  #found: { readonly kept: KeptBytes; readonly tally: LineEndTally } | undefined
+  readonly #immediate: ReturnType<typeof setImmediate> | undefined
+
+  /** Starts on `before` (the previous bytes) and `after` (the bytes written); a small `before` waits to be asked. */
+  constructor(before: Uint8Array, after: Uint8Array) {
+    this.#before = before
+    this.#after = after
+    if (before.length >= EARLY_BASIS_MIN_BYTES) this.#immediate = setImmediate(() => this.#find()).unref()
+  }
+
+  /** The ends and the tally for {@link recordOutcomeBytes}, when `before` is the bytes this basis was started on. */
+  take(before: Uint8Array): { readonly kept: KeptBytes; readonly tally: LineEndTally } | undefined {
+    if (before !== this.#before || this.#immediate === undefined) return undefined
+    clearImmediate(this.#immediate)
+    return this.#find()
+  }
+
+  #find(): { readonly kept: KeptBytes; readonly tally: LineEndTally } {
+    if (this.#found !== undefined) return this.#found
+    const startBefore = hasUtf8Bom(this.#before) ? 3 : 0
+    const a = asBuffer(this.#before).subarray(startBefore)
+    const b = asBuffer(this.#after).subarray(hasUtf8Bom(this.#after) ? 3 : 0)
+    const head = commonPrefix(a, b, 0)
+    const tail = head === a.length && head === b.length ? 0 : commonSuffix(a, b, Math.min(a.length, b.length) - head, 0)
+    // The kept bytes count the BOM, as the edit engine's do (see recordOutcomeBytes).
+    const tally = new LineEndTally(this.#before, startBefore + head)
+    // A first slice now, while the store writes; the rest in the background (or when asked).
+    tally.upTo(Math.min(startBefore + head, EARLY_COUNT_BYTES))
+    // Free of CRLF on both sides (one native scan each, now): the diff then need not scan them again.
+    this.#found = { kept: { head: head + startBefore, tail, lf: !hasCrlf(a) && !hasCrlf(b) }, tally }
+    return this.#found
+  }
+}
 
 /**
  * The region where `outcome.before` and `outcome.after` differ, in whole lines, with up to

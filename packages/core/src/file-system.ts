@@ -1,5 +1,6 @@
 import { beforeChange, releaseChunks, untilAborted } from './abort-wait.js'
 import { editInAttempts, writeOutcome } from './outcomes.js'
+import { WriteBasis } from './changed-lines.js'
 import { assertEditRequests } from './edit.js'
 import { FsError, throwIfAborted, type FsVerb } from './errors.js'
 import { refuseOverrides } from './final-methods.js'
@@ -351,8 +352,10 @@ export abstract class FileSystem extends FileSystemHookBase {
       this.#refuseReadOnly('write', path)
       const bytes = encodeWriteContent(content, path, this.maxTextBytes)
       const beforeMaxBytes = wanted === false ? 0 : this.diffBasisMaxBytes
-      const result = await untilAborted(this.publishBytes(target, bytes, { expected, signal, beforeMaxBytes }), signal, 'write')
-      return writeOutcome(result, content, bytes, beforeMaxBytes)
+      let early: WriteBasis | undefined
+      const onBefore = (before: Uint8Array): void => void (early ??= new WriteBasis(before, bytes))
+      const result = await untilAborted(this.publishBytes(target, bytes, { expected, signal, beforeMaxBytes, onBefore }), signal, 'write')
+      return writeOutcome(result, content, bytes, beforeMaxBytes, early)
     } catch (err) {
       throw this.#translate(err, 'write', path)
     }

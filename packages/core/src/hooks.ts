@@ -80,6 +80,13 @@ export interface WriteRequest {
    * awaits it for the others).
    */
   readonly fence?: Promise<void> | undefined
+  /**
+   * Core's, optional to call: a store that fetches the previous bytes before it publishes may hand
+   * them here as soon as it has them (the very bytes its result's `before` will be, never changed
+   * afterwards), so that core finds what changed while the store's I/O runs: a diff's compare and
+   * line count would otherwise follow the file after the write. Called at most once, synchronously.
+   */
+  readonly onBefore?: ((before: Uint8Array) => void) | undefined
 }
 
 /** What {@link FileSystem.publishBytes} reports; core turns it into the {@link FsWriteOutcome}. */

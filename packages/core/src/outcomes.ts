@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer'
 import { untilAborted } from './abort-wait.js'
-import { recordOutcomeBytes } from './changed-lines.js'
+import { recordOutcomeBytes, type WriteBasis } from './changed-lines.js'
 import { editSteps, editTuning, runEditFor, runEditSliced, type ByteEditResult, type EditSteps } from './edit.js'
 import { FsError } from './errors.js'
 import type { Awaitable, WriteResult } from './hooks.js'
@@ -13,7 +13,7 @@ import type { FsEditOutcome, FsEditRequest, FsVersion, FsWriteOutcome } from './
  * `after` what a read returns next (a leading U+FEFF is stored, and read back as the BOM it is).
  * `bytes` are the bytes written: with the previous ones they let `changedLines` find the change.
  */
-export function writeOutcome(result: WriteResult, content: string, bytes: Uint8Array, beforeMaxBytes: number): FsWriteOutcome {
+export function writeOutcome(result: WriteResult, content: string, bytes: Uint8Array, beforeMaxBytes: number, early?: WriteBasis): FsWriteOutcome {
   const previous = beforeMaxBytes === 0 || result.before === null || result.before.length > beforeMaxBytes || !isText(result.before) ? null : result.before
   const operation = result.created ? 'create' : 'update'
   const after = normalizeLf(content.charCodeAt(0) === 0xfeff ? content.slice(1) : content)
@@ -32,7 +32,8 @@ export function writeOutcome(result: WriteResult, content: string, bytes: Uint8A
           },
           after,
         }
-  recordOutcomeBytes(outcome, previous, bytes, 'each')
+  const basis = early?.take(previous)
+  recordOutcomeBytes(outcome, previous, bytes, 'each', basis?.kept, basis?.tally)
   return outcome
 }
 

@@ -1,3 +1,4 @@
+import type { FsWriteOutcome } from '@seamfs/core'
 import { NON_BLANK } from './args.js'
 import { changeDiffAsync, diffOutcome } from './diff.js'
 import { previewWrite } from './dry-run.js'
@@ -11,7 +12,11 @@ import type { FileTool, StructuredOutput, ToolDeps } from './types.js'
 export interface WriteValue {
   readonly path: string
   readonly operation: 'create' | 'update'
-  /** The previous text (LF-normalized, without BOM); `null` for a create, or when it was not text or too large to decode. */
+  /**
+   * The previous text (LF-normalized, without BOM); `null` for a create, or when it was not text or
+   * too large to decode. After a write it is built when first read (an enumerable accessor, so a
+   * spread or `JSON.stringify` still sees it): a caller that reads only the diff never decodes it.
+   */
   readonly before: string | null
   readonly after: string
   /**
@@ -34,6 +39,12 @@ export interface WriteArgs {
 export const writeStructured: StructuredOutput<WriteValue> = {
   schema: object({ path: STRING, operation: { type: 'string', enum: ['create', 'update'] }, diff: NULLABLE_STRING, dryRun: BOOLEAN }),
   content: (v) => ({ path: v.path, operation: v.operation, diff: v.diff, dryRun: v.dryRun }),
+}
+
+/** Whether a write's outcome has a previous text, told without building it (core makes a large one an accessor, decoded when read). */
+function hasBefore(outcome: FsWriteOutcome): boolean {
+  const own = Object.getOwnPropertyDescriptor(outcome, 'before')
+  return own === undefined || own.get !== undefined || own.value !== null
 }
 
 const lineCount = (text: string): number => (text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0))
@@ -89,8 +100,18 @@ export function writeTool(deps: ToolDeps): FileTool<WriteValue> {
         const expected = deps.policy?.writeIntent(session, target)
         const outcome = await remedied(() => deps.fs.writeText(target, content, { expected, signal: context.signal }))
         deps.policy?.recordPresent(session, target, outcome.version)
-        const diff = outcome.operation === 'create' || outcome.before === null ? null : (await diffOutcome(outcome)).text
-        const value: WriteValue = { path: target.displayPath, operation: outcome.operation, before: outcome.before, after: outcome.after, diff, dryRun: false }
+        const diff = outcome.operation === 'create' || !hasBefore(outcome) ? null : (await diffOutcome(outcome)).text
+        // `before` is read from the outcome only when asked for: a large one is decoded then, not for the diff.
+        const value: WriteValue = {
+          path: target.displayPath,
+          operation: outcome.operation,
+          get before() {
+            return outcome.before
+          },
+          after: outcome.after,
+          diff,
+          dryRun: false,
+        }
         const verb = outcome.operation === 'create' ? 'Created file' : 'Updated file'
         return ok(`<path>${shown}</path>\n<type>file</type>\n<content>\n${contentOf(verb, value)}\n</content>`, value)
       }, 'write'),

@@ -4,10 +4,15 @@
  * diff of those texts, for every shape of text and change, and fall back to them where bytes and
  * LF-normalized text differ (a CRLF).
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { LocalFileSystem } from '@seamfs/backend-local'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
-import { changedLines, type FsEditOutcome, type FsEditRequest, type FsWriteOutcome } from '@seamfs/core'
+import { changedLines, type FsEditOutcome, type FsEditRequest, type FsTarget, type FsWriteOutcome } from '@seamfs/core'
+import { FileSystemLayer, type WriteRequest, type WriteResult } from '@seamfs/core/backend'
 import { editTuning } from '../../core/src/edit-run.js'
 import { changeDiff, DIFF_WINDOW_MAX_LINES, diffOutcome } from '../src/diff.js'
 
@@ -119,5 +124,67 @@ describe('the line numbers of a large edit, counted while the store writes it', 
     const second = await fs.editText(target, { oldString: `${name} changed `, newString: `${name} `, replaceAll: false })
     for (let i = 0; i < 4; i++) await turn()
     expect(await diffOutcome(second)).toEqual(textDiff(second))
+  })
+})
+
+describe('the diff of a large write, its change found while the store writes it', () => {
+  /** The local disk, counting the previous bytes it hands to core before it publishes (`WriteRequest.onBefore`). */
+  class Handing extends FileSystemLayer {
+    handed = 0
+    protected override publishBytes(target: FsTarget, bytes: Uint8Array, request: WriteRequest): Promise<WriteResult> {
+      const onBefore = request.onBefore
+      return Promise.resolve(
+        super.publishBytes(target, bytes, {
+          ...request,
+          onBefore:
+            onBefore &&
+            ((before) => {
+              this.handed++
+              onBefore(before)
+            }),
+        }),
+      )
+    }
+  }
+  let dir: string
+  beforeEach(() => void (dir = mkdtempSync(join(tmpdir(), 'seamfs-write-diff-'))))
+  afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+  const numbered = (lines: number, eol = '\n'): string =>
+    Array.from({ length: lines }, (_, i) => `${String(i).padStart(8, '0')} ${'.'.repeat(54)}${eol}`).join('')
+  const big = numbered(48 * 1024) // 3 MiB: the count ahead of a late change runs past its first slice
+  const cases: [string, string, string][] = [
+    ['a line changed near the start', big, big.replace('00000005 ', '00000005 changed ')],
+    ['a line changed near the end', big, big.replace('00049000 ', '00049000 changed ')],
+    ['lines added at the end', big, `${big}one more\nand another`],
+    ['the first line removed', big, big.slice(big.indexOf('\n') + 1)],
+    ['a BOM added', big, `\uFEFF${big}`],
+    ['a BOM removed, a line changed', `\uFEFF${big}`, big.replace('00020000 ', '00020000 x ')],
+    ['a CRLF written', big, big.replace('00030000 ', '00030000\r\n')],
+    ['CRLF lines, one changed', numbered(2048, '\r\n'), numbered(2048, '\r\n').replace('00001000 ', '00001000 y ')],
+    ['nothing changed', big, big],
+  ]
+
+  it.each(cases)('equals the diff of the whole texts: %s', async (_name, before, after) => {
+    writeFileSync(join(dir, 'f.txt'), before)
+    const fs = new Handing(new LocalFileSystem({ cwd: dir }))
+    const outcome = await fs.writeText(await fs.resolve('f.txt'), after)
+    expect(fs.handed).toBe(1)
+    expect(await diffOutcome(outcome)).toEqual(textDiff(outcome))
+  })
+
+  it('equals the diff of the whole texts for drawn changes of a 256 KiB file (fixed seed)', async () => {
+    const base = numbered(4096)
+    writeFileSync(join(dir, 'f.txt'), base)
+    const fs = new Handing(new LocalFileSystem({ cwd: dir }))
+    const target = await fs.resolve('f.txt')
+    await fc.assert(
+      fc.asyncProperty(fc.nat({ max: base.length }), fc.nat({ max: 200 }), textArb, async (at, cut, inserted) => {
+        writeFileSync(join(dir, 'f.txt'), base)
+        const outcome = await fs.writeText(target, base.slice(0, at) + inserted + base.slice(Math.min(base.length, at + cut)))
+        expect(await diffOutcome(outcome)).toEqual(textDiff(outcome))
+      }),
+      { seed: 20261205, numRuns: 60 },
+    )
   })
 })
