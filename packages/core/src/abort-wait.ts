@@ -11,33 +11,49 @@ type Awaitable<T> = T | PromiseLike<T>
  */
 export const ABORT_GRACE_MS = 20
 
-/** What runs at each signal's abort, in the order added: one listener a signal, whatever the number of calls waiting on it. */
-const waiting = new WeakMap<AbortSignal, Set<() => void>>()
+/** What runs at each signal's abort, in the order added, with the one listener that runs it. */
+const waiting = new WeakMap<AbortSignal, { readonly due: Set<() => void>; readonly listener: () => void }>()
+
+/** Signals of {@link sharedAbortController}s: their one listener stays until they abort. */
+const kept = new WeakSet<AbortSignal>()
+
+/**
+ * A controller whose signal many calls wait on (the deadline that tool calls due together share):
+ * the listener {@link whenAborted} adds to it stays until it aborts, so a call's wait costs a set
+ * entry, not an `addEventListener` and a `removeEventListener` (about 0.8 µs, several times a tool
+ * call). Only for a plain controller its maker lets go of: a listener left on an `AbortSignal.any` or
+ * `AbortSignal.timeout` signal keeps it alive in Node until it aborts.
+ */
+export function sharedAbortController(): AbortController {
+  const controller = new AbortController()
+  kept.add(controller.signal)
+  return controller
+}
 
 /**
  * Runs `fn` once `signal` aborts (not when it already has); the returned function stops that. A
- * signal gets one listener of its own however many store calls wait on it, so a call's wait costs a
- * set entry, not an `addEventListener` and a `removeEventListener` (about 0.8 µs, several times a
- * tool call).
+ * signal gets one listener however many store calls wait on it at once; it is removed when the last
+ * wait stops, but on a {@link sharedAbortController}'s signal.
  */
 export function whenAborted(signal: AbortSignal, fn: () => void): () => void {
-  let due = waiting.get(signal)
-  if (due === undefined) {
-    const set = new Set<() => void>()
-    waiting.set(signal, set)
-    signal.addEventListener(
-      'abort',
-      () => {
-        waiting.delete(signal)
-        for (const f of set) f()
-      },
-      { once: true },
-    )
-    due = set
+  let entry = waiting.get(signal)
+  if (entry === undefined) {
+    const due = new Set<() => void>()
+    const listener = (): void => {
+      waiting.delete(signal)
+      for (const f of due) f()
+    }
+    signal.addEventListener('abort', listener, { once: true })
+    entry = { due, listener }
+    waiting.set(signal, entry)
   }
-  const entry = due
-  entry.add(fn)
-  return () => void entry.delete(fn)
+  const { due, listener } = entry
+  due.add(fn)
+  return () => {
+    if (!due.delete(fn) || due.size > 0 || kept.has(signal)) return
+    signal.removeEventListener('abort', listener)
+    if (waiting.get(signal)?.due === due) waiting.delete(signal)
+  }
 }
 
 function isPromiseLike<T>(value: Awaitable<T>): value is PromiseLike<T> {

@@ -47,6 +47,8 @@ export {
   type LeaseStore,
 } from './lease-lock.js'
 export { compareNames } from './order.js'
+/** For a signal many calls wait on at once (the tools' shared deadlines): one abort listener for all of them. */
+export { sharedAbortController } from './abort-wait.js'
 /** For readers of raw UTF-8 chunks (the read tool's byte window): where a chunk cuts a character, and `streamText`'s checks without the decoding. */
 export { incompleteTail, TextChunkValidator } from './text.js'
 /** `readText`'s decoding rules on bytes already read: NUL sample, strict UTF-8, BOM dropped; else `FS_NOT_TEXT`. */

@@ -130,6 +130,11 @@ export class EventedFileSystem extends FileSystemLayer {
   readonly #listeners = new Set<FsEventListener>()
   readonly #onListenerError: (err: unknown, event: FsEvent) => void
 
+  /** Reads go to the store as they are: its `keyBoundReads` holds here too. */
+  protected override readsThrough(): boolean {
+    return true
+  }
+
   constructor(inner: FileSystem, options: EventedOptions = {}) {
     super(inner)
     trackActors()

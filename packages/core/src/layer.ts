@@ -38,8 +38,28 @@ export abstract class FileSystemLayer extends FileSystem {
     this.#hooks = FileSystem.hooksOf(inner)
   }
 
+  /** The inner capabilities without `keyBoundReads`, for the inner capabilities object it was made from. */
+  #unbound: { readonly from: FsCapabilities; readonly caps: FsCapabilities } | undefined
+
+  /**
+   * The inner filesystem's capabilities, but `keyBoundReads`, which holds for a layer only where
+   * {@link readsThrough} says so: a layer written before that claim existed (one that maps targets,
+   * or reads by another way) must not pass on what its store claims.
+   */
   get capabilities(): FsCapabilities {
-    return this.inner.capabilities
+    const caps = this.inner.capabilities
+    if (caps.keyBoundReads !== true || this.readsThrough()) return caps
+    if (this.#unbound?.from !== caps) this.#unbound = { from: caps, caps: Object.freeze({ ...caps, keyBoundReads: false }) }
+    return this.#unbound.caps
+  }
+
+  /**
+   * Whether every read of this layer is the inner filesystem's read of the same target, unchanged
+   * (the layer only watches: events, spans): then the inner store's `keyBoundReads` holds for the
+   * layer too. False by default; a fence is not (it reads where a path leads now).
+   */
+  protected readsThrough(): boolean {
+    return false
   }
 
   override fileUrl(target: FsTarget): string {

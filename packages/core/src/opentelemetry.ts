@@ -212,6 +212,11 @@ export class TracedFileSystem extends FileSystemLayer implements ToolCallWrapper
   /** The instruments, made from the provider they were made for (the global one may be set after this layer is made). */
   #instruments: Instruments | undefined
 
+  /** Reads go to the store as they are: its `keyBoundReads` holds here too. */
+  protected override readsThrough(): boolean {
+    return true
+  }
+
   constructor(inner: FileSystem, options: TracedOptions = {}) {
     super(inner)
     trackActors()

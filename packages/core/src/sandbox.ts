@@ -91,6 +91,13 @@ const MAX_REMEMBERED_RESOLVES = 4096
 /** Resolve failures that tell what exists where they happened (a file or a link loop on the way, a directory one may not enter). */
 const REVEALING: ReadonlySet<FsErrorCode> = new Set(['FS_NOT_FOUND', 'FS_NOT_DIRECTORY', 'FS_NOT_REGULAR_FILE', 'FS_PERMISSION_DENIED'])
 
+/**
+ * A key read on its own (`keyBoundReads`) must be an absolute, normalized path: no empty, `.` or `..`
+ * segment, no trailing `/`. A forged relative key would be taken against another base by `contains`
+ * than by the store.
+ */
+const NORMALIZED_ABSOLUTE = /^(?:\/(?!\.\.?(?:\/|$))[^/\0]+)+$|^\/$/
+
 /** How many ancestors of a path that fails to resolve are tried, to tell inside from outside. */
 const ANCESTOR_TRIES = 8
 
@@ -217,7 +224,8 @@ export class SandboxedFileSystem extends FileSystemLayer {
   }
 
   protected override statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
-    return this.#reading(target, 'stat', signal, (at) => super.statTarget(at, signal))
+    // Not on the key alone: an absent answer is no failure to fall back on (a link swapped in that leads to nothing).
+    return this.#reading(target, 'stat', signal, (at) => super.statTarget(at, signal), undefined, false)
   }
 
   protected override async lstatPath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsPathInfo | undefined> {
@@ -597,7 +605,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
     if (!this.#confineReads || this.mode === 'full-access') return read(target)
     const roots = this.#allPinned ?? (await this.#resolvedRoots(signal))
     if (!roots.some((root) => this.inner.contains(root, target))) return read(await this.#readable(target, verb, signal))
-    if (onKey && this.inner.capabilities.keyBoundReads === true && target.displayPath === target.targetKey) {
+    if (onKey && this.inner.capabilities.keyBoundReads === true && target.displayPath === target.targetKey && NORMALIZED_ABSOLUTE.test(target.targetKey)) {
       // The key is inside and the store reads only what the key names now (`keyBoundReads`); a
       // target named by its own key is what its path names whenever such a read succeeds. A read
       // that fails is decided the full way below, as if it had not been tried.

@@ -306,14 +306,16 @@ export interface FsCapabilities {
    */
   readonly readOnly?: boolean
   /**
-   * Reads are bound to the key: `stat`, `readText`, `readBytes`, `openFile`, the streams and `listDir`
-   * of a target act on what its `targetKey` names when the call runs, and fail (never act elsewhere)
-   * when the key no longer leads there: a directory on its way, or the entry itself, replaced by a
-   * link since `resolve`. A target whose `displayPath` equals its `targetKey` is then what its path
-   * names whenever such a read succeeds, so a sandbox over the store reads it without resolving its
-   * path again first (a read that fails is decided the full way). The local backend on Linux binds
-   * every read to a descriptor verified at the key; memory checks the key's way link by link. Absent:
-   * not bound; the sandbox re-resolves the path of every read. The kit probes the claim with swaps.
+   * Reads are bound to the key: `readText`, `readBytes`, `openFile`, the streams and `listDir` of a
+   * target act on what its `targetKey` names when the call runs, and fail (never act elsewhere) when
+   * the key no longer leads there: a directory on its way, or the entry itself, replaced by a link
+   * since `resolve`. A target whose `displayPath` equals its `targetKey` (an absolute, normalized
+   * path) is then what its path names whenever such a read succeeds, so a sandbox over the store
+   * reads and lists it without resolving its path again first (a read that fails, a `stat` and a
+   * stream are decided the full way). The local backend on Linux binds every read to a descriptor
+   * verified at the key; memory checks the key's way link by link. A layer passes the claim on only
+   * where it reads through (`FileSystemLayer.readsThrough`). Absent: not bound; the sandbox
+   * re-resolves the path of every read. The kit probes the claim with swaps.
    */
   readonly keyBoundReads?: boolean
 }

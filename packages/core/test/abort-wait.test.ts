@@ -9,7 +9,7 @@ import { getEventListeners } from 'node:events'
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { FsError, MountFileSystem, SandboxedFileSystem } from '@seamfs/core'
-import { ABORT_GRACE_MS, untilAborted, whenAborted } from '../src/abort-wait.js'
+import { ABORT_GRACE_MS, sharedAbortController, untilAborted, whenAborted } from '../src/abort-wait.js'
 import type { Awaitable, FileSystem, FsTarget } from '@seamfs/core/backend'
 import { expectFsErrorAsync } from './helpers.js'
 import { FrozenMemory } from '../../backend-memory/test/frozen-store.js'
@@ -192,6 +192,15 @@ describe('many calls waiting on one signal', () => {
     controller.abort()
     expect(new Set(await Promise.all(reads))).toEqual(new Set(['FS_ABORTED']))
     expect(await write).toBe('FS_ABORTED')
+    // Once the last wait stops, the listener goes (an AbortSignal.any or timeout signal with one is kept alive by Node)...
+    const composite = AbortSignal.any([new AbortController().signal])
+    await Promise.all([untilAborted(Promise.resolve(1), composite, 'read'), untilAborted(Promise.resolve(2), composite, 'read')])
+    expect(getEventListeners(composite, 'abort')).toHaveLength(0)
+    // ...but on a shared controller's signal, which many calls wait on in turn, it stays until the abort.
+    const shared = sharedAbortController()
+    await untilAborted(Promise.resolve(3), shared.signal, 'read')
+    await untilAborted(Promise.resolve(4), shared.signal, 'read')
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(1)
     // A wait that ended before the abort is not called at it.
     let called = 0
     const other = new AbortController()

@@ -21,9 +21,13 @@ class Unbound extends FileSystemLayer {
   }
 }
 
-/** Counts the resolves the sandbox asks of the store. */
+/** Counts the resolves the sandbox asks of the store; reads go through as they are. */
 class Counting extends FileSystemLayer {
   resolves = 0
+  protected override readsThrough(): boolean {
+    return true
+  }
+
   protected override resolvePath(...args: Parameters<FileSystemLayer['resolvePath']>): ReturnType<FileSystemLayer['resolvePath']> {
     this.resolves++
     return super.resolvePath(...args)
@@ -189,5 +193,61 @@ describe.each([
     expect(counting.resolves).toBe(before)
     expect(await fs.readText(linked)).toBe('inside\n')
     expect(counting.resolves).toBeGreaterThan(before)
+  })
+
+  it('a forged target whose key is relative or not normalized is decided the full way: nothing outside is read', async () => {
+    const place = make()
+    place.write('w/d/f.txt', 'inside\n')
+    place.write('out/d/f.txt', 'SECRET\n')
+    const bound = new SandboxedFileSystem(place.fs, { mode: 'workspace-write', workspaceRoot: place.root })
+    const full = new SandboxedFileSystem(new Unbound(place.fs), { mode: 'workspace-write', workspaceRoot: place.root })
+    const outside = place.out.slice(1)
+    for (const key of [`${outside}/d/f.txt`, `${place.root}/../out/d/f.txt`, `${place.root}/./d/f.txt`, `${place.root}//d/f.txt`, `${place.root}/d/`]) {
+      const forged = { targetKey: key, displayPath: key } as unknown as FsTarget
+      const [viaBound, viaFull] = [await reads(bound, forged, forged), await reads(full, forged, forged)]
+      expect(viaBound, key).toEqual(viaFull)
+      expect(viaBound.join(' '), key).not.toContain('SECRET')
+    }
+  })
+})
+
+describe('a forged relative key over memory, whose root holds the process cwd', () => {
+  it('is decided the full way: the store never reads the key from its own root', async () => {
+    // memory's `contains` takes a relative key against the process cwd; its reads take it from `/`.
+    const cwd = process.cwd()
+    const fs = new MemoryFileSystem({ files: { [`${cwd}/inside.txt`]: 'in', '/secret.txt': 'SECRET' } })
+    const sandbox = new SandboxedFileSystem(fs, { mode: 'workspace-write', workspaceRoot: cwd })
+    expect(await sandbox.readText(await sandbox.resolve('inside.txt'))).toBe('in')
+    const forged = { targetKey: 'secret.txt', displayPath: 'secret.txt' } as unknown as FsTarget
+    for (const read of [sandbox.readText(forged), sandbox.readBytes(forged).then((b) => Buffer.from(b).toString())]) {
+      expect(
+        await read.then(
+          (text) => text,
+          (err: unknown) => String((err as { code?: unknown }).code),
+        ),
+      ).not.toContain('SECRET')
+    }
+  })
+})
+
+describe('layers and key-bound reads', () => {
+  it('a layer passes the claim on only where it reads through; a fence never does', async () => {
+    const { EventedFileSystem } = await import('@seamfs/core')
+    const { TracedFileSystem } = await import('@seamfs/core/opentelemetry')
+    const fs = new MemoryFileSystem({ cwd: '/w' })
+    expect(fs.capabilities.keyBoundReads).toBe(true)
+    expect(new Unbound(fs).capabilities.keyBoundReads).toBe(false)
+    class Plain extends FileSystemLayer {}
+    expect(new Plain(fs).capabilities.keyBoundReads).toBe(false)
+    const plain = new Plain(fs)
+    // Made once for the store's capabilities object (the sandbox reads them on every read).
+    expect(plain.capabilities).toBe(plain.capabilities)
+    expect(new EventedFileSystem(fs).capabilities.keyBoundReads).toBe(true)
+    expect(new TracedFileSystem(fs).capabilities.keyBoundReads).toBe(true)
+    expect(new SandboxedFileSystem(fs, { mode: 'workspace-write', workspaceRoot: '/w' }).capabilities.keyBoundReads).toBe(false)
+    // Every other capability is the store's.
+    const { keyBoundReads: _a, ...rest } = new Plain(fs).capabilities
+    const { keyBoundReads: _b, ...own } = fs.capabilities
+    expect(rest).toEqual(own)
   })
 })

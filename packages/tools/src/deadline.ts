@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events'
 import { performance } from 'node:perf_hooks'
+import { sharedAbortController } from '@seamfs/core/backend'
 import { timedOut, ToolDeadline } from './results.js'
 import type { FileTool, ToolContext, ToolResult } from './types.js'
 
@@ -48,8 +49,9 @@ function bucketFor(ms: number): Bucket {
   const open = byTime
   const found = open.get(at)
   if (found !== undefined) return found
-  const controller = new AbortController()
-  // Every call due in the bucket waits on this one signal, and a store under each may listen to it.
+  // Every call due in the bucket waits on this one signal (core keeps one listener on it for all of
+  // them), and a store under each may listen to it too.
+  const controller = sharedAbortController()
   setMaxListeners(0, controller.signal)
   const due = new Set<() => void>()
   let hardStop: ReturnType<typeof setTimeout> | undefined
