@@ -9,6 +9,7 @@ import {
   FsError,
   FsTargetKey,
   FsVersion,
+  isNormalizedAbsolute,
   type FsCapabilities,
   type FsDirEntry,
   type ErrorRow,
@@ -56,8 +57,6 @@ const MEMORY_CAPABILITIES: FsCapabilities = Object.freeze({
 })
 
 const STREAM_CHUNK = 64 * 1024
-/** An absolute path `posix.resolve` would return unchanged: no empty, `.` or `..` segment, no trailing `/`. */
-const NORMALIZED_ABSOLUTE = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$|^\/$/
 
 /** Refuses a file whose mode grants write permission to no one, as an editor does (memfs itself only checks the caller's bits). */
 function assertWritable(node: MemNode, verb: 'write' | 'edit', path: string): void {
@@ -393,7 +392,7 @@ export class MemoryFileSystem extends FileSystem {
   }
 
   #absolute(path: string, cwd: string | undefined): string {
-    if (cwd === undefined && NORMALIZED_ABSOLUTE.test(path)) return path
+    if (cwd === undefined && isNormalizedAbsolute(path)) return path
     return posix.resolve(cwd === undefined ? this.cwd : posix.resolve(this.cwd, cwd), path)
   }
 

@@ -1,8 +1,5 @@
 import { posix } from 'node:path'
-import { FsError, FsTargetKey, type FsTarget, type FsVerb } from '@seamfs/core/backend'
-
-/** A path `posix.resolve` would return unchanged: no empty, `.` or `..` segment, no trailing `/`. */
-const NORMALIZED_ABSOLUTE = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$|^\/$/
+import { FsError, FsTargetKey, isNormalizedAbsolute, type FsTarget, type FsVerb } from '@seamfs/core/backend'
 
 /** Normalizes a key prefix to `a/b/` (or `''`); `.`/`..` segments are refused, empty ones dropped. */
 export function normalizePrefix(prefix: string | undefined): string {
@@ -36,7 +33,7 @@ export class Paths {
 
   /** The normalized absolute path of `path` (relative to `cwd`, itself relative to the filesystem's cwd). */
   absolute(path: string, cwd: string | undefined): string {
-    if (cwd === undefined && NORMALIZED_ABSOLUTE.test(path)) return path
+    if (cwd === undefined && isNormalizedAbsolute(path)) return path
     return posix.resolve(cwd === undefined ? this.cwd : posix.resolve(this.cwd, cwd), path)
   }
 

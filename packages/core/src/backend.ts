@@ -61,7 +61,7 @@ export { decodeTextOrNull, normalizeLf } from './text.js'
  * edit would do, and refuse what it would refuse.
  */
 export { editTextBytesSliced, MAX_EDIT_MATCHES, MAX_EDIT_SCAN_BYTES, type ByteEditResult } from './edit.js'
-export { checkGuard } from './paths.js'
+export { checkGuard, isNormalizedAbsolute } from './paths.js'
 export { errorCodeOf, processWide, translateError, type ErrorRow } from './translate.js'
 export { ERRNO_ROWS, errnoRow } from './errno.js'
 export * from './backend-config.js'

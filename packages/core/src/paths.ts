@@ -1,6 +1,13 @@
 import { FsError, type FsVerb } from './errors.js'
 import type { FsTarget, FsVersion, FsWriteIntent } from './types.js'
 
+const NORMALIZED_ABSOLUTE = /^(?:\/(?!\.\.?(?:\/|$))[^/\0]+)+$|^\/$/
+
+/** Whether `path` is a POSIX path `posix.resolve` would return unchanged: absolute, no empty, `.` or `..` segment, no trailing `/`, no NUL. */
+export function isNormalizedAbsolute(path: string): boolean {
+  return NORMALIZED_ABSOLUTE.test(path)
+}
+
 /**
  * Rejects what can never name a file, the same way on every backend, with
  * `FS_NOT_FOUND`: a non-string or blank path, a NUL byte, and a lone surrogate

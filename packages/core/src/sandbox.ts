@@ -18,6 +18,7 @@ import {
 import { EXECUTED_NAMES, gitRepositoryAt, repositoryCandidates } from './executes.js'
 import { FileSystemLayer } from './layer.js'
 import { loadedCodePaths } from './loaded-code.js'
+import { isNormalizedAbsolute } from './paths.js'
 import { mapPages } from './tree.js'
 import type { FileSystem } from './file-system.js'
 import type { FsDirEntry, FsInfo, FsPathInfo, FsRemoveOutcome, FsRenameOutcome, FsTarget, FsVersion, SignalOptions } from './types.js'
@@ -90,13 +91,6 @@ const MAX_REMEMBERED_RESOLVES = 4096
 
 /** Resolve failures that tell what exists where they happened (a file or a link loop on the way, a directory one may not enter). */
 const REVEALING: ReadonlySet<FsErrorCode> = new Set(['FS_NOT_FOUND', 'FS_NOT_DIRECTORY', 'FS_NOT_REGULAR_FILE', 'FS_PERMISSION_DENIED'])
-
-/**
- * A key read on its own (`keyBoundReads`) must be an absolute, normalized path: no empty, `.` or `..`
- * segment, no trailing `/`. A forged relative key would be taken against another base by `contains`
- * than by the store.
- */
-const NORMALIZED_ABSOLUTE = /^(?:\/(?!\.\.?(?:\/|$))[^/\0]+)+$|^\/$/
 
 /** How many ancestors of a path that fails to resolve are tried, to tell inside from outside. */
 const ANCESTOR_TRIES = 8
@@ -605,8 +599,9 @@ export class SandboxedFileSystem extends FileSystemLayer {
     if (!this.#confineReads || this.mode === 'full-access') return read(target)
     const roots = this.#allPinned ?? (await this.#resolvedRoots(signal))
     if (!roots.some((root) => this.inner.contains(root, target))) return read(await this.#readable(target, verb, signal))
-    if (onKey && this.inner.capabilities.keyBoundReads === true && target.displayPath === target.targetKey && NORMALIZED_ABSOLUTE.test(target.targetKey)) {
+    if (onKey && this.inner.capabilities.keyBoundReads === true && target.displayPath === target.targetKey && isNormalizedAbsolute(target.targetKey)) {
       // The key is inside and the store reads only what the key names now (`keyBoundReads`); a
+      // forged relative key is not taken (`contains` and the store could take it against other bases); a
       // target named by its own key is what its path names whenever such a read succeeds. A read
       // that fails is decided the full way below, as if it had not been tried.
       try {
