@@ -27,6 +27,7 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { SandboxedFileSystem, type FsTarget } from '@seamfs/core'
+import type { Awaitable } from '@seamfs/core/backend'
 import { LocalFileSystem } from '@seamfs/backend-local'
 import { createFileToolsByName, type FileToolsByName } from '@seamfs/tools'
 import { environment, machineLine, markdownTable } from './report.js'
@@ -58,7 +59,7 @@ interface Row {
 /** The local backend, counting the paths the sandbox resolves in it (`resolvePath`, the hook behind `resolve`). */
 class CountingLocal extends LocalFileSystem {
   resolves = 0
-  protected override resolvePath(path: string, cwd: string | undefined): Promise<FsTarget> {
+  protected override resolvePath(path: string, cwd: string | undefined): Awaitable<FsTarget> {
     this.resolves++
     return super.resolvePath(path, cwd)
   }

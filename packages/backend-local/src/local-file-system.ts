@@ -26,6 +26,7 @@ import {
   LeaseLocks,
   processWide,
   throwIfAborted,
+  type Awaitable,
   type ErrorRow,
   type FsCapabilities,
   type FsDirEntry,
@@ -142,35 +143,81 @@ interface ReadBound {
   /** The verb of an abort's error. */
   readonly verb: FsVerb
   readonly signal: AbortSignal | undefined
+  /**
+   * The bytes go to a caller (`readBytes`): in a buffer of their own, zero-filled past them, not a view
+   * of Node's shared pool, whose other bytes (anything this process allocated small) `.buffer` shows.
+   */
+  readonly own?: boolean | undefined
 }
 
 /**
  * Reads an open descriptor to its end (the file may have grown since fstat), but
  * never more than `limit + 1` bytes: a file that grew past `limit` comes back as
- * `limit + 1` bytes, for the caller to refuse.
+ * `limit + 1` bytes, for the caller to refuse. A file fstat found at most
+ * {@link SYNC_READ_MAX} bytes is read synchronously ({@link readUpToSync}), and the
+ * answer is no promise.
  */
-async function readUpTo(fd: number, { size, limit, verb, signal }: ReadBound): Promise<Buffer> {
-  const cap = limit + 1
-  let buffer = Buffer.allocUnsafe(Math.min(size + 1, cap))
-  let length = 0
-  for (;;) {
-    if (length === buffer.length) {
-      if (length === cap) return buffer
-      const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, cap))
-      buffer.copy(grown, 0, 0, length)
-      buffer = grown
-    }
-    const want = Math.min(buffer.length - length, READ_CHUNK)
-    let n: number
-    if (size <= SYNC_READ_MAX) {
-      n = readSync(fd, buffer, length, want, null)
-    } else {
-      throwIfAborted(signal, verb)
-      n = await readChunk(fd, buffer, length, want)
-    }
-    if (n === 0) return buffer.subarray(0, length)
-    length += n
+function readUpTo(fd: number, bound: ReadBound): Buffer | Promise<Buffer> {
+  return bound.size <= SYNC_READ_MAX ? readUpToSync(fd, bound) : readUpToAsync(fd, bound)
+}
+
+/** {@link readUpTo} of a small file: synchronous reads (a trip to the thread pool costs more than the bytes). */
+function readUpToSync(fd: number, bound: ReadBound): Buffer {
+  const filling = new Filling(bound)
+  for (let want = filling.room(); want > 0; want = filling.room()) {
+    if (!filling.took(readSync(fd, filling.buffer, filling.length, want, null))) break
   }
+  return filling.bytes()
+}
+
+async function readUpToAsync(fd: number, bound: ReadBound): Promise<Buffer> {
+  const filling = new Filling(bound)
+  for (let want = filling.room(); want > 0; want = filling.room()) {
+    throwIfAborted(bound.signal, bound.verb)
+    if (!filling.took(await readChunk(fd, filling.buffer, filling.length, want))) break
+  }
+  return filling.bytes()
+}
+
+/** The buffer {@link readUpTo} reads into: grown as the file turns out longer, never past `limit + 1` bytes. */
+class Filling {
+  buffer: Buffer
+  length = 0
+  readonly #cap: number
+  readonly #own: boolean | undefined
+
+  constructor({ size, limit, own }: ReadBound) {
+    this.#cap = limit + 1
+    this.#own = own
+    this.buffer = allocate(Math.min(size + 1, this.#cap), own)
+  }
+
+  /** How many bytes the next read may take (grown first where full); 0 once `limit + 1` were read. */
+  room(): number {
+    if (this.length === this.buffer.length) {
+      if (this.length === this.#cap) return 0
+      const next = allocate(Math.min(this.buffer.length * 2, this.#cap), this.#own)
+      this.buffer.copy(next, 0, 0, this.length)
+      this.buffer = next
+    }
+    return Math.min(this.buffer.length - this.length, READ_CHUNK)
+  }
+
+  /** Counts a read of `n` bytes; false at the end of the file (`n` is 0). */
+  took(n: number): boolean {
+    this.length += n
+    return n > 0
+  }
+
+  /** The bytes read. */
+  bytes(): Buffer {
+    return this.length === this.buffer.length ? this.buffer : this.buffer.subarray(0, this.length)
+  }
+}
+
+/** A buffer for a read: of its own where it goes to a caller ({@link ReadBound.own}), else possibly from the pool. */
+function allocate(size: number, own: boolean | undefined): Buffer {
+  return own === true ? Buffer.alloc(size) : Buffer.allocUnsafe(size)
 }
 
 /** A read of a whole file: its `limit`, the verb and path of its errors, and its signal. */
@@ -179,14 +226,19 @@ interface WholeRead {
   readonly verb: 'read' | 'edit'
   readonly path: string
   readonly signal: AbortSignal | undefined
+  /** See {@link ReadBound.own}. */
+  readonly own?: boolean | undefined
 }
 
 /** The content behind `fd` (of stat `st`): above `limit` it is refused before a byte is read, or once it grows past it. */
-async function readWhole(fd: number, st: BigIntStats, { limit, verb, path, signal }: WholeRead): Promise<Buffer> {
+function readWhole(fd: number, st: BigIntStats, { limit, verb, path, signal, own }: WholeRead): Buffer | Promise<Buffer> {
   if (st.size > BigInt(limit)) throw FsError.tooLarge(verb, path, Number(st.size), limit)
-  const bytes = await readUpTo(fd, { size: Number(st.size), limit, verb, signal })
-  if (bytes.length > limit) throw FsError.tooLarge(verb, path, bytes.length, limit)
-  return bytes
+  const within = (bytes: Buffer): Buffer => {
+    if (bytes.length > limit) throw FsError.tooLarge(verb, path, bytes.length, limit)
+    return bytes
+  }
+  const bytes = readUpTo(fd, { size: Number(st.size), limit, verb, signal, own })
+  return bytes instanceof Promise ? bytes.then(within) : within(bytes)
 }
 
 /** The entries of `target`'s directory, read through a descriptor verified at its canonical path. */
@@ -259,7 +311,7 @@ export class LocalFileSystem extends FileSystem {
     return errnoRow(err)
   }
 
-  protected override async resolvePath(path: string, cwd: string | undefined): Promise<FsTarget> {
+  protected override resolvePath(path: string, cwd: string | undefined): Awaitable<FsTarget> {
     const abs = this.#absolute(path, cwd)
     return { targetKey: FsTargetKey(canonicalPath(abs)), displayPath: abs }
   }
@@ -269,7 +321,7 @@ export class LocalFileSystem extends FileSystem {
    * is opened for I/O), so that a directory swapped for a link on the way fails the call instead of
    * describing what the link leads to (a file outside a sandbox's roots).
    */
-  protected override async statTarget(target: FsTarget): Promise<FsInfo | undefined> {
+  protected override statTarget(target: FsTarget): Awaitable<FsInfo | undefined> {
     let fd: number
     try {
       if (!DESCRIPTOR_PATHS) return statOrUndefined(target.targetKey)
@@ -288,19 +340,24 @@ export class LocalFileSystem extends FileSystem {
   }
 
   // A path through a file (ENOTDIR) or a link loop (ELOOP) is FS_NOT_FOUND in the table: core reports it absent.
-  protected override async lstatPath(path: string, cwd: string | undefined): Promise<FsPathInfo | undefined> {
+  protected override lstatPath(path: string, cwd: string | undefined): Awaitable<FsPathInfo | undefined> {
     const st = lstatSync(this.#absolute(path, cwd), { bigint: true, throwIfNoEntry: false })
     return st === undefined ? undefined : pathInfoOf(st)
   }
 
-  protected override async loadBytes(target: FsTarget, { signal, maxBytes }: ReadRequest): Promise<Uint8Array> {
+  /** A small file is read synchronously: the answer is no promise. */
+  protected override loadBytes(target: FsTarget, { signal, maxBytes, transient }: ReadRequest): Awaitable<Uint8Array> {
     const fd = openVerified(target.targetKey, READ_FLAGS, 'read', target.displayPath)
+    let owned = true
     try {
       const st = fstatSync(fd, { bigint: true })
       if (!st.isFile()) throw FsError.notRegularFile('read', target.displayPath)
-      return await readWhole(fd, st, { limit: maxBytes, verb: 'read', path: target.displayPath, signal })
+      const bytes = readWhole(fd, st, { limit: maxBytes, verb: 'read', path: target.displayPath, signal, own: transient !== true })
+      if (!(bytes instanceof Promise)) return bytes
+      owned = false
+      return bytes.finally(() => closeSync(fd))
     } finally {
-      closeSync(fd)
+      if (owned) closeSync(fd)
     }
   }
 
@@ -316,7 +373,7 @@ export class LocalFileSystem extends FileSystem {
    * of at most {@link SYNC_READ_MAX} bytes, read whole at once (one chunk, no second trip to the
    * disk); a larger one is streamed from that descriptor.
    */
-  protected override async openTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<OpenedFile> {
+  protected override openTarget(target: FsTarget, _signal?: AbortSignal): Awaitable<OpenedFile> {
     const fd = openVerified(target.targetKey, READ_FLAGS, 'read', target.displayPath)
     let owned = true
     try {
@@ -328,8 +385,9 @@ export class LocalFileSystem extends FileSystem {
         return { info, chunks: streamFrom(fd) }
       }
       // The file may have grown since fstat: read on to its end, as a stream would (past a bound, streamed).
+      // Synchronous: the answer is no promise, so core has nothing to wait on.
       const limit = 4 * SYNC_READ_MAX
-      const bytes = await readUpTo(fd, { size: Number(st.size), limit, verb: 'read', signal })
+      const bytes = readUpToSync(fd, { size: Number(st.size), limit, verb: 'read', signal: undefined })
       if (bytes.length <= limit) return { info, chunks: bytes.length === 0 ? [] : [bytes] }
       owned = false
       return { info, chunks: after(bytes, streamFrom(fd)) }

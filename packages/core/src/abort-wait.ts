@@ -56,7 +56,8 @@ export function whenAborted(signal: AbortSignal, fn: () => void): () => void {
   }
 }
 
-function isPromiseLike<T>(value: Awaitable<T>): value is PromiseLike<T> {
+/** Whether a hook answered with a promise (or any thenable) rather than its value. */
+export function isPromiseLike<T>(value: Awaitable<T>): value is PromiseLike<T> {
   return typeof (value as { then?: unknown } | null | undefined)?.then === 'function'
 }
 

@@ -61,6 +61,8 @@ export { decodeTextOrNull, normalizeLf } from './text.js'
  * edit would do, and refuse what it would refuse.
  */
 export { editTextBytesSliced, MAX_EDIT_MATCHES, MAX_EDIT_SCAN_BYTES, type ByteEditResult } from './edit.js'
+/** For a reader of small files: the bytes of an open file the store handed over whole at the open, without a chunk's promise turns. */
+export { takeHeldBytes } from './streams.js'
 export { checkGuard, isNormalizedAbsolute } from './paths.js'
 export { errorCodeOf, processWide, translateError, type ErrorRow } from './translate.js'
 export { ERRNO_ROWS, errnoRow } from './errno.js'

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events'
 import { performance } from 'node:perf_hooks'
-import { releaseChunks } from './abort-wait.js'
+import { isPromiseLike, releaseChunks } from './abort-wait.js'
 import { FsError, isFsError, type FsErrorCode, type FsVerb } from './errors.js'
 import {
   type Awaitable,
@@ -140,8 +140,12 @@ export class SandboxedFileSystem extends FileSystemLayer {
   /** The loaded code that lies inside the roots, resolved once ({@link SandboxedFileSystem.#loadedCode}). */
   #loaded: Promise<FsTarget[]> | undefined
   #loadedCount = 0
-  /** Remembered resolves by `base \0 path` (see {@link SandboxOptions.resolveMemoryMs}), with when each began (monotonic). */
-  readonly #remembered = new Map<string, { readonly target: FsTarget; readonly at: number }>()
+  /**
+   * Remembered resolves by base, then path (see {@link SandboxOptions.resolveMemoryMs}), with when each
+   * began (monotonic). Two maps, not one keyed by the joined text: a hit builds and hashes no new string.
+   */
+  readonly #remembered = new Map<string, Map<string, { readonly target: FsTarget; readonly at: number }>>()
+  #rememberedCount = 0
   readonly #resolveMemoryMs: number
   /** How many times the remembered resolves were forgotten. */
   #forgotten = 0
@@ -169,26 +173,43 @@ export class SandboxedFileSystem extends FileSystemLayer {
     this.#resolveMemoryMs = this.#confineReads && this.mode !== 'full-access' ? memory : 0
   }
 
+  /** Remembers the resolve of `path` against `base` that began at `at`; past {@link MAX_REMEMBERED_RESOLVES}, all are forgotten first. */
+  #remember(base: string, path: string, target: FsTarget, at: number): void {
+    if (this.#rememberedCount >= MAX_REMEMBERED_RESOLVES) {
+      this.#remembered.clear()
+      this.#rememberedCount = 0
+    }
+    let byPath = this.#remembered.get(base)
+    if (byPath === undefined) {
+      byPath = new Map()
+      this.#remembered.set(base, byPath)
+    }
+    if (!byPath.has(path)) this.#rememberedCount++
+    byPath.set(path, { target, at })
+  }
+
   /** Forgets every remembered resolve, and any still under way (see {@link SandboxOptions.resolveMemoryMs}). */
   #forget(): void {
     this.#forgotten++
     this.#remembered.clear()
+    this.#rememberedCount = 0
   }
 
-  protected override async resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Promise<FsTarget> {
+  /** A resolve remembered ({@link SandboxOptions.resolveMemoryMs}) is answered at once, not through a promise. */
+  protected override resolvePath(path: string, cwd: string | undefined, signal: AbortSignal | undefined): Awaitable<FsTarget> {
     const base = cwd ?? this.#workspaceRoot
-    const memoryKey = `${base}\0${path}`
     const now = performance.now()
-    const remembered = this.#remembered.get(memoryKey)
+    const remembered = this.#remembered.get(base)?.get(path)
     if (remembered !== undefined && now - remembered.at < this.#resolveMemoryMs) return remembered.target
+    return this.#resolveFresh(path, base, signal, now)
+  }
+
+  async #resolveFresh(path: string, base: string, signal: AbortSignal | undefined, now: number): Promise<FsTarget> {
     const epoch = this.#forgotten
     try {
       const target = await super.resolvePath(path, base, signal)
       // A resolve that a remove or rename overlapped is not remembered.
-      if (this.#resolveMemoryMs > 0 && epoch === this.#forgotten) {
-        if (this.#remembered.size >= MAX_REMEMBERED_RESOLVES) this.#remembered.clear()
-        this.#remembered.set(memoryKey, { target, at: now })
-      }
+      if (this.#resolveMemoryMs > 0 && epoch === this.#forgotten) this.#remember(base, path, target, now)
       return target
     } catch (err) {
       // Where resolution fails tells what exists there (a file on the way, a link loop): outside the
@@ -217,7 +238,7 @@ export class SandboxedFileSystem extends FileSystemLayer {
     return false
   }
 
-  protected override statTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<FsInfo | undefined> {
+  protected override statTarget(target: FsTarget, signal: AbortSignal | undefined): Awaitable<FsInfo | undefined> {
     // Not on the key alone: an absent answer is no failure to fall back on (a link swapped in that leads to nothing).
     return this.#reading(target, 'stat', signal, (at) => super.statTarget(at, signal), undefined, false)
   }
@@ -228,16 +249,16 @@ export class SandboxedFileSystem extends FileSystemLayer {
     return super.lstatPath(path, base, signal)
   }
 
-  protected override loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
+  protected override loadBytes(target: FsTarget, request: ReadRequest): Awaitable<Uint8Array> {
     return this.#reading(target, 'read', request.signal, (at) => super.loadBytes(at, request))
   }
 
-  protected override openBytes(target: FsTarget, signal: AbortSignal | undefined): Promise<ByteChunks> {
+  protected override openBytes(target: FsTarget, signal: AbortSignal | undefined): Awaitable<ByteChunks> {
     // Not sent on the key alone (`keyBoundReads`): a store may open a stream at its first chunk, after the decision.
     return this.#reading(target, 'read', signal, (at) => super.openBytes(at, signal), releaseChunks, false)
   }
 
-  protected override openTarget(target: FsTarget, signal: AbortSignal | undefined): Promise<OpenedFile> {
+  protected override openTarget(target: FsTarget, signal: AbortSignal | undefined): Awaitable<OpenedFile> {
     return this.#reading(
       target,
       'read',
@@ -588,28 +609,62 @@ export class SandboxedFileSystem extends FileSystemLayer {
    * the key (`capabilities.keyBoundReads`), with `onKey`, a target inside named by its own key is read
    * with no re-resolve: the store reads only what the key names, which is what the path names.
    */
-  async #reading<T>(
+  #reading<T>(
     target: FsTarget,
     verb: FsVerb,
     signal: AbortSignal | undefined,
     read: (at: FsTarget) => Awaitable<T>,
     drop?: (value: T) => unknown,
     onKey = true,
-  ): Promise<T> {
+  ): Awaitable<T> {
     if (!this.#confineReads || this.mode === 'full-access') return read(target)
-    const roots = this.#allPinned ?? (await this.#resolvedRoots(signal))
-    if (!roots.some((root) => this.inner.contains(root, target))) return read(await this.#readable(target, verb, signal))
+    const pinned = this.#allPinned
+    if (pinned === undefined) return this.#resolvedRoots(signal).then((roots) => this.#readingIn(roots, target, verb, signal, read, drop, onKey))
+    return this.#readingIn(pinned, target, verb, signal, read, drop, onKey)
+  }
+
+  /**
+   * {@link #reading} once the roots are known. The read on the key answers as the store does: a
+   * store that answers at once (a small local file) is not made to answer through a promise.
+   */
+  #readingIn<T>(
+    roots: readonly FsTarget[],
+    target: FsTarget,
+    verb: FsVerb,
+    signal: AbortSignal | undefined,
+    read: (at: FsTarget) => Awaitable<T>,
+    drop: ((value: T) => unknown) | undefined,
+    onKey: boolean,
+  ): Awaitable<T> {
+    if (!roots.some((root) => this.inner.contains(root, target))) return this.#readable(target, verb, signal).then(read)
     if (onKey && this.inner.capabilities.keyBoundReads === true && target.displayPath === target.targetKey && isNormalizedAbsolute(target.targetKey)) {
       // The key is inside and the store reads only what the key names now (`keyBoundReads`); a
       // forged relative key is not taken (`contains` and the store could take it against other bases); a
       // target named by its own key is what its path names whenever such a read succeeds. A read
-      // that fails is decided the full way below, as if it had not been tried.
-      try {
-        return await read(target)
-      } catch (err) {
+      // that fails is decided the full way, as if it had not been tried.
+      const decide = (err: unknown): Promise<T> => {
         if (signal?.aborted === true) throw err
+        return this.#checked(target, verb, signal, read, drop)
       }
+      let answer: Awaitable<T>
+      try {
+        answer = read(target)
+      } catch (err) {
+        return decide(err)
+      }
+      return isPromiseLike(answer) ? Promise.resolve(answer).catch(decide) : answer
     }
+    return this.#checked(target, verb, signal, read, drop)
+  }
+
+  /** {@link #reading} of a target inside a root: sent together with the re-resolve that decides. */
+  async #checked<T>(
+    target: FsTarget,
+    verb: FsVerb,
+    signal: AbortSignal | undefined,
+    read: (at: FsTarget) => Awaitable<T>,
+    drop: ((value: T) => unknown) | undefined,
+  ): Promise<T> {
     const reading = Promise.resolve().then(() => read(target))
     const [checked, answered] = await Promise.allSettled([this.#readable(target, verb, signal), reading])
     const dropAnswer = (): void => {

@@ -134,6 +134,12 @@ export class TextChunkValidator {
   #sampled = 0
   #carry: Uint8Array = new Uint8Array(0)
   #started = false
+  /**
+   * Invalid UTF-8 found before the NUL sample was complete: told once the sample is (a NUL in it
+   * is told instead), so that the failure is the one `readText` gives the whole file, whatever the
+   * chunk sizes. Nothing more is handed on meanwhile.
+   */
+  #invalid: FsError | undefined
 
   constructor(path: string, verb: TextVerb = 'read') {
     this.#path = path
@@ -151,6 +157,10 @@ export class TextChunkValidator {
       if (chunk.subarray(0, n).indexOf(0) !== -1) throw binaryError(this.#verb, this.#path)
       this.#sampled += n
     }
+    if (this.#invalid !== undefined) {
+      if (this.#sampled >= BINARY_SAMPLE_BYTES) throw this.#invalid
+      return
+    }
     let body = chunk
     if (this.#carry.length > 0) {
       // Finish the character the previous chunk cut: only its few bytes are copied.
@@ -166,7 +176,7 @@ export class TextChunkValidator {
         return
       }
       this.#carry = new Uint8Array(0)
-      this.#hand(joined, take)
+      if (!this.#hand(joined, take)) return
     }
     const tail = incompleteTail(body)
     // A copy: the caller may reuse its buffer (and Buffer#slice would not copy).
@@ -176,12 +186,20 @@ export class TextChunkValidator {
 
   /** Ends the stream; a dangling partial sequence is `FS_NOT_TEXT`. */
   end(): void {
+    if (this.#invalid !== undefined) throw this.#invalid
     if (this.#carry.length > 0) throw invalidUtf8Error(this.#verb, this.#path, new TypeError('truncated UTF-8 sequence'))
   }
 
-  #hand(bytes: Uint8Array, take: (valid: Uint8Array) => void): void {
-    if (bytes.length === 0) return
-    if (!isUtf8(bytes)) throw invalidUtf8Error(this.#verb, this.#path, new TypeError('invalid UTF-8 sequence'))
+  /** Hands `bytes` on if they are valid UTF-8; false when they are not and the NUL sample is still open. */
+  #hand(bytes: Uint8Array, take: (valid: Uint8Array) => void): boolean {
+    if (bytes.length === 0) return true
+    if (!isUtf8(bytes)) {
+      const invalid = invalidUtf8Error(this.#verb, this.#path, new TypeError('invalid UTF-8 sequence'))
+      if (this.#sampled >= BINARY_SAMPLE_BYTES) throw invalid
+      this.#invalid = invalid
+      this.#carry = new Uint8Array(0)
+      return false
+    }
     let valid = bytes
     if (!this.#started) {
       this.#started = true
@@ -189,6 +207,7 @@ export class TextChunkValidator {
       if (hasUtf8Bom(valid)) valid = valid.subarray(3)
     }
     if (valid.length > 0) take(valid)
+    return true
   }
 }
 

@@ -104,10 +104,38 @@ describe('TextChunkDecoder', () => {
     expectFsError(() => decodeChunks(Array.from(bytes, (b) => Uint8Array.of(b))), 'FS_NOT_TEXT')
   })
 
-  it('rejects a 2-byte character interrupted by ASCII across chunks', () => {
+  it('rejects a 2-byte character interrupted by ASCII across chunks: at the end, or once the NUL sample is complete', () => {
+    const ended = new TextChunkDecoder('f')
+    expect(ended.push(Uint8Array.of(0x61, 0xc3))).toBe('a')
+    // Within the NUL sample (8192 bytes) nothing more is handed on, and the failure waits for the sample.
+    expect(ended.push(Uint8Array.of(0x41))).toBe('')
+    expect(expectFsError(() => ended.end(), 'FS_NOT_TEXT').message).toMatch(/invalid UTF-8/)
+    const sampled = new TextChunkDecoder('f')
+    sampled.push(Uint8Array.of(0x61, 0xc3))
+    sampled.push(Uint8Array.of(0x41))
+    expect(sampled.push(new Uint8Array(4000).fill(0x62))).toBe('')
+    expect(expectFsError(() => sampled.push(new Uint8Array(8000).fill(0x62)), 'FS_NOT_TEXT').message).toMatch(/invalid UTF-8/)
+  })
+
+  // readText decides on the whole file: a NUL in the first 8192 bytes is "binary", whatever invalid
+  // UTF-8 comes before it; a stream must say the same whatever its chunk sizes.
+  it.each([1, 3, 7, 100, 5000, 9000])('a NUL in the sample after invalid UTF-8 is told as readText tells it, in chunks of %i', (size) => {
+    const bytes = concatBytes(utf8('ab'), Uint8Array.of(0xff), utf8('c'.repeat(6000)), Uint8Array.of(0), utf8('d'.repeat(3000)))
+    const chunks = Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size))
     const decoder = new TextChunkDecoder('f')
-    expect(decoder.push(Uint8Array.of(0x61, 0xc3))).toBe('a')
-    expectFsError(() => decoder.push(Uint8Array.of(0x41)), 'FS_NOT_TEXT')
+    const err = expectFsError(() => {
+      for (const chunk of chunks) decoder.push(chunk)
+      decoder.end()
+    }, 'FS_NOT_TEXT')
+    expect(err.message).toMatch(/binary file/)
+    // Past the sample, the NUL is no reason: the invalid byte is.
+    const late = concatBytes(utf8('ab'), Uint8Array.of(0xff), utf8('c'.repeat(9000)), Uint8Array.of(0))
+    const lateDecoder = new TextChunkDecoder('f')
+    const lateErr = expectFsError(() => {
+      for (let at = 0; at < late.length; at += size) lateDecoder.push(late.subarray(at, at + size))
+      lateDecoder.end()
+    }, 'FS_NOT_TEXT')
+    expect(lateErr.message).toMatch(/invalid UTF-8/)
   })
 
   describe('NUL sample across chunks', () => {

@@ -41,6 +41,18 @@ const buckets = new Map<number, Map<number, Bucket>>()
  */
 function bucketFor(ms: number): Bucket {
   const at = Math.ceil((performance.now() + ms) / BUCKET_MS) * BUCKET_MS
+  // Calls in a row mostly share a deadline and a bucket: the last one found is tried first.
+  if (last !== undefined && last.ms === ms && last.at === at && !last.bucket.signal.aborted) return last.bucket
+  const bucket = openBucket(ms, at)
+  last = { ms, at, bucket }
+  return bucket
+}
+
+/** The bucket {@link bucketFor} found last. */
+let last: { readonly ms: number; readonly at: number; readonly bucket: Bucket } | undefined
+
+/** The open bucket of deadline `ms` falling due at `at`, made if there is none. */
+function openBucket(ms: number, at: number): Bucket {
   let byTime = buckets.get(ms)
   if (byTime === undefined) {
     byTime = new Map()
@@ -89,24 +101,35 @@ function bucketFor(ms: number): Bucket {
  */
 export function withDeadline<V>(tool: FileTool<V>, ms: number): FileTool<V> {
   const mutates = !tool.annotations.readOnlyHint
-  const execute = async (args: unknown, context: ToolContext = {}): Promise<ToolResult<V>> => {
+  // One promise a call, settled by the body or by the hard stop, whichever comes first: no race of
+  // two promises and no async frame around it (a small call's tool layer is mostly such costs).
+  const execute = (args: unknown, context: ToolContext = {}): Promise<ToolResult<V>> => {
     const caller = context.signal
     if (caller?.aborted === true) return tool.execute(args, context)
     const bucket = bucketFor(ms)
-    let stopNow: (result: ToolResult<never>) => void = () => undefined
-    const stopped = new Promise<ToolResult<never>>((resolve) => (stopNow = resolve))
-    const stop = (): void => stopNow(timedOut(ms, mutates))
-    bucket.enter(stop)
     const signal = caller === undefined ? bucket.signal : AbortSignal.any([caller, bucket.signal])
-    try {
-      const result = await Promise.race([tool.execute(args, { ...context, signal }), stopped])
-      if (result.isError && result.code === 'FS_ABORTED' && bucket.signal.aborted && !isAborted(caller)) {
-        return timedOut(ms, result.indeterminate === true)
+    return new Promise<ToolResult<V>>((resolve, reject) => {
+      const stop = (): void => {
+        bucket.leave(stop)
+        resolve(timedOut(ms, mutates))
       }
-      return result
-    } finally {
-      bucket.leave(stop)
-    }
+      const answered = (result: ToolResult<V>): void => {
+        bucket.leave(stop)
+        if (result.isError && result.code === 'FS_ABORTED' && bucket.signal.aborted && !isAborted(caller)) resolve(timedOut(ms, result.indeterminate === true))
+        else resolve(result)
+      }
+      const failed = (err: unknown): void => {
+        bucket.leave(stop)
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the body's own failure, passed on as it is
+        reject(err)
+      }
+      bucket.enter(stop)
+      try {
+        tool.execute(args, { ...context, signal }).then(answered, failed)
+      } catch (err) {
+        failed(err)
+      }
+    })
   }
   return Object.freeze({ ...tool, execute })
 }

@@ -26,12 +26,18 @@ const WEBP = [0x57, 0x45, 0x42, 0x50]
 
 /** The image type of `bytes` by their magic numbers (PNG, JPEG, GIF, WebP), or undefined. Never by name. */
 export function sniffImage(bytes: Uint8Array): ImageMimeType | undefined {
-  const has = (signature: readonly number[], at = 0): boolean => bytes.length >= at + signature.length && signature.every((b, i) => bytes[at + i] === b)
-  if (has(PNG)) return 'image/png'
-  if (has(JPEG)) return 'image/jpeg'
-  if (has(GIF87) || has(GIF89)) return 'image/gif'
-  if (has(RIFF) && has(WEBP, 8)) return 'image/webp'
+  if (has(bytes, PNG)) return 'image/png'
+  if (has(bytes, JPEG)) return 'image/jpeg'
+  if (has(bytes, GIF87) || has(bytes, GIF89)) return 'image/gif'
+  if (has(bytes, RIFF) && has(bytes, WEBP, 8)) return 'image/webp'
   return undefined
+}
+
+/** Whether `bytes` hold `signature` at `at` (a loop, no closure: every read of a text file asks). */
+function has(bytes: Uint8Array, signature: readonly number[], at = 0): boolean {
+  if (bytes.length < at + signature.length) return false
+  for (let i = 0; i < signature.length; i++) if (bytes[at + i] !== signature[i]) return false
+  return true
 }
 
 /**

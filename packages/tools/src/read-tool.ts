@@ -104,13 +104,19 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
     if (whole === undefined || whole.length > images.maxBytes) throw images.tooLarge(target, whole?.length ?? info.size)
     return { mimeType, bytes: whole }
   }
-  /** A small file's bytes, read whole under `readText`'s size limit. */
-  const readWhole = async ({ target, info, chunks }: FileRead): Promise<Uint8Array> => {
+  /** A small file's bytes, read whole under `readText`'s size limit: at once where the store handed them over at the open. */
+  const readWhole = ({ target, info, chunks }: FileRead): Uint8Array | Promise<Uint8Array> => {
     const maxBytes = deps.fs.maxTextBytes
     if (info.size !== undefined && info.size > maxBytes) throw FsError.tooLarge('read', target.displayPath, info.size, maxBytes)
-    const bytes = await chunks.all(maxBytes)
-    if (bytes === undefined) throw FsError.tooLarge('read', target.displayPath, maxBytes + 1, maxBytes)
-    return bytes
+    const held = chunks.whole
+    if (held !== undefined) {
+      if (held.length > maxBytes) throw FsError.tooLarge('read', target.displayPath, held.length, maxBytes)
+      return held
+    }
+    return chunks.all(maxBytes).then((bytes) => {
+      if (bytes === undefined) throw FsError.tooLarge('read', target.displayPath, maxBytes + 1, maxBytes)
+      return bytes
+    })
   }
   /** Small files: decoded whole under `readText`'s rules (NUL sample, strict UTF-8, BOM), then windowed. */
   const scanText = (bytes: Uint8Array, path: string, limits: WindowLimits): ReadWindow => {
@@ -124,19 +130,15 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
     for await (const chunk of chunks.rest()) window.push(chunk)
     return window.end()
   }
-  /** Opens the file: absent is recorded, and both refusals say what they said before the open was one look. */
-  const open = async (target: FsTarget, session: PolicyOwner, signal: AbortSignal | undefined): Promise<FsOpenFile> => {
-    try {
-      return await deps.fs.openFile(target, { signal })
-    } catch (err) {
-      if (isFsError(err, 'FS_NOT_FOUND')) {
-        deps.policy?.recordAbsent(session, target)
-        // Core's shape, path raw: `failure` quotes it, as every filesystem message.
-        throw FsError.notFound('read', target.displayPath)
-      }
-      if (isFsError(err, 'FS_NOT_REGULAR_FILE')) throw FsError.notRegularFile('read', target.displayPath)
-      throw err
+  /** A failed open: absent is recorded, and both refusals say what they said before the open was one look. */
+  const openFailure = (err: unknown, target: FsTarget, session: PolicyOwner): unknown => {
+    if (isFsError(err, 'FS_NOT_FOUND')) {
+      deps.policy?.recordAbsent(session, target)
+      // Core's shape, path raw: `failure` quotes it, as every filesystem message.
+      return FsError.notFound('read', target.displayPath)
     }
+    if (isFsError(err, 'FS_NOT_REGULAR_FILE')) return FsError.notRegularFile('read', target.displayPath)
+    return err
   }
   return {
     name: 'read',
@@ -153,17 +155,26 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
         const shown = quotePath(target.displayPath)
         const session = sessionOf(deps, context)
         const signal = context.signal
-        const file = await open(target, session, signal)
-        let result: ReadWindow
+        let file: FsOpenFile
         try {
-          const chunks = new ChunkReader(file.chunks)
-          const read: FileRead = { target, info: file.info, session, signal, chunks, sniffed: sniffImage(await chunks.head(SNIFF_BYTES)) }
+          file = await deps.fs.openFile(target, { signal })
+        } catch (err) {
+          throw openFailure(err, target, session)
+        }
+        let result: ReadWindow
+        // A file the store handed over whole at the open has nothing to release.
+        const chunks = ChunkReader.of(file)
+        try {
+          // The signatures are in the first SNIFF_BYTES: whole bytes are looked at as they are.
+          const head = chunks.whole ?? (await chunks.head(SNIFF_BYTES))
+          const read: FileRead = { target, info: file.info, session, signal, chunks, sniffed: sniffImage(head) }
           const named = images.named(target)
           // A name that suggests an image, and bytes that are one: the image, whatever else they might be.
           if (named && read.sniffed !== undefined) return imageResult(read, await imageOf(read, read.sniffed))
           const limits = { offset, limit, maxLineLength: config.readMaxLineLength, maxBytes: config.readMaxBytes }
           const size = file.info.size
-          const whole = size === undefined || size >= config.readStreamMinSize ? undefined : await readWhole(read)
+          const small = size === undefined || size >= config.readStreamMinSize ? undefined : readWhole(read)
+          const whole = small instanceof Promise ? await small : small
           try {
             result = whole === undefined ? await scanBytes(read, limits) : scanText(whole, target.displayPath, limits)
           } catch (err) {
@@ -177,7 +188,7 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
             return imageResult(read, image)
           }
         } finally {
-          await file.close()
+          if (chunks.whole === undefined) await file.close()
         }
         const emptyFileStart = offset === 1 && result.totalLines === 0
         if (offset > result.totalLines && !emptyFileStart && !result.truncatedByBytes) {

@@ -1,4 +1,6 @@
 import { Buffer } from 'node:buffer'
+import type { FsOpenFile } from '@seamfs/core'
+import { takeHeldBytes } from '@seamfs/core/backend'
 
 /** One numbered line of a read window. */
 export interface ReadLine {
@@ -153,16 +155,33 @@ export function readFooter(offset: number, window: ReadWindow): string {
  * buffer), so a chunk kept across that is copied first.
  */
 export class ChunkReader {
-  readonly #source: AsyncIterator<Uint8Array>
+  readonly #source: AsyncIterator<Uint8Array> | undefined
   /** Copies of chunks received and not yet handed out, in order. */
   #kept: Uint8Array[] = []
   #keptBytes = 0
   /** The chunk received last, not yet handed out: the source's until the next one is asked for. */
   #held: Uint8Array | undefined
   #ended = false
+  /**
+   * The file's whole content when the store handed it over at the open (core's `takeHeldBytes`):
+   * there is nothing left to receive or release. Read it, never change it.
+   */
+  readonly whole: Uint8Array | undefined
 
-  constructor(chunks: AsyncIterable<Uint8Array>) {
-    this.#source = chunks[Symbol.asyncIterator]()
+  /** The reader of `file`'s chunks; of its content at once, where the store handed it over whole at the open. */
+  static of(file: FsOpenFile): ChunkReader {
+    const whole = takeHeldBytes(file)
+    return whole === undefined ? new ChunkReader(file.chunks) : new ChunkReader(undefined, whole)
+  }
+
+  constructor(chunks: AsyncIterable<Uint8Array> | undefined, whole?: Uint8Array) {
+    this.#source = chunks?.[Symbol.asyncIterator]()
+    this.whole = whole
+    if (whole !== undefined) {
+      this.#kept.push(whole)
+      this.#keptBytes = whole.length
+    }
+    if (this.#source === undefined) this.#ended = true
   }
 
   /** The first `n` bytes (fewer in a shorter file), a copy; nothing is consumed. */
@@ -199,7 +218,7 @@ export class ChunkReader {
       const held = this.#held
       this.#held = undefined
       if (held !== undefined) yield held
-      if (this.#ended) return
+      if (this.#ended || this.#source === undefined) return
       const step = await this.#source.next()
       if (step.done === true) this.#ended = true
       else this.#held = step.value
@@ -208,7 +227,7 @@ export class ChunkReader {
 
   /** Receives one more chunk (copying the one held before asking); false at the end. */
   async #pull(): Promise<boolean> {
-    if (this.#ended) return false
+    if (this.#ended || this.#source === undefined) return false
     const held = this.#held
     if (held !== undefined) {
       this.#kept.push(Buffer.from(held))

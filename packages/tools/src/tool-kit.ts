@@ -65,11 +65,13 @@ export function resolveIn(deps: ToolDeps, path: string, context: ToolContext): P
  * Runs a tool body; every failure, whatever it is, becomes an `isError` result, worded with
  * `toolVerb` (the tool's own verb: `delete`, not the contract's `remove`) where given.
  */
-export async function run<V>(body: () => Promise<ToolResult<V>>, toolVerb?: string): Promise<ToolResult<V>> {
+export function run<V>(body: () => Promise<ToolResult<V>>, toolVerb?: string): Promise<ToolResult<V>> {
+  // The body's promise with its failure caught: no async frame of its own around it.
+  const failed = (err: unknown): ToolResult<V> => failure(err, toolVerb)
   try {
-    return await body()
+    return body().then(undefined, failed)
   } catch (err) {
-    return failure(err, toolVerb)
+    return Promise.resolve(failed(err))
   }
 }
 

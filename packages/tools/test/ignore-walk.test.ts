@@ -65,7 +65,7 @@ class CountingLocal extends LocalFileSystem implements Recorded {
     return super.listEntries(target)
   }
 
-  protected override loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
+  protected override loadBytes(target: FsTarget, request: ReadRequest): Awaitable<Uint8Array> {
     this.loaded.push(target.displayPath)
     return super.loadBytes(target, request)
   }

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { FsInfo, FsTarget } from '@seamfs/core'
 import type { OpenedFile } from '@seamfs/core/backend'
 import { createFileTools, ObservationPolicy, type FileTool, type ToolsConfig } from '@seamfs/tools'
-import { ChunkReader } from '../src/read-window.js'
+import { ChunkReader, LineWindow } from '../src/read-window.js'
 import { BACKENDS, expectError, expectOk, makeHarness, type BackendKind, type Harness, type HarnessOptions } from './tool-harness.js'
 
 const S = { session: 'session-1' }
@@ -195,9 +195,11 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
 
     it('a file at or above the threshold streams, and returns the same window as a whole-file read', async () => {
       const h = setup({ files: { 'big.txt': BIG, 'edge.txt': 'x'.repeat(63) + '\n', 'small.txt': 'x'.repeat(62) + '\n' } })
-      // Every read opens the file once (openFile); a streamed read takes its chunks one at a time (`rest`), a whole-file read all at once (`all`).
+      // Every read opens the file once (openFile); a streamed read takes its chunks one at a time (`rest`) into
+      // the byte window, a whole-file read decodes the file at once (from `all`, or from the bytes the store
+      // handed over at the open) into the text window.
       const streamText = vi.spyOn(ChunkReader.prototype, 'rest')
-      const readText = vi.spyOn(ChunkReader.prototype, 'all')
+      const readText = vi.spyOn(LineWindow.prototype, 'push')
       const streaming = tool(h, { readStreamMinSize: 64, readMaxBytes: 120 })
       const whole = tool(h, { readMaxBytes: 120 })
       for (const args of [{}, { offset: 7, limit: 5 }, { offset: 38 }, { offset: 40, limit: 1 }, { offset: 41 }]) {

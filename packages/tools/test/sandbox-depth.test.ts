@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { SandboxedFileSystem, type FsDirEntry, type FsInfo, type FsPathInfo, type FsTarget } from '@seamfs/core'
-import type { ReadRequest } from '@seamfs/core/backend'
+import type { Awaitable, ReadRequest } from '@seamfs/core/backend'
 import { LocalFileSystem } from '@seamfs/backend-local'
 import { createFileToolsByName } from '@seamfs/tools'
 
@@ -21,15 +21,15 @@ afterAll(() => rmSync(base, { recursive: true, force: true }))
 /** The local backend, counting every hook the sandbox (or core) calls on it. */
 class Counting extends LocalFileSystem {
   calls = 0
-  protected override resolvePath(path: string, cwd: string | undefined): Promise<FsTarget> {
+  protected override resolvePath(path: string, cwd: string | undefined): Awaitable<FsTarget> {
     this.calls++
     return super.resolvePath(path, cwd)
   }
-  protected override statTarget(target: FsTarget): Promise<FsInfo | undefined> {
+  protected override statTarget(target: FsTarget): Awaitable<FsInfo | undefined> {
     this.calls++
     return super.statTarget(target)
   }
-  protected override lstatPath(path: string, cwd: string | undefined): Promise<FsPathInfo | undefined> {
+  protected override lstatPath(path: string, cwd: string | undefined): Awaitable<FsPathInfo | undefined> {
     this.calls++
     return super.lstatPath(path, cwd)
   }
@@ -37,7 +37,7 @@ class Counting extends LocalFileSystem {
     this.calls++
     return super.listEntries(target)
   }
-  protected override loadBytes(target: FsTarget, request: ReadRequest): Promise<Uint8Array> {
+  protected override loadBytes(target: FsTarget, request: ReadRequest): Awaitable<Uint8Array> {
     this.calls++
     return super.loadBytes(target, request)
   }
