@@ -130,6 +130,7 @@ async function driver(): Promise<void> {
   const breakdown = results.flatMap((r) => ('breakdown' in r && r.breakdown !== undefined ? r.breakdown : []))
   console.log(`\n${table(results.filter((r) => !('breakdown' in r)))}\n`)
   console.log('cell: median / limit median, (range of round / limit median); limit: median ms (min–max)')
+  console.log("tools / contract: median (range) of the two columns' ratio within each round")
   if (breakdown.length > 0) {
     console.log(`\nper tool call (medians; rest = tool − contract − diff: fence, checks, policy, result):\n\n${breakdownTable(breakdown)}`)
   }

@@ -1,11 +1,12 @@
 /** The markdown table of the peer bench, one row per job. */
 import { median, type ColumnResult, type JobResult, type Slot } from './harness.js'
 
-const HEADERS: ReadonlyArray<[Slot | 'job', string]> = [
+const HEADERS: ReadonlyArray<[Slot | 'job' | 'paired', string]> = [
   ['job', 'job'],
   ['limit', 'limit'],
   ['seamfs', 'seamfs contract'],
   ['tools', 'seamfs tools'],
+  ['paired', 'tools / contract'],
   ['deepagents', 'deepagents'],
   ['mcp', 'MCP fs server (lib)'],
   ['flystorage', 'flystorage'],
@@ -34,6 +35,19 @@ function ratioCell(column: ColumnResult, limitMedian: number, prefixLabel: boole
   return prefixLabel ? `${label} ${text}${durable}` : `${text} ${label}${durable}`
 }
 
+/**
+ * Tools over contract, round by round: the two ran in the same round, one after the other, so what
+ * slows the machine for a while (another tenant, a collection the peers' garbage set off) slows both
+ * and cancels out, where a ratio of the two columns' medians takes it in whole. Median (range).
+ */
+function pairedCell(result: JobResult): string {
+  const contract = result.columns.find((c) => c.slot === 'seamfs')
+  const tools = result.columns.find((c) => c.slot === 'tools')
+  if (contract === undefined || tools === undefined || contract.ms.length === 0 || contract.ms.length !== tools.ms.length) return 'n/a'
+  const ratios = tools.ms.map((t, i) => t / (contract.ms[i] as number))
+  return `×${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`
+}
+
 /** One row per job; a slot holding several columns (deepagents' two memory backends) lists them joined by " · ". */
 export function table(results: ReadonlyArray<JobResult | { job: string; error: string }>): string {
   const lines = [`| ${HEADERS.map(([, h]) => h).join(' | ')} |`, `|${HEADERS.map(() => '---').join('|')}|`]
@@ -47,6 +61,7 @@ export function table(results: ReadonlyArray<JobResult | { job: string; error: s
     const cells = HEADERS.map(([slot]) => {
       if (slot === 'job') return cellText(result.title)
       if (slot === 'limit') return limitCell(limit, result.job)
+      if (slot === 'paired') return pairedCell(result)
       const columns = result.columns.filter((c) => c.slot === slot)
       return columns.map((c) => ratioCell(c, limitMedian, slot === 'other')).join(' · ')
     })
