@@ -31,6 +31,21 @@ const codeOf = (p: Promise<unknown>): Promise<string> =>
   )
 
 describe('SandboxedFileSystem: remembered resolves', () => {
+  it('at most 4,096 resolves are remembered, across bases: past that all are forgotten and resolved again', async () => {
+    const { inner, fs } = setup()
+    // Two bases, so the bound counts entries of every base, not bases.
+    for (let i = 0; i < 4096; i++) await fs.resolve(`n${i}.txt`, { cwd: i % 2 === 0 ? '/w' : '/w/d' })
+    let before = inner.resolves
+    await fs.resolve('n0.txt', { cwd: '/w' })
+    await fs.resolve('n1.txt', { cwd: '/w/d' })
+    expect(inner.resolves).toBe(before) // all 4,096 remembered
+    await fs.resolve('one-more.txt') // the 4,097th: forgets every earlier one
+    before = inner.resolves
+    await fs.resolve('n0.txt', { cwd: '/w' })
+    await fs.resolve('n1.txt', { cwd: '/w/d' })
+    expect(inner.resolves).toBe(before + 2)
+  })
+
   it('the same path from the same base resolves once; another path or base resolves again', async () => {
     const { inner, fs } = setup()
     const first = await fs.resolve('d/f.txt')
