@@ -53,10 +53,12 @@ export interface AuditLine {
  * {@link EventedFileSystem} (attach {@link AuditLog.listener}), never content.
  *
  * Rules:
- * - each line is written whole by one `write(2)` on a file opened for appending, before the
- *   operation's caller hears: a process killed at any moment leaves whole lines only; a line cut by
- *   a crash of the machine is ended when the log is opened again, so the next line starts clean (a
- *   reader skips a line that does not parse);
+ * - each line is written by one `write(2)` on a file opened for appending, before the operation's
+ *   caller hears. A process killed mid-write can leave its last line cut (Linux stops a write between
+ *   pages of the file when the process is killed, so a line crossing a page boundary may be cut
+ *   there), and so can a crash of the machine: a cut line is at the end of the file, and is ended when
+ *   the log is opened again, so the next line starts clean and numbers on from the last whole one. A
+ *   reader skips a line that does not parse: there is at most one per kill or crash;
  * - `seq` goes on from the last line of the file when it is opened again;
  * - before a line would take the file past `maxBytes`, it is renamed to `<path>.1` (older ones
  *   shift up to `<path>.<keep>`, the oldest dropped) and a new file is started;
