@@ -282,11 +282,18 @@ export async function readJob(dataDir: string, size: Sizes): Promise<JobResult> 
   const expect = (text: unknown): void => {
     if (text !== content) throw new Error('read returned other content')
   }
+  // The tools' lines are the file's lines, compared one by one: a check of the same strength as the
+  // others', which builds nothing of its own to be timed with the tool.
+  const contentLines = content.split('\n')
+  const expectLines = (lines: readonly { readonly text: string }[]): void => {
+    if (lines.length !== contentLines.length) throw new Error('read returned other lines')
+    for (let i = 0; i < lines.length; i++) if (lines[i]?.text !== contentLines[i]) throw new Error('read returned other lines')
+  }
   const ops = {
     limit: async (abs: string) => expect(await readFile(abs, 'utf8')),
     seamfs: async (abs: string) => expect(await c.seamfs.readText(await c.seamfs.resolve(abs))),
     // The model's text (line-numbered) and the value are built; the lines must be the file's.
-    tools: async (abs: string) => expect((succeeded(await c.tools.read.execute({ file_path: abs })).value as ReadValue).lines.map((l) => l.text).join('\n')),
+    tools: async (abs: string) => expectLines((succeeded(await c.tools.read.execute({ file_path: abs })).value as ReadValue).lines),
     // read_file's backend call (offset 0, limit 500 lines: the whole file); the tool adds line numbers later.
     deepagents: async (deep: DeepAgentsBackend, abs: string) => expect(checked(await deep.read(virtual(c, abs))).content),
     mcp: async (lib: McpLib, abs: string) => expect(await lib.readFileContent(await lib.validatePath(abs))),

@@ -257,7 +257,7 @@ export abstract class FileSystem extends FileSystemHookBase {
     throwIfAborted(signal, 'read', path)
     let opened: OpenedFile
     try {
-      opened = await untilAborted(this.openTarget(target, signal), signal, 'read', (late) => void releaseChunks(late.chunks))
+      opened = await untilAborted(this.openTarget(target, signal), signal, 'read', releaseLate)
     } catch (err) {
       throw translate(err)
     }
@@ -588,4 +588,9 @@ export abstract class FileSystem extends FileSystemHookBase {
   #translate(err: unknown, verb: FsVerb, path: string): FsError {
     return translateError(err, verb, path, (e) => this.errorRow(e))
   }
+}
+
+/** An open that answered after its call was abandoned: what it opened is released. */
+function releaseLate(late: OpenedFile): void {
+  void releaseChunks(late.chunks)
 }

@@ -88,25 +88,37 @@ function expected(rule: Rule): string {
   return 'a string'
 }
 
+/** The message of a broken `rule`, built only when one is: a call that keeps them all allocates none. */
+function wrong(rule: Rule, shown: string): string {
+  return `${shown} must be ${expected(rule)}`
+}
+
 /** Why the scalar `value` breaks `rule`, or undefined when it keeps it; `shown` is the rule's name as the message gives it. */
 function problem(rule: Rule, value: unknown, shown: string): string | undefined {
-  const wrong = `${shown} must be ${expected(rule)}`
-  if (rule.type === 'boolean') return typeof value === 'boolean' ? undefined : wrong
+  if (rule.type === 'boolean') return typeof value === 'boolean' ? undefined : wrong(rule, shown)
   if (rule.type === 'array') {
-    if (!Array.isArray(value)) return wrong
-    if ((rule.minItems !== undefined && value.length < rule.minItems) || (rule.maxItems !== undefined && value.length > rule.maxItems)) return wrong
+    if (!Array.isArray(value)) return wrong(rule, shown)
+    if ((rule.minItems !== undefined && value.length < rule.minItems) || (rule.maxItems !== undefined && value.length > rule.maxItems)) return wrong(rule, shown)
     return undefined
   }
   if (rule.type === 'integer') {
-    if (typeof value !== 'number' || !Number.isInteger(value)) return wrong
-    if (rule.minimum !== undefined && value < rule.minimum) return rule.minimum === 1 ? wrong : `${shown} must be greater than or equal to ${rule.minimum}`
+    if (typeof value !== 'number' || !Number.isInteger(value)) return wrong(rule, shown)
+    if (rule.minimum !== undefined && value < rule.minimum) return rule.minimum === 1 ? wrong(rule, shown) : `${shown} must be greater than or equal to ${rule.minimum}`
     if (rule.maximum !== undefined && value > rule.maximum) return `${shown} must be less than or equal to ${rule.maximum}`
     return undefined
   }
-  if (typeof value !== 'string') return wrong
-  if (rule.minLength !== undefined && [...value].length < rule.minLength) return wrong
-  if (rule.pattern !== undefined && !rule.pattern.test(value)) return wrong
+  if (typeof value !== 'string') return wrong(rule, shown)
+  if (rule.minLength !== undefined && codePointsBelow(value, rule.minLength)) return wrong(rule, shown)
+  if (rule.pattern !== undefined && !rule.pattern.test(value)) return wrong(rule, shown)
   return undefined
+}
+
+/** Whether `text` has fewer than `least` code points, counted no further than needed (a long string is not spread). */
+function codePointsBelow(text: string, least: number): boolean {
+  if (text.length >= 2 * least) return false
+  let count = 0
+  for (const _ of text) if (++count >= least) return false
+  return true
 }
 
 function unknownKeys(keys: readonly string[], rules: readonly Rule[], at: string): string {
@@ -118,34 +130,43 @@ function unknownKeys(keys: readonly string[], rules: readonly Rule[], at: string
 
 /** The checked arguments of one call: the declared values, `null` and `undefined` read as absent. */
 export class ToolArgs {
-  readonly #values: ReadonlyMap<string, Value>
+  /** Each declared property's place in `values`: one map per schema, not per call. */
+  readonly #places: ReadonlyMap<string, number>
+  /** The values in the schema's order, `undefined` where absent. */
+  readonly #values: readonly (Value | undefined)[]
 
-  constructor(values: ReadonlyMap<string, Value>) {
+  constructor(places: ReadonlyMap<string, number>, values: readonly (Value | undefined)[]) {
+    this.#places = places
     this.#values = values
+  }
+
+  #value(name: string): Value | undefined {
+    const place = this.#places.get(name)
+    return place === undefined ? undefined : this.#values[place]
   }
 
   /** A value `ParseArgs` checked as a `type`; asking for anything else is a bug in the tool (an internal error), never the model's. */
   #get(name: string, type: 'string' | 'number' | 'boolean'): Scalar | undefined {
-    const value = this.#values.get(name)
+    const value = this.#value(name)
     if (value !== undefined && typeof value !== type) throw new Error(`tools: argument ${name} is not a declared ${type}`)
     return value as Scalar | undefined
   }
 
   /** Whether the call gave `name` (neither absent nor null). */
   has(name: string): boolean {
-    return this.#values.has(name)
+    return this.#value(name) !== undefined
   }
 
   /** The checked items of an optional array of objects, or undefined when absent. */
   optionalList(name: string): readonly ToolArgs[] | undefined {
-    const value = this.#values.get(name)
+    const value = this.#value(name)
     if (value !== undefined && !Array.isArray(value)) throw new Error(`tools: argument ${name} is not a declared array`)
     return value as readonly ToolArgs[] | undefined
   }
 
   /** The checked items of a required array of strings. */
   strings(name: string): readonly string[] {
-    const value = this.#values.get(name)
+    const value = this.#value(name)
     if (!Array.isArray(value) || value.some((item) => typeof item !== 'string'))
       throw new Error(`tools: argument ${name} is not a declared required array of strings`)
     return value as readonly string[]
@@ -183,34 +204,37 @@ function checker(schema: JsonSchema, nested: boolean): Check {
   for (const name of required) if (!Object.hasOwn(properties, name)) unsupported(`required key ${name} (not a property)`)
   const rules = Object.entries(properties).map(([name, property]) => ruleOf(name, property, required.has(name)))
   if (nested && rules.some((r) => r.type === 'array')) unsupported('array inside an array item')
-  const declared = new Set(rules.map((r) => r.name))
+  const places: ReadonlyMap<string, number> = new Map(rules.map((r, i) => [r.name, i]))
   return (given, at) => {
     if (typeof given !== 'object' || given === null || Array.isArray(given)) return [at === '' ? 'arguments must be an object' : `${at} must be an object`]
     const record = given as Readonly<Record<string, unknown>>
-    const problems: string[] = []
-    const stray = Object.keys(record).filter((k) => !declared.has(k) && record[k] !== undefined)
-    if (stray.length > 0) problems.push(unknownKeys(stray, rules, at))
-    const values = new Map<string, Value>()
-    for (const rule of rules) {
+    // Built only for a call that breaks a rule: one that keeps them all allocates its values and no more.
+    let problems: string[] | undefined
+    let stray: string[] | undefined
+    for (const key in record) if (Object.hasOwn(record, key) && !places.has(key) && record[key] !== undefined) (stray ??= []).push(key)
+    if (stray !== undefined) (problems ??= []).push(unknownKeys(stray, rules, at))
+    const values = new Array<Value | undefined>(rules.length).fill(undefined)
+    for (let place = 0; place < rules.length; place++) {
+      const rule = rules[place] as Rule
       const value = Object.hasOwn(record, rule.name) ? record[rule.name] : undefined
       if ((value === undefined || value === null) && !rule.required) continue
       const shown = at === '' ? rule.name : `${at}.${rule.name}`
       const wrong = problem(rule, value, shown)
-      if (wrong !== undefined) problems.push(wrong)
-      else if (rule.items === undefined) values.set(rule.name, value as Scalar)
+      if (wrong !== undefined) (problems ??= []).push(wrong)
+      else if (rule.items === undefined) values[place] = value as Scalar
       else if (typeof rule.items !== 'function') {
         const itemRule = rule.items
         const broken = (value as unknown[]).flatMap((item, i) => problem(itemRule, item, `${shown}[${i}]`) ?? [])
-        if (broken.length > 0) problems.push(...broken)
-        else values.set(rule.name, value as string[])
+        if (broken.length > 0) (problems ??= []).push(...broken)
+        else values[place] = value as string[]
       } else {
         const items = (value as unknown[]).map((item, i) => (rule.items as Check)(item, `${shown}[${i}]`))
         const broken = items.flatMap((item) => (item instanceof ToolArgs ? [] : item))
-        if (broken.length > 0) problems.push(...broken)
-        else values.set(rule.name, items as ToolArgs[])
+        if (broken.length > 0) (problems ??= []).push(...broken)
+        else values[place] = items as ToolArgs[]
       }
     }
-    return problems.length > 0 ? problems : new ToolArgs(values)
+    return problems !== undefined ? problems : new ToolArgs(places, values)
   }
 }
 

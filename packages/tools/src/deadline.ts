@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events'
 import { performance } from 'node:perf_hooks'
 import { sharedAbortController } from '@seamfs/core/backend'
 import { timedOut, ToolDeadline } from './results.js'
+import { NO_CONTEXT } from './tool-kit.js'
 import type { FileTool, ToolContext, ToolResult } from './types.js'
 
 /** Whether `signal` has aborted, read now (a function, so no earlier check narrows it). */
@@ -23,10 +24,10 @@ const BUCKET_MS = 50
 interface Bucket {
   /** Aborts, with a {@link ToolDeadline} of the bucket's `ms`, when the bucket falls due. */
   readonly signal: AbortSignal
-  /** Adds a call: `stop` ends it at the hard stop ({@link HARD_STOP_MS} after the bucket falls due). */
-  enter(stop: () => void): void
-  /** The call of `stop` has ended. */
-  leave(stop: () => void): void
+  /** Adds a call: `stop` ends it at the hard stop ({@link HARD_STOP_MS} after the bucket falls due). Returns its place, for `leave`. */
+  enter(stop: () => void): number
+  /** The call that entered at `place` with `stop` has ended (again: nothing). */
+  leave(place: number, stop: () => void): void
 }
 
 /** The open buckets, by deadline (`ms`) then by when they fall due. */
@@ -65,14 +66,19 @@ function openBucket(ms: number, at: number): Bucket {
   // them), and a store under each may listen to it too.
   const controller = sharedAbortController()
   setMaxListeners(0, controller.signal)
-  const due = new Set<() => void>()
+  // The calls in the bucket, by place: an ended call's place is emptied (its result is not held), and
+  // the places are used again from the first once none is left. No set: one that empties and refills
+  // a call at a time reallocates its table each time.
+  const due: ((() => void) | undefined)[] = []
+  let places = 0
+  let waiting = 0
   let hardStop: ReturnType<typeof setTimeout> | undefined
   const timer = setTimeout(
     () => {
       open.delete(at)
       if (open.size === 0 && buckets.get(ms) === open) buckets.delete(ms)
       controller.abort(new ToolDeadline(ms))
-      if (due.size > 0) hardStop = setTimeout(() => [...due].forEach((stop) => stop()), HARD_STOP_MS)
+      if (waiting > 0) hardStop = setTimeout(() => due.slice(0, places).forEach((stop) => stop?.()), HARD_STOP_MS)
     },
     Math.max(0, at - performance.now()),
   )
@@ -80,11 +86,16 @@ function openBucket(ms: number, at: number): Bucket {
   const bucket: Bucket = {
     signal: controller.signal,
     enter(stop) {
-      if (due.size === 0) timer.ref()
-      due.add(stop)
+      if (waiting === 0) timer.ref()
+      waiting++
+      due[places] = stop
+      return places++
     },
-    leave(stop) {
-      if (!due.delete(stop) || due.size > 0) return
+    leave(place, stop) {
+      if (due[place] !== stop) return
+      due[place] = undefined
+      if (--waiting > 0) return
+      places = 0
       timer.unref()
       if (hardStop !== undefined) clearTimeout(hardStop)
     },
@@ -103,27 +114,27 @@ export function withDeadline<V>(tool: FileTool<V>, ms: number): FileTool<V> {
   const mutates = !tool.annotations.readOnlyHint
   // One promise a call, settled by the body or by the hard stop, whichever comes first: no race of
   // two promises and no async frame around it (a small call's tool layer is mostly such costs).
-  const execute = (args: unknown, context: ToolContext = {}): Promise<ToolResult<V>> => {
+  const execute = (args: unknown, context: ToolContext = NO_CONTEXT): Promise<ToolResult<V>> => {
     const caller = context.signal
     if (caller?.aborted === true) return tool.execute(args, context)
     const bucket = bucketFor(ms)
     const signal = caller === undefined ? bucket.signal : AbortSignal.any([caller, bucket.signal])
     return new Promise<ToolResult<V>>((resolve, reject) => {
       const stop = (): void => {
-        bucket.leave(stop)
+        bucket.leave(place, stop)
         resolve(timedOut(ms, mutates))
       }
       const answered = (result: ToolResult<V>): void => {
-        bucket.leave(stop)
+        bucket.leave(place, stop)
         if (result.isError && result.code === 'FS_ABORTED' && bucket.signal.aborted && !isAborted(caller)) resolve(timedOut(ms, result.indeterminate === true))
         else resolve(result)
       }
       const failed = (err: unknown): void => {
-        bucket.leave(stop)
+        bucket.leave(place, stop)
         // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the body's own failure, passed on as it is
         reject(err)
       }
-      bucket.enter(stop)
+      const place = bucket.enter(stop)
       try {
         tool.execute(args, { ...context, signal }).then(answered, failed)
       } catch (err) {

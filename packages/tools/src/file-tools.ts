@@ -26,6 +26,7 @@ import { readFilesTool, type ReadFilesValue } from './read-files-tool.js'
 import { readTool, type ReadValue } from './read-tool.js'
 import { fenceOf, listRootsTool, type ListRootsValue } from './roots-tool.js'
 import { treeTool, type TreeValue } from './tree-tool.js'
+import { NO_CONTEXT } from './tool-kit.js'
 import { writeTool, type WriteValue } from './write-tool.js'
 import type { FileTool, ToolContext, ToolResult, ToolsConfig } from './types.js'
 
@@ -98,7 +99,7 @@ export function createFileTools(options: FileToolsOptions): FileTool[] {
  * `EventedFileSystem` under the tools names the session (the tool set's own when the call gives none).
  */
 function asSession<V>(tool: FileTool<V>, fallback: object): FileTool<V> {
-  const execute = (args: unknown, context: ToolContext = {}): Promise<ToolResult<V>> => actingAs(context.session ?? fallback, () => tool.execute(args, context))
+  const execute = (args: unknown, context: ToolContext = NO_CONTEXT): Promise<ToolResult<V>> => actingAs(context.session ?? fallback, () => tool.execute(args, context))
   return Object.freeze({ ...tool, execute })
 }
 

@@ -27,8 +27,8 @@ function shownLine(line: Buffer, length: number, keep: number, max: number): { t
 const asBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
 
 /**
- * {@link LineWindow} on raw bytes: the same window, line count, byte cap and
- * `FS_NOT_TEXT` failures as core's strict decoding followed by `LineWindow`,
+ * `windowOfText` on raw bytes, in chunks: the same window, line count, byte cap and
+ * `FS_NOT_TEXT` failures as core's strict decoding followed by `windowOfText`,
  * but lines outside the window are only counted (`\n` found on bytes), never
  * decoded; only the selected lines are. Which bytes are text (the NUL sample,
  * strict UTF-8, a character cut by a chunk boundary, a leading BOM) is core's
@@ -89,7 +89,7 @@ export class ByteLineWindow {
     }
   }
 
-  /** Counts lines that are not selected, keeping nothing (as `LineWindow`'s fast path). */
+  /** Counts lines that are not selected, keeping nothing. */
   #skip(buffer: Buffer, from: number): number {
     const closed = this.#lines.length >= this.#limits.limit || this.#truncatedByBytes
     const stop = closed ? Number.POSITIVE_INFINITY : this.#limits.offset

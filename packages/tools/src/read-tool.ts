@@ -1,14 +1,14 @@
 import { FsError, isFsError, type FsInfo, type FsOpenFile, type FsTarget, type PolicyOwner } from '@seamfs/core'
-import { decodeText } from '@seamfs/core/backend'
+import { decodeText, takeHeldBytes } from '@seamfs/core/backend'
 import { NON_BLANK } from './args.js'
 import { ImageReader, imageText, sniffImage, SNIFF_BYTES, toolImage, type ImageRead } from './image.js'
 import { ByteLineWindow } from './line-scan.js'
 import { quotePath } from './quote.js'
-import { ChunkReader, LineWindow, readFooter, type ReadLine, type ReadWindow, type WindowLimits } from './read-window.js'
-import { ok } from './results.js'
+import { ChunkReader, readFooter, windowOfText, type ReadLine, type ReadWindow, type WindowLimits } from './read-window.js'
+import { failure, ok } from './results.js'
 import { COUNT, LINE_NUMBER, object, STRING } from './structured.js'
-import { resolveIn, run, sessionOf, toolInput, type ToolInput } from './tool-kit.js'
-import type { FileTool, StructuredOutput, ToolDeps, ToolImage, ToolResult, ToolsConfig } from './types.js'
+import { NO_CONTEXT, resolveIn, sessionOf, toolInput, type ToolInput } from './tool-kit.js'
+import type { FileTool, StructuredOutput, ToolContext, ToolDeps, ToolImage, ToolResult, ToolsConfig } from './types.js'
 
 /** Canonical value of `read`. */
 export interface ReadValue {
@@ -91,7 +91,7 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
   const { inputSchema, parse } = readInput(config)
   const images = new ImageReader(deps.fs, config.readImageMaxBytes)
   /** The result of an image read: recorded like a text read. */
-  const imageResult = ({ target, info, session }: FileRead, image: ImageRead): ToolResult<ReadValue> => {
+  const imageResult = ({ target, info, session }: Pick<FileRead, 'target' | 'info' | 'session'>, image: ImageRead): ToolResult<ReadValue> => {
     deps.policy?.recordPresent(session, target, info.version)
     const value: ReadValue = { path: target.displayPath, offset: 1, lines: [], totalLines: 0, image: { mimeType: image.mimeType, size: image.bytes.length } }
     return { ...ok(imageText(target.displayPath, image), value), image: toolImage(image) }
@@ -119,16 +119,67 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
     })
   }
   /** Small files: decoded whole under `readText`'s rules (NUL sample, strict UTF-8, BOM), then windowed. */
-  const scanText = (bytes: Uint8Array, path: string, limits: WindowLimits): ReadWindow => {
-    const window = new LineWindow(limits)
-    window.push(decodeText(bytes, path, 'read'))
-    return window.end()
-  }
+  const scanText = (bytes: Uint8Array, path: string, limits: WindowLimits): ReadWindow => windowOfText(decodeText(bytes, path, 'read'), limits)
   /** Large files: lines counted on bytes, only the window decoded. */
   const scanBytes = async ({ target, chunks }: FileRead, limits: WindowLimits): Promise<ReadWindow> => {
     const window = new ByteLineWindow(limits, target.displayPath)
     for await (const chunk of chunks.rest()) window.push(chunk)
     return window.end()
+  }
+  /** The result of a text read: the window recorded as read, its lines numbered, and the footer. */
+  const textResult = (target: FsTarget, info: FsInfo, session: PolicyOwner, offset: number, result: ReadWindow): ToolResult<ReadValue> => {
+    const emptyFileStart = offset === 1 && result.totalLines === 0
+    if (offset > result.totalLines && !emptyFileStart && !result.truncatedByBytes) {
+      const shown = target.displayPath
+      throw new FsError('FS_NOT_FOUND', `offset ${offset} is out of range for "${shown}" (${result.totalLines} lines)`, { verb: 'read', path: shown })
+    }
+    deps.policy?.recordPresent(session, target, info.version)
+    // `<path>…</path>`, `<type>file</type>`, `<content>`, `N: text` lines, a blank line and the
+    // footer when there are lines, `</content>`: joined once, into one flat string.
+    const { lines } = result
+    const parts = new Array<string>(5 + 4 * lines.length)
+    parts[0] = '<path>'
+    parts[1] = quotePath(target.displayPath)
+    parts[2] = '</path>\n<type>file</type>\n<content>\n'
+    let at = 3
+    for (const line of lines) {
+      parts[at++] = String(line.number)
+      parts[at++] = ': '
+      parts[at++] = line.text
+      parts[at++] = '\n'
+    }
+    parts[at++] = lines.length === 0 ? '' : '\n'
+    parts[at] = `${readFooter(offset, result)}\n</content>`
+    return ok(parts.join(''), { path: target.displayPath, offset, lines, totalLines: result.totalLines })
+  }
+  /**
+   * A small file the store handed over whole at the open (`takeHeldBytes`), read at once: the same
+   * answers as the chunk lane below gives for it (a property test compares the two), without its
+   * turns or its objects.
+   */
+  const readHeld = (target: FsTarget, info: FsInfo, session: PolicyOwner, bytes: Uint8Array, limits: WindowLimits): ToolResult<ReadValue> => {
+    const sniffed = sniffImage(bytes)
+    const named = images.named(target)
+    const image = (mimeType: ImageRead['mimeType']): ToolResult<ReadValue> => {
+      if (bytes.length > images.maxBytes) throw images.tooLarge(target, bytes.length)
+      return imageResult({ target, info, session }, { mimeType, bytes })
+    }
+    if (named && sniffed !== undefined) {
+      if (info.size !== undefined && info.size > images.maxBytes) throw images.tooLarge(target, info.size)
+      return image(sniffed)
+    }
+    const maxBytes = deps.fs.maxTextBytes
+    if (info.size !== undefined && info.size > maxBytes) throw FsError.tooLarge('read', target.displayPath, info.size, maxBytes)
+    if (bytes.length > maxBytes) throw FsError.tooLarge('read', target.displayPath, bytes.length, maxBytes)
+    let result: ReadWindow
+    try {
+      result = scanText(bytes, target.displayPath, limits)
+    } catch (err) {
+      // Not text: an image under any name (a name that suggested one was decided above).
+      if (named || sniffed === undefined || !isFsError(err, 'FS_NOT_TEXT')) throw err
+      return image(sniffed)
+    }
+    return textResult(target, info, session, limits.offset, result)
   }
   /** A failed open: absent is recorded, and both refusals say what they said before the open was one look. */
   const openFailure = (err: unknown, target: FsTarget, session: PolicyOwner): unknown => {
@@ -148,59 +199,69 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
     annotations: { title: 'Read file', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     prompt:
       'Use the read tool — not shell commands like cat — to inspect text files. Results include line numbers. Use offset and limit to continue reading large files. Images (PNG, JPEG, GIF, WebP) come back as images; offset and limit do not apply to them.',
-    execute: (args, context = {}) =>
-      run(async () => {
-        const { filePath, offset, limit } = parse(args)
-        const target = await resolveIn(deps, filePath, context)
-        const shown = quotePath(target.displayPath)
-        const session = sessionOf(deps, context)
-        const signal = context.signal
-        let file: FsOpenFile
-        try {
-          file = await deps.fs.openFile(target, { signal })
-        } catch (err) {
-          throw openFailure(err, target, session)
-        }
-        let result: ReadWindow
-        // A file the store handed over whole at the open has nothing to release.
-        const chunks = ChunkReader.of(file)
-        try {
-          // The signatures are in the first SNIFF_BYTES: whole bytes are looked at as they are.
-          const head = chunks.whole ?? (await chunks.head(SNIFF_BYTES))
-          const read: FileRead = { target, info: file.info, session, signal, chunks, sniffed: sniffImage(head) }
-          const named = images.named(target)
-          // A name that suggests an image, and bytes that are one: the image, whatever else they might be.
-          if (named && read.sniffed !== undefined) return imageResult(read, await imageOf(read, read.sniffed))
-          const limits = { offset, limit, maxLineLength: config.readMaxLineLength, maxBytes: config.readMaxBytes }
-          const size = file.info.size
-          const small = size === undefined || size >= config.readStreamMinSize ? undefined : readWhole(read)
-          const whole = small instanceof Promise ? await small : small
-          try {
-            result = whole === undefined ? await scanBytes(read, limits) : scanText(whole, target.displayPath, limits)
-          } catch (err) {
-            // Not text: an image under any name (a name that suggested one was decided above).
-            if (named || read.sniffed === undefined || !isFsError(err, 'FS_NOT_TEXT')) throw err
-            if (whole !== undefined) return imageResult(read, await imageOf(read, read.sniffed, whole))
-            // Streamed past its start: read again, as an image.
-            await file.close()
-            const image = await images.read(target, size, signal)
-            if (image === undefined) throw err
-            return imageResult(read, image)
-          }
-        } finally {
-          if (chunks.whole === undefined) await file.close()
-        }
-        const emptyFileStart = offset === 1 && result.totalLines === 0
-        if (offset > result.totalLines && !emptyFileStart && !result.truncatedByBytes) {
-          const shown = target.displayPath
-          throw new FsError('FS_NOT_FOUND', `offset ${offset} is out of range for "${shown}" (${result.totalLines} lines)`, { verb: 'read', path: shown })
-        }
-        deps.policy?.recordPresent(session, target, file.info.version)
-        const body = result.lines.map((line) => `${line.number}: ${line.text}`)
-        const footer = readFooter(offset, result)
-        const content = body.length === 0 ? footer : `${body.join('\n')}\n\n${footer}`
-        const text = `<path>${shown}</path>\n<type>file</type>\n<content>\n${content}\n</content>`
-        return ok(text, { path: target.displayPath, offset, lines: result.lines, totalLines: result.totalLines })
-      }, 'read'),
+    execute: (args, context = NO_CONTEXT) => call(args, context),
+  }
+  /** One call: every failure becomes the result, caught in the call's own frame (no promise chained on it, as `run` would). */
+  async function call(args: unknown, context: ToolContext): Promise<ToolResult<ReadValue>> {
+    try {
+      const { filePath, offset, limit } = parse(args)
+      const target = await resolveIn(deps, filePath, context)
+      const session = sessionOf(deps, context)
+      const signal = context.signal
+      let file: FsOpenFile
+      try {
+        file = await deps.fs.openFile(target, { signal })
+      } catch (err) {
+        throw openFailure(err, target, session)
+      }
+      const limits = { offset, limit, maxLineLength: config.readMaxLineLength, maxBytes: config.readMaxBytes }
+      const size = file.info.size
+      // A small file the store handed over whole: read at once (a larger one is windowed on its bytes below).
+      if (size !== undefined && size < config.readStreamMinSize) {
+        const held = takeHeldBytes(file)
+        if (held !== undefined) return readHeld(target, file.info, session, held, limits)
+      }
+      return await readOpened(target, file, session, signal, limits)
+    } catch (err) {
+      return failure(err, 'read')
+    }
+  }
+  /** An opened file read through its chunks: a large one windowed on its bytes, a small one decoded whole. */
+  async function readOpened(
+    target: FsTarget,
+    file: FsOpenFile,
+    session: PolicyOwner,
+    signal: AbortSignal | undefined,
+    limits: WindowLimits,
+  ): Promise<ToolResult<ReadValue>> {
+    let result: ReadWindow
+    // A file the store handed over whole at the open has nothing to release.
+    const chunks = ChunkReader.of(file)
+    try {
+      // The signatures are in the first SNIFF_BYTES: whole bytes are looked at as they are.
+      const head = chunks.whole ?? (await chunks.head(SNIFF_BYTES))
+      const read: FileRead = { target, info: file.info, session, signal, chunks, sniffed: sniffImage(head) }
+      const named = images.named(target)
+      // A name that suggests an image, and bytes that are one: the image, whatever else they might be.
+      if (named && read.sniffed !== undefined) return imageResult(read, await imageOf(read, read.sniffed))
+      const size = file.info.size
+      const small = size === undefined || size >= config.readStreamMinSize ? undefined : readWhole(read)
+      const whole = small instanceof Promise ? await small : small
+      try {
+        result = whole === undefined ? await scanBytes(read, limits) : scanText(whole, target.displayPath, limits)
+      } catch (err) {
+        // Not text: an image under any name (a name that suggested one was decided above).
+        if (named || read.sniffed === undefined || !isFsError(err, 'FS_NOT_TEXT')) throw err
+        if (whole !== undefined) return imageResult(read, await imageOf(read, read.sniffed, whole))
+        // Streamed past its start: read again, as an image.
+        await file.close()
+        const image = await images.read(target, size, signal)
+        if (image === undefined) throw err
+        return imageResult(read, image)
+      }
+    } finally {
+      if (chunks.whole === undefined) await file.close()
+    }
+    return textResult(target, file.info, session, limits.offset, result)
   }
 }

@@ -8,7 +8,7 @@ export interface ReadLine {
   readonly text: string
 }
 
-/** What {@link LineWindow} produces. */
+/** A read window: what {@link windowOfText} and `ByteLineWindow` produce. */
 export interface ReadWindow {
   readonly lines: ReadLine[]
   /** Exact line count of the whole file. */
@@ -26,111 +26,58 @@ export interface WindowLimits {
 }
 
 /**
- * Cuts a line window out of text pushed in chunks, in bounded memory: it keeps
- * the selected lines (each at most `maxLineLength` characters plus a suffix)
- * and at most `maxLineLength + 1` characters of the line in progress, and only
- * counts the rest, so a huge file or a newline-free giant line costs no more
- * than the window. Lines end at `\n`; one trailing `\r` is dropped; a final
- * segment is a line only when non-empty.
+ * The window of a text held whole (a file decoded at once): the lines from `offset` on, at most
+ * `limit` of them, each cut to `maxLineLength` characters plus a suffix, stopping before the line
+ * that would pass `maxBytes` (the first always fits); and the exact line count. Lines end at `\n`;
+ * one trailing `\r` is dropped; a final segment is a line only when non-empty.
  */
-export class LineWindow {
-  readonly #limits: WindowLimits
-  readonly #lines: ReadLine[] = []
-  /** Number of the line in progress (1-based). */
-  #number = 1
-  /** Kept prefix of the line in progress (only while it may be selected). */
-  #head = ''
-  /** Full length of the line in progress, in UTF-16 units. */
-  #length = 0
-  #lastChar = ''
-  #bytes = 0
-  #truncatedByBytes = false
-
-  constructor(limits: WindowLimits) {
-    this.#limits = limits
-  }
-
-  push(chunk: string): void {
-    let from = 0
-    while (from < chunk.length) {
-      if (!this.#selecting()) {
-        from = this.#skip(chunk, from)
-        continue
-      }
-      const newline = chunk.indexOf('\n', from)
-      const end = newline === -1 ? chunk.length : newline
-      if (end > from) this.#append(chunk, from, end)
-      if (newline === -1) return
-      this.#finishLine()
-      from = newline + 1
-    }
-  }
-
-  end(): ReadWindow {
-    if (this.#length > 0) this.#finishLine()
-    return { lines: this.#lines, totalLines: this.#number - 1, truncatedByBytes: this.#truncatedByBytes }
-  }
-
-  /**
-   * The fast path for lines that are not selected (before the offset, or after
-   * the window closed): only counts them, keeping nothing. Whether a line is
-   * selected never changes while it is in progress, so a line is handled by
-   * this path or the other one, never both. Returns where it stopped: the
-   * start of the first line that may be selected, or the end of the chunk.
-   */
-  #skip(chunk: string, from: number): number {
-    const closed = this.#lines.length >= this.#limits.limit || this.#truncatedByBytes
-    const stop = closed ? Number.POSITIVE_INFINITY : this.#limits.offset
-    let number = this.#number
-    let length = this.#length
-    let at = from
-    while (number < stop) {
-      const newline = chunk.indexOf('\n', at)
-      if (newline === -1) {
-        length += chunk.length - at
-        at = chunk.length
-        break
-      }
-      number++
-      length = 0
-      at = newline + 1
-    }
-    this.#number = number
-    this.#length = length
-    return at
-  }
-
-  #selecting(): boolean {
-    return this.#number >= this.#limits.offset && this.#lines.length < this.#limits.limit && !this.#truncatedByBytes
-  }
-
-  #append(chunk: string, from: number, end: number): void {
-    if (this.#selecting()) {
-      const room = this.#limits.maxLineLength + 2 - this.#head.length
-      if (room > 0) this.#head += chunk.slice(from, Math.min(end, from + room))
-    }
-    this.#length += end - from
-    this.#lastChar = chunk.charAt(end - 1)
-  }
-
-  #finishLine(): void {
-    if (this.#selecting()) {
-      const length = this.#lastChar === '\r' ? this.#length - 1 : this.#length
-      const text = lineText(this.#head, length, this.#limits.maxLineLength)
-      const cost = Buffer.byteLength(text, 'utf8') + (this.#lines.length > 0 ? 1 : 0)
+export function windowOfText(text: string, limits: WindowLimits): ReadWindow {
+  const { offset, limit, maxLineLength, maxBytes } = limits
+  const lines: ReadLine[] = []
+  let number = 1
+  let bytes = 0
+  let truncatedByBytes = false
+  let from = 0
+  while (from < text.length) {
+    const newline = text.indexOf('\n', from)
+    const end = newline === -1 ? text.length : newline
+    if (number >= offset && lines.length < limit && !truncatedByBytes) {
+      const length = end > from && text.charCodeAt(end - 1) === CR ? end - 1 - from : end - from
+      const shown =
+        length > maxLineLength ? `${text.slice(from, from + maxLineLength)}... (line truncated to ${maxLineLength} chars)` : text.slice(from, from + length)
+      const cost = Buffer.byteLength(shown, 'utf8') + (lines.length > 0 ? 1 : 0)
       // The first line of a window always fits: a cap below one line must not make a footer that
       // points back at the same offset forever.
-      if (this.#lines.length > 0 && this.#bytes + cost > this.#limits.maxBytes) this.#truncatedByBytes = true
+      if (lines.length > 0 && bytes + cost > maxBytes) truncatedByBytes = true
       else {
-        this.#bytes += cost
-        this.#lines.push({ number: this.#number, text })
+        bytes += cost
+        lines.push({ number, text: shown })
       }
+    } else if (number >= offset) {
+      // The window is closed: the rest is only counted.
+      number += countLines(text, from)
+      break
     }
-    this.#number++
-    this.#head = ''
-    this.#length = 0
-    this.#lastChar = ''
+    number++
+    if (newline === -1) break
+    from = newline + 1
   }
+  return { lines, totalLines: number - 1, truncatedByBytes }
+}
+
+const CR = 0x0d
+
+/** The lines of `text` from `from` on: its newlines, and one more for a non-empty last segment. */
+function countLines(text: string, from: number): number {
+  let count = 0
+  let at = text.indexOf('\n', from)
+  let last = from
+  while (at !== -1) {
+    count++
+    last = at + 1
+    at = text.indexOf('\n', last)
+  }
+  return last < text.length ? count + 1 : count
 }
 
 /** A selected line as shown: `head` holds its first units (all of them when `length` ≤ `max`), `length` its full length without the CR. */

@@ -52,6 +52,9 @@ export function pathInput(description: string): ToolInput<PathArgs> {
   return toolInput(inputSchema, (a) => ({ path: a.string('path') }))
 }
 
+/** The context of a call that gave none: one shared object, not one per call. */
+export const NO_CONTEXT: ToolContext = Object.freeze({})
+
 /** Whose observations a call reads and records: the call's own session, else the tools instance's default one. */
 export function sessionOf(deps: ToolDeps, context: ToolContext): PolicyOwner {
   return context.session ?? deps.session

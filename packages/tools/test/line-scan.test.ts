@@ -1,6 +1,6 @@
 /**
  * ByteLineWindow (lines counted on bytes, only the window decoded) against the read tool's
- * text path: core's strict chunk decoder followed by LineWindow. Same window, line count,
+ * text path: core's strict chunk decoder, then the text's window (windowOfText). Same window, line count,
  * byte cap and FS_NOT_TEXT failure for any bytes (BOM, CRLF, lone CR, NUL, invalid or cut
  * UTF-8), any byte chunking and any limits.
  */
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 // Core's decoder is not exported: the test takes it from source, as the reference it is.
 import { TextChunkDecoder } from '../../core/src/text.js'
 import { ByteLineWindow } from '../src/line-scan.js'
-import { LineWindow, type ReadWindow, type WindowLimits } from '../src/read-window.js'
+import { windowOfText, type ReadWindow, type WindowLimits } from '../src/read-window.js'
 
 type Outcome = { readonly window: ReadWindow } | { readonly error: { code: unknown; message: string } }
 
@@ -18,14 +18,14 @@ function failure(err: unknown): Outcome {
   return { error: { code, message } }
 }
 
-/** Today's path: decode each chunk strictly, push the text into LineWindow. */
+/** The text path: decode each chunk strictly, then cut the window from the text. */
 function textPath(chunks: readonly Uint8Array[], limits: WindowLimits): Outcome {
   try {
     const decoder = new TextChunkDecoder('f.txt')
-    const window = new LineWindow(limits)
-    for (const chunk of chunks) window.push(decoder.push(chunk))
-    window.push(decoder.end())
-    return { window: window.end() }
+    let text = ''
+    for (const chunk of chunks) text += decoder.push(chunk)
+    text += decoder.end()
+    return { window: windowOfText(text, limits) }
   } catch (err) {
     return failure(err)
   }

@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { FsInfo, FsTarget } from '@seamfs/core'
 import type { OpenedFile } from '@seamfs/core/backend'
 import { createFileTools, ObservationPolicy, type FileTool, type ToolsConfig } from '@seamfs/tools'
-import { ChunkReader, LineWindow } from '../src/read-window.js'
+import { ByteLineWindow } from '../src/line-scan.js'
+import { ChunkReader } from '../src/read-window.js'
 import { BACKENDS, expectError, expectOk, makeHarness, type BackendKind, type Harness, type HarnessOptions } from './tool-harness.js'
 
 const S = { session: 'session-1' }
@@ -196,19 +197,22 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
     it('a file at or above the threshold streams, and returns the same window as a whole-file read', async () => {
       const h = setup({ files: { 'big.txt': BIG, 'edge.txt': 'x'.repeat(63) + '\n', 'small.txt': 'x'.repeat(62) + '\n' } })
       // Every read opens the file once (openFile); a streamed read takes its chunks one at a time (`rest`) into
-      // the byte window, a whole-file read decodes the file at once (from `all`, or from the bytes the store
-      // handed over at the open) into the text window.
+      // the byte window; a whole-file read decodes the file at once (from `all`, or from the bytes the store
+      // handed over at the open) and cuts the text window from it: no chunk reads, no byte window.
       const streamText = vi.spyOn(ChunkReader.prototype, 'rest')
-      const readText = vi.spyOn(LineWindow.prototype, 'push')
+      const byteWindow = vi.spyOn(ByteLineWindow.prototype, 'push')
+      const lanes = (): [boolean, boolean] => [streamText.mock.calls.length > 0, byteWindow.mock.calls.length > 0]
       const streaming = tool(h, { readStreamMinSize: 64, readMaxBytes: 120 })
       const whole = tool(h, { readMaxBytes: 120 })
       for (const args of [{}, { offset: 7, limit: 5 }, { offset: 38 }, { offset: 40, limit: 1 }, { offset: 41 }]) {
         streamText.mockClear()
-        readText.mockClear()
+        byteWindow.mockClear()
         const streamed = await streaming.execute({ file_path: 'big.txt', ...args })
-        expect([streamText.mock.calls.length, readText.mock.calls.length]).toEqual([1, 0])
+        expect(lanes()).toEqual([true, true])
+        streamText.mockClear()
+        byteWindow.mockClear()
         const loaded = await whole.execute({ file_path: 'big.txt', ...args })
-        expect([streamText.mock.calls.length, readText.mock.calls.length]).toEqual([1, 1])
+        expect(lanes()).toEqual([false, false])
         expect(streamed).toEqual(loaded)
       }
       const window = await streaming.execute({ file_path: 'big.txt', offset: 7, limit: 2 })
@@ -216,11 +220,13 @@ describe.each(BACKENDS)('policy through the tools on %s', (kind: BackendKind) =>
         `<path>${h.abs('big.txt')}</path>\n<type>file</type>\n<content>\n7: row 07 é\n8: row 08 éé\n\n(Showing lines 7-8 of 40. Use offset=9 to continue.)\n</content>`,
       )
       streamText.mockClear()
-      readText.mockClear()
+      byteWindow.mockClear()
       expectOk(await streaming.execute({ file_path: 'edge.txt' })) // 64 bytes: at the threshold
-      expect([streamText.mock.calls.length, readText.mock.calls.length]).toEqual([1, 0])
+      expect(lanes()).toEqual([true, true])
+      streamText.mockClear()
+      byteWindow.mockClear()
       expectOk(await streaming.execute({ file_path: 'small.txt' })) // 63 bytes: below
-      expect([streamText.mock.calls.length, readText.mock.calls.length]).toEqual([1, 1])
+      expect(lanes()).toEqual([false, false])
     })
 
     it('chunk boundaries anywhere (inside a CRLF, a long line, a surrogate pair) change nothing', async () => {
