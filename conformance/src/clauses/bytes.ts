@@ -56,6 +56,23 @@ export function byteClauses(kit: Kit): void {
       expect((await env.fs.stat(t))?.version).toBe(version)
     })
 
+    kit.test('readBytes answers an array of its own: its buffer holds the file and nothing else', async (env) => {
+      // Small files, where a copy made by Buffer.from or Buffer.concat is a view of Node's shared pool.
+      for (const [name, length] of [
+        ['tiny.bin', 3],
+        ['page.bin', 4000],
+        ['empty.bin', 0],
+      ] as const) {
+        const t = await env.resolve(name)
+        await env.fs.writeBytes(
+          t,
+          Uint8Array.from({ length }, (_, i) => (i * 7 + 1) % 256),
+        )
+        const bytes = await env.fs.readBytes(t)
+        expect([bytes.byteOffset, bytes.buffer.byteLength], `${name}: byteOffset and buffer.byteLength`).toEqual([0, length])
+      }
+    })
+
     kit.test('writeBytes copies the bytes: changing the array after the call changes nothing written', async (env) => {
       const t = await env.resolve('copy.bin')
       const bytes = Uint8Array.from([1, 2, 3, 4])

@@ -477,6 +477,7 @@ export function generativeClauses(kit: Kit): void {
           expect(info?.size, 'stat size').toBe(bytes.length)
           const read = await env.fs.readBytes(target)
           expect(Buffer.from(read).equals(Buffer.from(bytes)), 'readBytes gives the stored bytes (as they were when writeBytes was called)').toBe(true)
+          expect([read.byteOffset, read.buffer.byteLength], 'readBytes answers an array of its own (byteOffset, buffer.byteLength)').toEqual([0, bytes.length])
           read.fill(0x2a)
           expect(Buffer.from(await env.fs.readBytes(target)).equals(Buffer.from(bytes)), 'changing what readBytes gave changes nothing stored').toBe(true)
           for (const maxBytes of [0, bytes.length - 1, bytes.length, bytes.length + 1].filter((m) => m >= 0)) {

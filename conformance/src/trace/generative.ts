@@ -194,6 +194,8 @@ export const GENERATIVE_TRACE: Readonly<Record<string, Readonly<Record<string, r
     '`maxBytes` that is not a non-negative integer is `FS_UNSUPPORTED` before any I/O': [ARGS],
     'a file above `maxBytes` (default and ceiling `maxTextBytes`) is `FS_TOO_LARGE`, refused before its content is read': [CONTENTS, LIMITS],
     "the bytes are the caller's: changing them changes nothing stored": [CONTENTS],
+    "they are an array of their own: its `buffer` holds them and nothing else (`byteOffset` 0, no other bytes of the process beside them, as a view of Node's shared `Buffer` pool would show); core copies a store's answer that is not":
+      [CONTENTS],
   },
   'FileSystem.createDirectory': {
     'an existing directory is success with `created: false`, and nothing changes (idempotent)': [MODEL],

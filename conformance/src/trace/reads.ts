@@ -266,5 +266,7 @@ export const READ_TRACE: OwnerTraces = {
       'readBytes above maxBytes is FS_TOO_LARGE; a maxBytes that is not a non-negative integer is FS_UNSUPPORTED',
     ],
     "the bytes are the caller's: changing them changes nothing stored": ["the bytes readBytes returns are the caller's: changing them changes nothing stored"],
+    "they are an array of their own: its `buffer` holds them and nothing else (`byteOffset` 0, no other bytes of the process beside them, as a view of Node's shared `Buffer` pool would show); core copies a store's answer that is not":
+      ['readBytes answers an array of its own: its buffer holds the file and nothing else'],
   },
 }

@@ -418,7 +418,10 @@ export abstract class FileSystem extends FileSystemHookBase {
    * - missing is `FS_NOT_FOUND`; a directory or special file is `FS_NOT_REGULAR_FILE`;
    * - a file above `maxBytes` (default and ceiling `maxTextBytes`) is `FS_TOO_LARGE`, refused before its content is read;
    * - `maxBytes` that is not a non-negative integer is `FS_UNSUPPORTED` before any I/O;
-   * - the bytes are the caller's: changing them changes nothing stored.
+   * - the bytes are the caller's: changing them changes nothing stored;
+   * - they are an array of their own: its `buffer` holds them and nothing else (`byteOffset` 0, no other
+   *   bytes of the process beside them, as a view of Node's shared `Buffer` pool would show); core copies
+   *   a store's answer that is not.
    */
   async readBytes(target: FsTarget, opts?: ReadBytesOptions): Promise<Uint8Array> {
     const signal = opts?.signal
@@ -432,7 +435,7 @@ export abstract class FileSystem extends FileSystemHookBase {
         throw FsError.unsupported('read', path, 'maxBytes must be a non-negative integer')
       }
       const maxBytes = Math.min(asked ?? this.maxTextBytes, this.maxTextBytes)
-      bytes = await untilAborted(this.loadBytes(target, { signal, maxBytes, transient: false }), signal, 'read')
+      bytes = ownArray(await untilAborted(this.loadBytes(target, { signal, maxBytes, transient: false }), signal, 'read'))
       if (bytes.length > maxBytes) throw FsError.tooLarge('read', path, bytes.length, maxBytes)
     } catch (err) {
       throw this.#translate(err, 'read', path)
@@ -593,4 +596,18 @@ export abstract class FileSystem extends FileSystemHookBase {
 /** An open that answered after its call was abandoned: what it opened is released. */
 function releaseLate(late: OpenedFile): void {
   void releaseChunks(late.chunks)
+}
+
+/**
+ * `bytes` in an array of its own: as they are when their `buffer` holds them alone, else a copy (a
+ * `Buffer` stays a `Buffer`, never taken from the shared pool), so the caller sees no other bytes.
+ */
+function ownArray(bytes: Uint8Array): Uint8Array {
+  if (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length) return bytes
+  if (Buffer.isBuffer(bytes)) {
+    const own = Buffer.alloc(bytes.length)
+    own.set(bytes)
+    return own
+  }
+  return new Uint8Array(bytes)
 }
