@@ -435,8 +435,9 @@ export abstract class FileSystem extends FileSystemHookBase {
         throw FsError.unsupported('read', path, 'maxBytes must be a non-negative integer')
       }
       const maxBytes = Math.min(asked ?? this.maxTextBytes, this.maxTextBytes)
-      bytes = ownArray(await untilAborted(this.loadBytes(target, { signal, maxBytes, transient: false }), signal, 'read'))
+      bytes = await untilAborted(this.loadBytes(target, { signal, maxBytes, transient: false }), signal, 'read')
       if (bytes.length > maxBytes) throw FsError.tooLarge('read', path, bytes.length, maxBytes)
+      bytes = ownArray(bytes)
     } catch (err) {
       throw this.#translate(err, 'read', path)
     }
@@ -599,15 +600,17 @@ function releaseLate(late: OpenedFile): void {
 }
 
 /**
- * `bytes` in an array of its own: as they are when their `buffer` holds them alone, else a copy (a
- * `Buffer` stays a `Buffer`, never taken from the shared pool), so the caller sees no other bytes.
+ * `bytes` in an array of its own: as they are when they are a `Uint8Array` whose (unshared) `buffer`
+ * holds them alone, else a copy of their bytes (a `Buffer` stays a `Buffer`, never taken from the
+ * shared pool), so the caller sees no other bytes and shares no memory.
  */
 function ownArray(bytes: Uint8Array): Uint8Array {
-  if (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length) return bytes
-  if (Buffer.isBuffer(bytes)) {
-    const own = Buffer.alloc(bytes.length)
-    own.set(bytes)
-    return own
-  }
-  return new Uint8Array(bytes)
+  const view = bytes as ArrayBufferView
+  const alone = view.byteOffset === 0 && view.buffer.byteLength === view.byteLength && !(view.buffer instanceof SharedArrayBuffer)
+  if (alone && view instanceof Uint8Array) return view
+  // The bytes, whatever view a store answered with (a wider typed array, a DataView): never its elements.
+  const source = new Uint8Array(view.buffer, view.byteOffset, view.byteLength)
+  const own = Buffer.isBuffer(view) ? Buffer.alloc(source.length) : new Uint8Array(source.length)
+  own.set(source)
+  return own
 }

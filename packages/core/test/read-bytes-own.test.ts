@@ -60,6 +60,21 @@ describe('readBytes: an array of its own', () => {
     expect(Array.from(bytes)).toEqual(Array.from(content))
   })
 
+  it('shared memory, and a view that is not a Uint8Array, are copied byte for byte', async () => {
+    const shared = await readThrough((b) => {
+      const own = new Uint8Array(new SharedArrayBuffer(b.length))
+      own.set(b)
+      return own
+    }, content)
+    expect(shared.bytes.buffer instanceof SharedArrayBuffer).toBe(false)
+    expect(Array.from(shared.bytes)).toEqual(Array.from(content))
+    // A store that breaks the contract's type: its bytes, never its elements, and nothing lost.
+    const wide = await readThrough((b) => new Uint16Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length - (b.length % 2))) as never, content)
+    expect(Array.from(wide.bytes)).toEqual(Array.from(content.subarray(0, 4)))
+    const viewed = await readThrough((b) => new DataView(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)) as never, content)
+    expect(Array.from(viewed.bytes)).toEqual(Array.from(content))
+  })
+
   it('an answer that is its own array is passed on as it is (no copy)', async () => {
     const { bytes, answered } = await readThrough((b) => new Uint8Array(b), content)
     expect(bytes).toBe(answered[0])

@@ -101,7 +101,9 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
     const { target, info } = read
     if (bytes === undefined && info.size !== undefined && info.size > images.maxBytes) throw images.tooLarge(target, info.size)
     const whole = bytes ?? (await read.chunks.all(images.maxBytes))
-    if (whole === undefined || whole.length > images.maxBytes) throw images.tooLarge(target, whole?.length ?? info.size)
+    // Not read to its end: its size is what the store said only where that says it is too large.
+    if (whole === undefined) throw images.tooLarge(target, info.size !== undefined && info.size > images.maxBytes ? info.size : undefined)
+    if (whole.length > images.maxBytes) throw images.tooLarge(target, whole.length)
     return { mimeType, bytes: whole }
   }
   /** A small file's bytes, read whole under `readText`'s size limit: at once where the store handed them over at the open. */
