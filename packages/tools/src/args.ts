@@ -98,12 +98,14 @@ function problem(rule: Rule, value: unknown, shown: string): string | undefined 
   if (rule.type === 'boolean') return typeof value === 'boolean' ? undefined : wrong(rule, shown)
   if (rule.type === 'array') {
     if (!Array.isArray(value)) return wrong(rule, shown)
-    if ((rule.minItems !== undefined && value.length < rule.minItems) || (rule.maxItems !== undefined && value.length > rule.maxItems)) return wrong(rule, shown)
+    if ((rule.minItems !== undefined && value.length < rule.minItems) || (rule.maxItems !== undefined && value.length > rule.maxItems))
+      return wrong(rule, shown)
     return undefined
   }
   if (rule.type === 'integer') {
     if (typeof value !== 'number' || !Number.isInteger(value)) return wrong(rule, shown)
-    if (rule.minimum !== undefined && value < rule.minimum) return rule.minimum === 1 ? wrong(rule, shown) : `${shown} must be greater than or equal to ${rule.minimum}`
+    if (rule.minimum !== undefined && value < rule.minimum)
+      return rule.minimum === 1 ? wrong(rule, shown) : `${shown} must be greater than or equal to ${rule.minimum}`
     if (rule.maximum !== undefined && value > rule.maximum) return `${shown} must be less than or equal to ${rule.maximum}`
     return undefined
   }

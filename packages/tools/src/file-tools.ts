@@ -99,7 +99,8 @@ export function createFileTools(options: FileToolsOptions): FileTool[] {
  * `EventedFileSystem` under the tools names the session (the tool set's own when the call gives none).
  */
 function asSession<V>(tool: FileTool<V>, fallback: object): FileTool<V> {
-  const execute = (args: unknown, context: ToolContext = NO_CONTEXT): Promise<ToolResult<V>> => actingAs(context.session ?? fallback, () => tool.execute(args, context))
+  const execute = (args: unknown, context: ToolContext = NO_CONTEXT): Promise<ToolResult<V>> =>
+    actingAs(context.session ?? fallback, () => tool.execute(args, context))
   return Object.freeze({ ...tool, execute })
 }
 
