@@ -106,19 +106,17 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
     if (whole.length > images.maxBytes) throw images.tooLarge(target, whole.length)
     return { mimeType, bytes: whole }
   }
-  /** A small file's bytes, read whole under `readText`'s size limit: at once where the store handed them over at the open. */
-  const readWhole = ({ target, info, chunks }: FileRead): Uint8Array | Promise<Uint8Array> => {
+  /** `readText`'s size limit on a file of `size` bytes (as the store said, or as read): `FS_TOO_LARGE` above it. */
+  const assertTextSize = (target: FsTarget, size: number | undefined): void => {
     const maxBytes = deps.fs.maxTextBytes
-    if (info.size !== undefined && info.size > maxBytes) throw FsError.tooLarge('read', target.displayPath, info.size, maxBytes)
-    const held = chunks.whole
-    if (held !== undefined) {
-      if (held.length > maxBytes) throw FsError.tooLarge('read', target.displayPath, held.length, maxBytes)
-      return held
-    }
-    return chunks.all(maxBytes).then((bytes) => {
-      if (bytes === undefined) throw FsError.tooLarge('read', target.displayPath, maxBytes + 1, maxBytes)
-      return bytes
-    })
+    if (size !== undefined && size > maxBytes) throw FsError.tooLarge('read', target.displayPath, size, maxBytes)
+  }
+  /** A small file's bytes, read whole through its chunks under `readText`'s size limit (bytes handed over at the open go to `readHeld`). */
+  const readWhole = async ({ target, info, chunks }: FileRead): Promise<Uint8Array> => {
+    assertTextSize(target, info.size)
+    const bytes = await chunks.all(deps.fs.maxTextBytes)
+    if (bytes === undefined) throw FsError.tooLarge('read', target.displayPath, deps.fs.maxTextBytes + 1, deps.fs.maxTextBytes)
+    return bytes
   }
   /** Small files: decoded whole under `readText`'s rules (NUL sample, strict UTF-8, BOM), then windowed. */
   const scanText = (bytes: Uint8Array, path: string, limits: WindowLimits): ReadWindow => windowOfText(decodeText(bytes, path, 'read'), limits)
@@ -170,9 +168,8 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
       if (info.size !== undefined && info.size > images.maxBytes) throw images.tooLarge(target, info.size)
       return image(sniffed)
     }
-    const maxBytes = deps.fs.maxTextBytes
-    if (info.size !== undefined && info.size > maxBytes) throw FsError.tooLarge('read', target.displayPath, info.size, maxBytes)
-    if (bytes.length > maxBytes) throw FsError.tooLarge('read', target.displayPath, bytes.length, maxBytes)
+    assertTextSize(target, info.size)
+    assertTextSize(target, bytes.length)
     let result: ReadWindow
     try {
       result = scanText(bytes, target.displayPath, limits)
@@ -247,8 +244,7 @@ export function readTool(deps: ToolDeps): FileTool<ReadValue> {
       // A name that suggests an image, and bytes that are one: the image, whatever else they might be.
       if (named && read.sniffed !== undefined) return imageResult(read, await imageOf(read, read.sniffed))
       const size = file.info.size
-      const small = size === undefined || size >= config.readStreamMinSize ? undefined : readWhole(read)
-      const whole = small instanceof Promise ? await small : small
+      const whole = size === undefined || size >= config.readStreamMinSize ? undefined : await readWhole(read)
       try {
         result = whole === undefined ? await scanBytes(read, limits) : scanText(whole, target.displayPath, limits)
       } catch (err) {
