@@ -17,6 +17,7 @@ import { dirname, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import {
   checkGuard,
+  lendBytes,
   FileSystem,
   FsError,
   FsTargetKey,
@@ -54,6 +55,7 @@ import { absolutePath, canonicalPath, containsPath, NO_DESCRIPTOR, O_PATH } from
 import { makeDirectoryAt, removeEntry } from './mutate.js'
 import { isLockName, localLeaseStore } from './leases.js'
 import { isStagingName, Publisher } from './publish.js'
+import { ReadPool } from './read-pool.js'
 import { moveEntry } from './rename.js'
 import { assertWritable, infoOf, pathInfoOf, versionOf } from './stats.js'
 
@@ -61,6 +63,8 @@ import { assertWritable, infoOf, pathInfoOf, versionOf } from './stats.js'
 const SYNC_READ_MAX = 64 * 1024
 const READ_CHUNK = 1024 * 1024
 const STREAM_CHUNK = 256 * 1024
+/** The buffers edits read into, shared by every instance in the process (see {@link ReadPool}). */
+const readPool = new ReadPool()
 /** Opening a FIFO must not block: the type check comes from fstat after open. */
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK
 /**
@@ -148,6 +152,8 @@ interface ReadBound {
    * of Node's shared pool, whose other bytes (anything this process allocated small) `.buffer` shows.
    */
   readonly own?: boolean | undefined
+  /** A buffer to read into (from the edits' {@link ReadPool}) while the file fits it; a file that grew past it is read into one of its own. */
+  readonly into?: Buffer | undefined
 }
 
 /**
@@ -186,10 +192,11 @@ class Filling {
   readonly #cap: number
   readonly #own: boolean | undefined
 
-  constructor({ size, limit, own }: ReadBound) {
+  constructor({ size, limit, own, into }: ReadBound) {
     this.#cap = limit + 1
     this.#own = own
-    this.buffer = allocate(Math.min(size + 1, this.#cap), own)
+    const first = Math.min(size + 1, this.#cap)
+    this.buffer = into !== undefined && into.length >= first ? into.subarray(0, first) : allocate(first, own)
   }
 
   /** How many bytes the next read may take (grown first where full); 0 once `limit + 1` were read. */
@@ -228,16 +235,18 @@ interface WholeRead {
   readonly signal: AbortSignal | undefined
   /** See {@link ReadBound.own}. */
   readonly own?: boolean | undefined
+  /** See {@link ReadBound.into}. */
+  readonly into?: Buffer | undefined
 }
 
 /** The content behind `fd` (of stat `st`): above `limit` it is refused before a byte is read, or once it grows past it. */
-function readWhole(fd: number, st: BigIntStats, { limit, verb, path, signal, own }: WholeRead): Buffer | Promise<Buffer> {
+function readWhole(fd: number, st: BigIntStats, { limit, verb, path, signal, own, into }: WholeRead): Buffer | Promise<Buffer> {
   if (st.size > BigInt(limit)) throw FsError.tooLarge(verb, path, Number(st.size), limit)
   const within = (bytes: Buffer): Buffer => {
     if (bytes.length > limit) throw FsError.tooLarge(verb, path, bytes.length, limit)
     return bytes
   }
-  const bytes = readUpTo(fd, { size: Number(st.size), limit, verb, signal, own })
+  const bytes = readUpTo(fd, { size: Number(st.size), limit, verb, signal, own, into })
   return bytes instanceof Promise ? bytes.then(within) : within(bytes)
 }
 
@@ -513,20 +522,29 @@ export class LocalFileSystem extends FileSystem {
         throw err
       }
       let current: BigIntStats
-      let bytes: Uint8Array
+      let edited: Uint8Array
+      let lease: Buffer | undefined
       try {
-        current = fstatSync(fd, { bigint: true })
-        if (!current.isFile()) throw FsError.notRegularFile('edit', path)
-        checkGuard('edit', path, expected, versionOf(current))
-        assertWritable(target.targetKey, current, 'edit', path)
-        bytes = await readWhole(fd, current, { limit: maxBytes, verb: 'edit', path, signal })
+        let bytes: Buffer
+        try {
+          current = fstatSync(fd, { bigint: true })
+          if (!current.isFile()) throw FsError.notRegularFile('edit', path)
+          checkGuard('edit', path, expected, versionOf(current))
+          assertWritable(target.targetKey, current, 'edit', path)
+          lease = current.size < BigInt(maxBytes) ? readPool.take(Number(current.size) + 1) : undefined
+          bytes = await readWhole(fd, current, { limit: maxBytes, verb: 'edit', path, signal, into: lease })
+        } finally {
+          closeSync(fd)
+        }
+        // Read into the pool's buffer (the file did not outgrow it): lent, so core keeps none of it past the call.
+        edited = transform(lease !== undefined && bytes.buffer === lease.buffer ? lendBytes(bytes) : bytes)
       } finally {
-        closeSync(fd)
+        if (lease !== undefined) readPool.give(lease)
       }
       const published = await this.#publisher.publish({
         key: target.targetKey,
         displayPath: path,
-        bytes: transform(bytes),
+        bytes: edited,
         mode: 'rename',
         permissions: Number(current.mode & 0o777n),
         owner: { uid: Number(current.uid), gid: Number(current.gid) },

@@ -26,6 +26,8 @@ export {
   type WriteResult,
 } from './hooks.js'
 export { FileSystemLayer } from './layer.js'
+/** For a backend that reads an edit's bytes into a buffer it uses again: core keeps none of them past `transform`. */
+export { lendBytes } from './lent-bytes.js'
 export { FsTargetKey, FsVersion, type Branded } from './types.js'
 export { KeyedMutex, type MutexWait } from './mutex.js'
 export {

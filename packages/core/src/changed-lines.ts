@@ -4,6 +4,7 @@
  */
 import { Buffer } from 'node:buffer'
 import type { KeptBytes } from './edit-engine.js'
+import type { DetachedInput } from './edit-run.js'
 import { countLineEnds, LineEndTally } from './line-ends.js'
 import { asBuffer, hasUtf8Bom, textOf } from './text.js'
 import type { FsEditOutcome, FsWriteOutcome } from './types.js'
@@ -43,7 +44,19 @@ interface ByteTexts {
   readonly beforeStart: number
 }
 
-const sources = new WeakMap<object, ByteTexts>()
+/**
+ * An edit's texts once its input was let go (`ByteEditResult.detach`): the output, BOM included,
+ * and the input as the output's ends around a copy of its changed middle. Its input had no CRLF.
+ */
+interface DetachedTexts {
+  readonly detached: DetachedInput
+  readonly after: Buffer
+  /** The BOM's length in both texts (3 or 0): the input's. */
+  readonly start: number
+  readonly tally: LineEndTally | undefined
+}
+
+const sources = new WeakMap<object, ByteTexts | DetachedTexts>()
 
 /**
  * Records the bytes `outcome`'s texts were decoded from, so that {@link changedLines} can answer
@@ -70,6 +83,38 @@ export function recordOutcomeBytes(
     tally,
     beforeStart: startBefore,
   })
+}
+
+/**
+ * Records an edit's outcome whose input was let go (see {@link DetachedTexts}): `changedLines` then
+ * looks at the few lines around the change, which the output and the kept middle hold.
+ */
+export function recordDetachedOutcome(outcome: object, detached: DetachedInput, after: Uint8Array, tally: LineEndTally | undefined): void {
+  sources.set(outcome, { detached, after: asBuffer(after), start: detached.start, tally })
+}
+
+/**
+ * The texts {@link changedLines} needs of a detached edit, `context` lines around the change: the
+ * lines from `context` above the line where the change begins (or the text's start) to `context + 2`
+ * line ends past its end (or the text's end), from the output and the kept middle. The region and
+ * its context lie within them, as they lie within the whole texts (the ends are the same bytes in
+ * both texts); the line number comes from the tally of the output, which counts from the text's start.
+ */
+function windowOf({ detached, after, start, tally }: DetachedTexts, context: number): ByteTexts {
+  const b = after.subarray(start)
+  const head = detached.head - start
+  const suffix = b.length - detached.tail
+  let from = head === 0 ? 0 : b.lastIndexOf(10, head - 1) + 1
+  for (let k = 0; k < context && from > 0; k++) from = from < 2 ? 0 : b.lastIndexOf(10, from - 2) + 1
+  let to = suffix
+  for (let k = 0; k < context + 2 && to < b.length; k++) to = lineEndFrom(b, to)
+  return {
+    before: Buffer.concat([b.subarray(from, head), detached.middle, b.subarray(suffix, to)]),
+    after: b.subarray(from, to),
+    kept: { head: head - from, tail: to - suffix, lf: true },
+    tally: tally ?? new LineEndTally(after, detached.head),
+    beforeStart: start + from,
+  }
 }
 
 const CRLF = Buffer.from('\r\n')
@@ -148,8 +193,9 @@ export class WriteBasis {
  * lines are not its bytes': the caller then diffs `before` and `after` themselves.
  */
 export function changedLines(outcome: FsEditOutcome | FsWriteOutcome, options: ChangedLinesOptions): FsChangedLines | undefined {
-  const texts = sources.get(outcome)
-  if (texts === undefined) return undefined
+  const source = sources.get(outcome)
+  if (source === undefined) return undefined
+  const texts = 'detached' in source ? windowOf(source, options.context) : source
   const { before: a, after: b, kept } = texts
   // An edit's input the engine matched on its bytes has no CRLF, and its output differs only in the
   // region, whose lines are checked below; anything else is scanned (one native search for the CR).

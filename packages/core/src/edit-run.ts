@@ -1,4 +1,5 @@
 /** The drivers of the resumable edit steps (within a time budget, or in slices), their tuning, and the result they return. */
+import { Buffer } from 'node:buffer'
 import { performance } from 'node:perf_hooks'
 import { throwIfAborted, type FsVerb } from './errors.js'
 import type { KeptBytes } from './edit-engine.js'
@@ -6,18 +7,31 @@ import { LineEndTally } from './line-ends.js'
 import { normalizeLf, textOf } from './text.js'
 
 /**
+ * What an edit's output keeps of its input once the input is let go ({@link ByteEditResult.detach}):
+ * the input is the output's first `head` bytes, then `middle`, then the output's last `tail` bytes.
+ */
+export interface DetachedInput {
+  readonly head: number
+  readonly middle: Uint8Array
+  readonly tail: number
+  /** The BOM's length in the input (3 or 0), which `head` counts. */
+  readonly start: number
+}
+
+/**
  * Result of `editTextBytes`: the bytes to publish, and the texts before and after, each
  * built when first read (from the input and output bytes, which must not change afterwards).
  * A class, not an object literal with getters: building one of those per edit cost more than
  * a small file's whole edit. Once `before` is built the input bytes are let go by the result
- * (an outcome that recorded them for `changedLines` keeps them while it lives).
+ * (an outcome that recorded them for `changedLines` keeps them while it lives). An input a
+ * backend lent (`lendBytes`) is let go at once ({@link detach}).
  */
 export class ByteEditResult {
-  /** The bytes to publish (BOM kept when the file had one). */
-  readonly bytes: Uint8Array
+  #bytes: Uint8Array
   /** The size of the bytes the edit read. */
   readonly inputLength: number
   #input: Uint8Array | undefined
+  #detached: DetachedInput | undefined
   readonly #start: number
   #before: string | undefined
   #after: string | undefined
@@ -26,34 +40,65 @@ export class ByteEditResult {
   #tally: LineEndTally | undefined
 
   constructor(input: Uint8Array, start: number, bytes: Uint8Array, kept?: KeptBytes) {
-    this.bytes = bytes
+    this.#bytes = bytes
     this.inputLength = input.length
     this.#input = input
     this.#start = start
     this.kept = kept
   }
 
+  /** The bytes to publish (BOM kept when the file had one). */
+  get bytes(): Uint8Array {
+    return this.#bytes
+  }
+
   /**
-   * The line ends of the input ahead of the change, counted in the background from the first call
-   * on (see {@link LineEndTally}): `editText` starts it as the store begins to write the result, so
-   * that the diff's line numbers are ready when the write is. Only for an input without CRLF, the
-   * one whose change `changedLines` locates on its bytes.
+   * The line ends ahead of the change, counted in the background from the first call on (see
+   * {@link LineEndTally}): `editText` starts it as the store begins to write the result, so that the
+   * diff's line numbers are ready when the write is. Only for an input without CRLF, the one whose
+   * change `changedLines` locates on its bytes. Counted on the output, whose first `kept.head` bytes
+   * (and any further bytes both texts share from the start) are the input's.
    */
   tally(): LineEndTally | undefined {
-    if (this.#tally === undefined && this.#input !== undefined && this.kept?.lf === true) this.#tally = new LineEndTally(this.#input, this.kept.head)
+    if (this.#tally === undefined && this.kept?.lf === true) this.#tally = new LineEndTally(this.bytes, this.kept.head)
     return this.#tally
   }
 
-  /** The bytes the edit read (BOM included), until `before` is built. */
+  /** The bytes the edit read (BOM included), until `before` is built or the input is let go ({@link detach}). */
   get input(): Uint8Array | undefined {
     return this.#input
+  }
+
+  /** The input as the output and a copy of its changed middle, once let go ({@link detach}). */
+  get detached(): DetachedInput | undefined {
+    return this.#detached
+  }
+
+  /**
+   * Lets go of the input (lent by the backend, which overwrites it once `transform` returns): keeps
+   * a copy of only its changed middle where the engine knows both ends the edits left (an input
+   * without CRLF), else a copy of it all.
+   */
+  detach(): void {
+    const input = this.#input
+    if (input === undefined || this.#before !== undefined) return
+    const kept = this.kept
+    this.#input = undefined
+    // The engine allocates its output; one that shared the input's memory would change with it.
+    if (this.#bytes.buffer === input.buffer) this.#bytes = Buffer.from(this.#bytes)
+    if (kept?.lf === true && kept.head + kept.tail <= Math.min(input.length, this.bytes.length)) {
+      this.#detached = { head: kept.head, middle: Buffer.from(input.subarray(kept.head, input.length - kept.tail)), tail: kept.tail, start: this.#start }
+    } else {
+      this.#input = Buffer.from(input)
+    }
   }
 
   /** The text as read, LF-normalized, without BOM. */
   get before(): string {
     if (this.#before === undefined) {
-      this.#before = normalizeLf(textOf(this.#input as Uint8Array, this.#start))
+      this.#before = normalizeLf(textOf(this.#input ?? this.#rebuilt(), this.#start))
       this.#input = undefined
+      this.#detached = undefined
     }
     return this.#before
   }
@@ -61,6 +106,13 @@ export class ByteEditResult {
   /** The text after the last edit, LF-normalized, without BOM. */
   get after(): string {
     return (this.#after ??= normalizeLf(textOf(this.bytes, this.#start)))
+  }
+
+  /** The input's bytes again, from the output and the kept middle. */
+  #rebuilt(): Uint8Array {
+    const { head, middle, tail } = this.#detached as DetachedInput
+    const out = this.bytes
+    return Buffer.concat([out.subarray(0, head), middle, out.subarray(out.length - tail)])
   }
 }
 

@@ -1,9 +1,10 @@
 import { Buffer } from 'node:buffer'
 import { untilAborted } from './abort-wait.js'
-import { recordOutcomeBytes, type WriteBasis } from './changed-lines.js'
+import { recordDetachedOutcome, recordOutcomeBytes, type WriteBasis } from './changed-lines.js'
 import { editSteps, editTuning, runEditFor, runEditSliced, type ByteEditResult, type EditSteps } from './edit.js'
 import { FsError } from './errors.js'
 import type { Awaitable, WriteResult } from './hooks.js'
+import { isLent } from './lent-bytes.js'
 import { hasUtf8Bom, isText, normalizeLf, textOf } from './text.js'
 import type { FsEditOutcome, FsEditRequest, FsVersion, FsWriteOutcome } from './types.js'
 
@@ -50,6 +51,7 @@ const EAGER_OUTCOME_BYTES = 16 * 1024
  */
 function editOutcome(version: FsVersion, done: ByteEditResult): FsEditOutcome {
   const input = done.input
+  const detached = done.detached
   const outcome: FsEditOutcome =
     done.bytes.length <= EAGER_OUTCOME_BYTES && done.inputLength <= EAGER_OUTCOME_BYTES
       ? { version, before: done.before, after: done.after }
@@ -63,6 +65,7 @@ function editOutcome(version: FsVersion, done: ByteEditResult): FsEditOutcome {
           },
         }
   if (input !== undefined) recordOutcomeBytes(outcome, input, done.bytes, 'input', done.kept, done.tally())
+  else if (detached !== undefined) recordDetachedOutcome(outcome, detached, done.bytes, done.tally())
   return outcome
 }
 
@@ -83,7 +86,9 @@ interface EditRun {
  * `editText`'s `transform`: the edit of `bytes`, run synchronously for at most `editTuning.sync`
  * (25 ms). A result prepared from these very bytes is published as it is. An edit
  * that needs longer leaves its steps in `run.pending` and throws, so the backend publishes nothing;
- * `editText` finishes it giving the event loop turns, then calls `updateBytes` again.
+ * `editText` finishes it giving the event loop turns, then calls `updateBytes` again. Bytes the
+ * backend lent (`lendBytes`) are not kept past the call: the result keeps a copy of what it needs,
+ * and an edit left to finish goes on from the start on a copy.
  */
 function editTransform(run: EditRun, bytes: Uint8Array, edit: FsEditRequest | readonly FsEditRequest[], path: string, maxBytes: number): Uint8Array {
   run.done = undefined
@@ -93,10 +98,13 @@ function editTransform(run: EditRun, bytes: Uint8Array, edit: FsEditRequest | re
   if (prepared !== undefined && sameBytes(prepared.input, bytes)) return published(run, prepared.result)
   const steps = editSteps(bytes, edit, path, maxBytes)
   const finished = editTextSync(() => runEditFor(steps, editTuning.sync), path, bytes.length, maxBytes)
+  const lent = isLent(bytes)
   if (finished === undefined) {
-    run.pending = { input: bytes, steps }
+    const input = lent ? Buffer.from(bytes) : bytes
+    run.pending = { input, steps: lent ? editSteps(input, edit, path, maxBytes) : steps }
     throw FsError.io('edit', path, 'the edit is being finished outside the critical section')
   }
+  if (lent) finished.value.detach()
   return published(run, finished.value)
 }
 

@@ -109,7 +109,11 @@ export abstract class FileSystemHookBase {
    * (nothing must be published then) and may be called again if the backend retries. Neither the
    * bytes given to `transform` nor the array it returns may change afterwards: the outcome's
    * `before`/`after` are decoded from them when first read (give `transform` a copy if the store
-   * reuses that buffer in place).
+   * reuses that buffer in place) — unless the bytes were lent (`lendBytes` from
+   * `@seamfs/core/backend`, on the very array given): core then keeps none of them once
+   * `transform` returns or throws, and the backend may overwrite them from then on (a read buffer
+   * used again for the next edit, which costs no fresh buffer of the file's size). A layer between
+   * (`FileSystemLayer`) hands `transform` the backend's array as it is and keeps none of it.
    */
   protected abstract updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Awaitable<FsVersion>
 

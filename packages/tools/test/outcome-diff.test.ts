@@ -11,8 +11,8 @@ import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { LocalFileSystem } from '@seamfs/backend-local'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
-import { changedLines, type FsEditOutcome, type FsEditRequest, type FsTarget, type FsWriteOutcome } from '@seamfs/core'
-import { FileSystemLayer, type WriteRequest, type WriteResult } from '@seamfs/core/backend'
+import { changedLines, type FsEditOutcome, type FsEditRequest, type FsTarget, type FsVersion, type FsWriteOutcome } from '@seamfs/core'
+import { FileSystemLayer, lendBytes, type UpdateRequest, type WriteRequest, type WriteResult } from '@seamfs/core/backend'
 import { editTuning } from '../../core/src/edit-run.js'
 import { changeDiff, DIFF_WINDOW_MAX_LINES, diffOutcome } from '../src/diff.js'
 
@@ -100,6 +100,66 @@ describe.each([
   })
 })
 
+/** A store that reads each edit into a buffer it lends to core (`lendBytes`) and overwrites the moment `transform` returns or throws. */
+class Lending extends FileSystemLayer {
+  lent = 0
+  protected override updateBytes(target: FsTarget, request: UpdateRequest, transform: (bytes: Uint8Array) => Uint8Array): Promise<FsVersion> {
+    return Promise.resolve(
+      super.updateBytes(target, request, (bytes) => {
+        const loan = lendBytes(Buffer.from(bytes))
+        this.lent++
+        try {
+          return transform(loan)
+        } finally {
+          loan.fill(0xaa)
+        }
+      }),
+    )
+  }
+}
+
+describe.each([
+  ['in one run (small files)', {}],
+  ['in slices (the engine of large files, shrunk)', { slice: 5, small: 0, smallMatches: 0, validate: 7 }],
+  ['finished outside the critical section (no synchronous budget)', { slice: 5, small: 0, smallMatches: 0, validate: 7, sync: 0 }],
+])('an edit of bytes the store lent and overwrote at once, the edit engine %s', (_name, tuning) => {
+  const saved = { ...editTuning }
+  beforeEach(() => Object.assign(editTuning, tuning))
+  afterEach(() => Object.assign(editTuning, saved))
+
+  it('has the outcome, the diff and the file of the same edit of bytes kept as they were (fixed seed)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        textArb.chain((text) => fc.tuple(fc.constant(text), editArb(text), editArb(text))),
+        async ([text, first, second]) => {
+          const edit: FsEditRequest | FsEditRequest[] = first.replaceAll
+            ? first
+            : [
+                { ...first, replaceAll: true },
+                { ...second, replaceAll: true },
+              ]
+          const kept = new MemoryFileSystem({ cwd: '/w', files: { 'f.txt': text } })
+          const lending = new Lending(new MemoryFileSystem({ cwd: '/w', files: { 'f.txt': text } }))
+          const expected = await kept.editText(await kept.resolve('f.txt'), edit).catch((err: unknown) => err)
+          const outcome = await lending.editText(await lending.resolve('f.txt'), edit).catch((err: unknown) => err)
+          if (expected instanceof Error) {
+            expect(outcome).toMatchObject({ code: (expected as { code?: string }).code })
+            return
+          }
+          const made = outcome as FsEditOutcome
+          expect(lending.lent).toBeGreaterThan(0)
+          // The diff first (nothing decoded yet), then the texts.
+          expect(await diffOutcome(made)).toEqual(await diffOutcome(expected as FsEditOutcome))
+          expect([made.before, made.after]).toEqual([(expected as FsEditOutcome).before, (expected as FsEditOutcome).after])
+          expect(await diffOutcome(made)).toEqual(textDiff(made))
+          expect(await lending.readText(await lending.resolve('f.txt'))).toBe(await kept.readText(await kept.resolve('f.txt')))
+        },
+      ),
+      { seed: 20261206, numRuns: 300 },
+    )
+  })
+})
+
 describe('the line numbers of a large edit, counted while the store writes it', () => {
   /** 3 MiB of numbered lines: the part ahead of a change is counted in the background (above 64 KiB). */
   const lines = 48 * 1024
@@ -107,11 +167,15 @@ describe('the line numbers of a large edit, counted while the store writes it', 
   const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
   it.each([
-    ['near the start', 5],
-    ['past the first slices', 40_000],
-    ['at the last line', lines - 1],
-  ])('are those of the whole texts for a change %s, asked for at once or after the count is done', async (_where, line) => {
-    const fs = new MemoryFileSystem({ cwd: '/w', files: { 'f.txt': text } })
+    ['near the start', 5, false],
+    ['past the first slices', 40_000, false],
+    ['at the last line', lines - 1, false],
+    ['near the start', 5, true],
+    ['past the first slices', 40_000, true],
+    ['at the last line', lines - 1, true],
+  ])('are those of the whole texts for a change %s, asked for at once or after the count is done (bytes lent: %s)', async (_where, line, lent) => {
+    const memory = new MemoryFileSystem({ cwd: '/w', files: { 'f.txt': text } })
+    const fs = lent ? new Lending(memory) : memory
     const target = await fs.resolve('f.txt')
     const name = String(line).padStart(8, '0')
     const first = await fs.editText(target, { oldString: `${name} `, newString: `${name} changed `, replaceAll: false })
