@@ -21,9 +21,10 @@
  * A peer marked "(not durable)" does not fsync (checked in its code).
  *
  * Method: each job runs in a fresh process (`node bench/dist/peers.js --job
- * <name> --worker`), with every column of the job in it: 1 warm-up + 5
+ * <name> --worker`), with every column of the job in it: 1 warm-up + 6
  * measured rounds, each round running every column once (the first column
- * rotating). A cell is the ratio of the column's median to the limit's median,
+ * rotating, the order reversed every other round, each column on a heap settled
+ * by a full collection, untimed). A cell is the ratio of the column's median to the limit's median,
  * with the range of (round time / limit median) in brackets. A peer that cannot
  * be loaded or throws shows as "n/a (reason)". Data lives under
  * <repo>/.bench-tmp and is removed at the end.
@@ -86,7 +87,9 @@ async function worker(name: string): Promise<void> {
 /** Runs one job in a fresh process; a crash becomes a result whose columns say why. */
 function spawnJob(name: string): Promise<Result | { job: string; error: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [script, '--job', name, '--worker', ...(args.quick ? ['--quick'] : [])], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['--expose-gc', script, '--job', name, '--worker', ...(args.quick ? ['--quick'] : [])], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (data: Buffer) => (stdout += data.toString()))
@@ -118,7 +121,9 @@ async function driver(): Promise<void> {
   }
   console.log(`node ${environment.node} · ${environment.platform} · ${environment.cpus} cores (${environment.cpuModel})`)
   console.log(`load average at start: ${load()}${args.quick ? ' · --quick (smaller sizes)' : ''}`)
-  console.log(`each job in a fresh process: 1 warm-up + ${size.rounds} measured rounds, columns interleaved per round\n`)
+  console.log(
+    `each job in a fresh process: 1 warm-up + ${size.rounds} measured rounds, columns interleaved per round (order reversed every other round), each on a heap settled by a full collection\n`,
+  )
   const results: Array<Result | { job: string; error: string }> = []
   for (const name of chosen) {
     process.stdout.write(`${name} ... `)
