@@ -53,6 +53,8 @@ export { compareNames } from './order.js'
 export { sharedAbortController } from './abort-wait.js'
 /** For readers of raw UTF-8 chunks (the read tool's byte window): where a chunk cuts a character, and `streamText`'s checks without the decoding. */
 export { incompleteTail, TextChunkValidator } from './text.js'
+/** How many `\n` bytes lie in a range of bytes, counted at memory speed (a WebAssembly SIMD loop where there is one). */
+export { countLineEnds } from './line-ends.js'
 /** `readText`'s decoding rules on bytes already read: NUL sample, strict UTF-8, BOM dropped; else `FS_NOT_TEXT`. */
 export { decodeText } from './text.js'
 /** The same rules without the error (`null` where `readText` would refuse), and `readText`'s LF normalization: for diffs of stored bytes. */

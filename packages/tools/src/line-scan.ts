@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer'
-import { incompleteTail, TextChunkValidator } from '@seamfs/core/backend'
+import { countLineEnds, incompleteTail, TextChunkValidator } from '@seamfs/core/backend'
 import { lineText, type ReadLine, type ReadWindow, type WindowLimits } from './read-window.js'
 
 const LF = 0x0a
@@ -89,12 +89,22 @@ export class ByteLineWindow {
     }
   }
 
-  /** Counts lines that are not selected, keeping nothing. */
+  /**
+   * Counts lines that are not selected, keeping nothing. A rest of the chunk that ends before the
+   * window (or lies after it) has its line ends counted at memory speed (`countLineEnds`), with no
+   * search per line; the chunk where the window starts is searched line by line up to it.
+   */
   #skip(buffer: Buffer, from: number): number {
     const closed = this.#lines.length >= this.#limits.limit || this.#truncatedByBytes
     const stop = closed ? Number.POSITIVE_INFINITY : this.#limits.offset
     let number = this.#number
     let length = this.#length
+    const ends = countLineEnds(buffer, from, buffer.length)
+    if (number + ends < stop) {
+      this.#number = number + ends
+      this.#length = ends === 0 ? length + buffer.length - from : buffer.length - (buffer.lastIndexOf(LF) + 1)
+      return buffer.length
+    }
     let at = from
     while (number < stop) {
       const newline = buffer.indexOf(LF, at)
