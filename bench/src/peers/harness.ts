@@ -116,7 +116,8 @@ function settle(): void {
  * weighs on the column after it, and in a fixed order that is always the same
  * one (measured on the edit job: the seamfs column run third ran 20–50% more
  * full collections than run second, whichever of the two it was). With an even
- * `rounds` every column follows each of its neighbours equally often. A column
+ * `rounds` two adjacent columns (the contract's and the tools') run in each order
+ * equally often. A column
  * that throws is dropped from later rounds and reported with its reason. A run
  * that repeats the job `perRun` times reports its time divided by that.
  */

@@ -6,11 +6,12 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { LocalFileSystem } from '@seamfs/backend-local'
 import { MemoryFileSystem } from '@seamfs/backend-memory'
 import { changedLines, isFsError, type FsEditOutcome, type FsEditRequest } from '@seamfs/core'
 import { editTuning } from '../../core/src/edit-run.js'
+import { POOLED_MAX_BYTES, POOLED_MIN_BYTES, ReadPool } from '../src/read-pool.js'
 
 /** A file of `lines` numbered lines, each naming file `f`: two files never share a line. */
 const fileText = (f: number, lines: number): string =>
@@ -92,4 +93,41 @@ it('an edit refused (no match, or a file that is not text) leaves the file as it
   expect(changedLines(outcome, CONTEXT)).toEqual(changedLines(expected, CONTEXT))
   expect(outcome.before === text && outcome.after === expected.after).toBe(true)
   expect(readFileSync(join(root, 'a.txt'), 'utf8') === expected.after).toBe(true)
+})
+
+describe('the read pool', () => {
+  afterEach(() => vi.useRealTimers())
+
+  it('serves 64 KiB to 16 MiB, hands a buffer to one taker at a time, the smallest that fits and none far larger', () => {
+    const pool = new ReadPool()
+    expect(pool.take(POOLED_MIN_BYTES - 1)).toBeUndefined()
+    expect(pool.take(POOLED_MAX_BYTES + 1)).toBeUndefined()
+    const big = pool.take(8 * 1024 * 1024) as Buffer
+    const small = pool.take(100 * 1024) as Buffer
+    expect(small.length).toBeGreaterThanOrEqual(100 * 1024)
+    pool.give(big)
+    pool.give(small)
+    // A small read does not take the 8 MiB buffer; the small one goes to one taker only.
+    const first = pool.take(90 * 1024)
+    expect(first).toBe(small)
+    expect(pool.take(90 * 1024)).not.toBe(small)
+    expect(pool.take(6 * 1024 * 1024)).toBe(big)
+  })
+
+  it('keeps at most 4 buffers and 32 MiB between edits, dropping the largest, and none after a second idle', () => {
+    vi.useFakeTimers()
+    const pool = new ReadPool()
+    const taken = [1, 2, 3, 4, 5].map((mib) => pool.take(mib * 1024 * 1024) as Buffer)
+    taken.forEach((buffer) => pool.give(buffer))
+    expect(pool.size).toBe(4)
+    // Three 12 MiB buffers are 36 MiB: one goes.
+    const other = new ReadPool()
+    const large = [12, 12, 12].map((mib) => other.take(mib * 1024 * 1024) as Buffer)
+    large.forEach((buffer) => other.give(buffer))
+    expect(other.size).toBe(2)
+    vi.advanceTimersByTime(999)
+    expect(pool.size).toBeGreaterThan(0)
+    vi.advanceTimersByTime(2)
+    expect(pool.size).toBe(0)
+  })
 })

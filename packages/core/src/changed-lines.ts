@@ -94,27 +94,60 @@ export function recordDetachedOutcome(outcome: object, detached: DetachedInput, 
 }
 
 /**
- * The texts {@link changedLines} needs of a detached edit, `context` lines around the change: the
- * lines from `context` above the line where the change begins (or the text's start) to `context + 2`
- * line ends past its end (or the text's end), from the output and the kept middle. The region and
- * its context lie within them, as they lie within the whole texts (the ends are the same bytes in
- * both texts); the line number comes from the tally of the output, which counts from the text's start.
+ * The texts {@link changedLines} needs of a detached edit: the same lines of both texts, from
+ * `context` lines above the line where the engine's change begins (both texts share the bytes
+ * before it) to as near their ends as keeps the answer that of the whole texts, from the output and
+ * the kept middle; the line number comes from the tally of the output, which counts from the text's
+ * start. Where the change could sit elsewhere too (a line added in a run of equal lines), the whole
+ * texts' common prefix and suffix run past the engine's ends: they are measured first (native
+ * compares over the run), and the window reaches past both, and `context + 2` line ends past where
+ * the region ends, or to the texts' end.
  */
 function windowOf({ detached, after, start, tally }: DetachedTexts, context: number): ByteTexts {
   const b = after.subarray(start)
   const head = detached.head - start
-  const suffix = b.length - detached.tail
+  const middle = asBuffer(detached.middle)
+  const tail = detached.tail
+  const suffix = b.length - tail
+  const aLength = head + middle.length + tail
+  const shorter = Math.min(aLength, b.length)
+  // The whole texts' common prefix and suffix, as changedLines measures them on the whole texts.
+  const prefix = virtualPrefix(b, head, middle, suffix)
+  const headLine = prefix === 0 ? 0 : b.lastIndexOf(10, prefix - 1) + 1
+  const common = Math.min(virtualSuffix(b, head, middle, suffix, tail), shorter - headLine)
+  // The region ends `common` bytes before each text's end: its context lies in the common suffix.
+  let to = b.length - common
+  for (let k = 0; k < context + 2 && to < b.length; k++) to = lineEndFrom(b, to)
+  // Bytes left off both ends: never into the middle, and never the byte where the prefix ends.
+  let cut = Math.min(tail, b.length - to)
+  if (prefix >= shorter) cut = 0
+  else cut = Math.min(cut, shorter - prefix - 1)
   let from = head === 0 ? 0 : b.lastIndexOf(10, head - 1) + 1
   for (let k = 0; k < context && from > 0; k++) from = from < 2 ? 0 : b.lastIndexOf(10, from - 2) + 1
-  let to = suffix
-  for (let k = 0; k < context + 2 && to < b.length; k++) to = lineEndFrom(b, to)
+  const end = b.length - cut
   return {
-    before: Buffer.concat([b.subarray(from, head), detached.middle, b.subarray(suffix, to)]),
-    after: b.subarray(from, to),
-    kept: { head: head - from, tail: to - suffix, lf: true },
+    before: Buffer.concat([b.subarray(from, head), middle, b.subarray(suffix, end)]),
+    after: b.subarray(from, end),
+    kept: { head: head - from, tail: tail - cut, lf: true },
     tally: tally ?? new LineEndTally(after, detached.head),
     beforeStart: start + from,
   }
+}
+
+/** The common prefix of `b` and the text before it (`b[0, head)`, `middle`, `b[suffix, …)`), at least `head`. */
+function virtualPrefix(b: Buffer, head: number, middle: Buffer, suffix: number): number {
+  const inMiddle = commonPrefix(middle, b.subarray(head), 0)
+  if (inMiddle < middle.length) return head + inMiddle
+  // The middle is all in `b` from `head`: past it the text before goes on as `b` from `suffix`.
+  return head + middle.length + commonPrefix(b.subarray(suffix), b.subarray(head + middle.length), 0)
+}
+
+/** The common suffix of `b` and the text before it (see {@link virtualPrefix}), at least `tail`, unbounded by the prefix. */
+function virtualSuffix(b: Buffer, head: number, middle: Buffer, suffix: number, tail: number): number {
+  const inMiddle = commonSuffix(middle, b.subarray(0, suffix), Number.POSITIVE_INFINITY, 0)
+  if (inMiddle < middle.length) return tail + inMiddle
+  // Before the middle the text before goes on as `b` up to `head`.
+  return tail + middle.length + commonSuffix(b.subarray(0, head), b.subarray(0, suffix - middle.length), Number.POSITIVE_INFINITY, 0)
 }
 
 const CRLF = Buffer.from('\r\n')

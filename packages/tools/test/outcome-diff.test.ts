@@ -160,6 +160,48 @@ describe.each([
   })
 })
 
+describe('the diff of an edit that could sit elsewhere too, over a store that lends its bytes', () => {
+  /** Runs of equal lines (blank lines, closing braces): a line added or removed in one could be any of them. */
+  const runArb = fc
+    .tuple(
+      fc.string({ unit: fc.constantFrom('a', 'b', '\n'), maxLength: 20 }),
+      fc.constantFrom('\n', '}\n', 'ab\n', 'a', 'x\ny\n'),
+      fc.integer({ min: 0, max: 60 }),
+      fc.string({ unit: fc.constantFrom('a', 'b', '\n'), maxLength: 20 }),
+    )
+    .map(([before, unit, count, after]) => `${before}${unit.repeat(count)}${after}`)
+    .filter((text) => text.length > 0)
+  /** A piece of the text, replaced by itself with a part left out or doubled: the change can slide along a run. */
+  const slideArb = (text: string): fc.Arbitrary<FsEditRequest> =>
+    fc
+      .tuple(fc.nat({ max: text.length - 1 }), fc.integer({ min: 1, max: 8 }), fc.nat(), fc.nat(), fc.boolean(), fc.boolean())
+      .map(([at, length, c, d, cutOut, replaceAll]) => {
+        const oldString = text.slice(at, at + length)
+        const [i, j] = [c % (oldString.length + 1), d % (oldString.length + 1)].sort((x, y) => x - y) as [number, number]
+        const newString = cutOut ? oldString.slice(0, i) + oldString.slice(j) : oldString.slice(0, j) + oldString.slice(i)
+        return { oldString, newString, replaceAll }
+      })
+
+  it('is the diff of the whole texts (fixed seed)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        runArb.chain((text) => fc.tuple(fc.constant(text), slideArb(text))),
+        async ([text, edit]) => {
+          const lending = new Lending(new MemoryFileSystem({ cwd: '/w', files: { 'f.txt': text } }))
+          let outcome: FsEditOutcome
+          try {
+            outcome = await lending.editText(await lending.resolve('f.txt'), edit)
+          } catch {
+            return // not found, ambiguous or no change: nothing to diff
+          }
+          expect(await diffOutcome(outcome)).toEqual(textDiff(outcome))
+        },
+      ),
+      { seed: 20261207, numRuns: 1500 },
+    )
+  })
+})
+
 describe('the line numbers of a large edit, counted while the store writes it', () => {
   /** 3 MiB of numbered lines: the part ahead of a change is counted in the background (above 64 KiB). */
   const lines = 48 * 1024
